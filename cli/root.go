@@ -1,0 +1,29 @@
+// Package cli holds the repilot-lsp command line: one file per subcommand,
+// each registering itself on Root. main does nothing but call Execute.
+package cli
+
+import (
+	"os"
+
+	"github.com/spf13/cobra"
+)
+
+// Root is the repilot-lsp command. With no subcommand it serves LSP on stdio
+// (the same as "repilot-lsp serve").
+var Root = &cobra.Command{
+	Use:   "repilot-lsp",
+	Short: "A Java language server proxy with completion-engine-guided LLM repair and semantic search",
+	Long: `repilot-lsp sits between an editor and Eclipse JDT LS. It forwards every LSP
+message unchanged and adds "Repair hunk with Repilot" (language-model patches
+pruned by JDT LS used as a completion engine) and "Semantic search in repo".
+
+Run with no arguments (or "serve") to speak LSP on stdio.`,
+	SilenceUsage: true,
+}
+
+// Execute runs the command line and exits with status 1 on error.
+func Execute() {
+	if err := Root.Execute(); err != nil {
+		os.Exit(1)
+	}
+}

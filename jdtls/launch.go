@@ -1,0 +1,114 @@
+// Package jdtls finds, launches and talks to Eclipse JDT LS, the Java language
+// server behind the proxy and the completion engine.
+//
+// launch.go turns an install directory (the server/ folder of npm coc-java, see
+// shared/RECIPES.md and scripts/install-jdtls.sh) into a process command line.
+package jdtls
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+)
+
+// EnvHome names the environment variable that points at a JDT LS install
+// (the folder holding plugins/ and config_linux/). The --jdtls flag wins over it.
+const EnvHome = "REPILOT_JDTLS_HOME"
+
+// DefaultHome is where scripts/install-jdtls.sh puts JDT LS 1.20:
+// $REPILOT_CACHE or $HOME/.cache/repilot-lsp, then jdtls-1.20.0.
+func DefaultHome() string {
+	cache := os.Getenv("REPILOT_CACHE")
+	if cache == "" {
+		home, _ := os.UserHomeDir()
+		cache = filepath.Join(home, ".cache", "repilot-lsp")
+	}
+	return filepath.Join(cache, "jdtls-1.20.0")
+}
+
+// ResolveHome picks the install directory: flag if non-empty, else $REPILOT_JDTLS_HOME,
+// else DefaultHome. It returns an error that says how to install JDT LS when the
+// directory holds no Equinox launcher jar.
+func ResolveHome(flag string) (string, error) {
+	home := flag
+	if home == "" {
+		home = os.Getenv(EnvHome)
+	}
+	if home == "" {
+		home = DefaultHome()
+	}
+	if _, err := launcherJar(home); err != nil {
+		return "", fmt.Errorf("no JDT LS at %s (%v): run scripts/install-jdtls.sh, or point --jdtls or $%s at a JDT LS install", home, err, EnvHome)
+	}
+	return home, nil
+}
+
+func launcherJar(home string) (string, error) {
+	m, _ := filepath.Glob(filepath.Join(home, "plugins", "org.eclipse.equinox.launcher_*.jar"))
+	if len(m) == 0 {
+		return "", fmt.Errorf("plugins/org.eclipse.equinox.launcher_*.jar not found")
+	}
+	sort.Strings(m)
+	return m[len(m)-1], nil
+}
+
+// JavaBinary returns the java executable: $JAVA_HOME/bin/java when set, else
+// java on PATH.
+func JavaBinary() (string, error) {
+	if jh := os.Getenv("JAVA_HOME"); jh != "" {
+		p := filepath.Join(jh, "bin", "java")
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	p, err := exec.LookPath("java")
+	if err != nil {
+		return "", fmt.Errorf("no java runtime found (set JAVA_HOME or put java 17+ on PATH): %w", err)
+	}
+	return p, nil
+}
+
+// Command returns the command that starts JDT LS from home with its
+// configuration and workspace data under stateDir (created; config_linux is
+// copied there because JDT LS writes into its configuration directory).
+// heapMB bounds the Java heap (-Xmx); 0 means 1024.
+func Command(home, stateDir string, heapMB int) (*exec.Cmd, error) {
+	jar, err := launcherJar(home)
+	if err != nil {
+		return nil, err
+	}
+	java, err := JavaBinary()
+	if err != nil {
+		return nil, err
+	}
+	if heapMB <= 0 {
+		heapMB = 1024
+	}
+	cfg := filepath.Join(stateDir, "config")
+	if _, err := os.Stat(filepath.Join(cfg, "config.ini")); err != nil {
+		if err := os.MkdirAll(cfg, 0o755); err != nil {
+			return nil, err
+		}
+		if err := os.CopyFS(cfg, os.DirFS(filepath.Join(home, "config_linux"))); err != nil {
+			return nil, fmt.Errorf("copying JDT LS configuration: %w", err)
+		}
+	}
+	data := filepath.Join(stateDir, "data")
+	if err := os.MkdirAll(data, 0o755); err != nil {
+		return nil, err
+	}
+	return exec.Command(java,
+		"-Declipse.application=org.eclipse.jdt.ls.core.id1",
+		"-Dosgi.bundles.defaultStartLevel=4",
+		"-Declipse.product=org.eclipse.jdt.ls.core.product",
+		"-Dlog.level=ERROR",
+		fmt.Sprintf("-Xmx%dm", heapMB),
+		"-XX:+UseParallelGC", "-XX:GCTimeRatio=4", "-XX:AdaptiveSizePolicyWeight=90",
+		"-Dsun.zip.disableMemoryMapping=true",
+		"--add-modules=ALL-SYSTEM",
+		"--add-opens", "java.base/java.util=ALL-UNNAMED",
+		"--add-opens", "java.base/java.lang=ALL-UNNAMED",
+		"-jar", jar, "-configuration", cfg, "-data", data), nil
+}

@@ -1,0 +1,189 @@
+package jsonrpc
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"sync/atomic"
+)
+
+// Handler answers a request or consumes a notification from the peer. For a
+// request it returns the result (marshalled to JSON) or an error; an *Error is
+// sent as is, any other error as CodeInternalError. For a notification the
+// return values are ignored. Handlers run on the Conn's read goroutine, in
+// arrival order: they must not block on the peer.
+type Handler func(ctx context.Context, m *Message) (any, error)
+
+// ErrClosed is returned by Call for a connection whose peer has gone.
+var ErrClosed = errors.New("jsonrpc: connection closed")
+
+// Conn is one side of a JSON-RPC connection that originates requests. Its
+// request ids are strings "<prefix><n>", so they cannot collide with a peer
+// that uses numbers or other prefixes.
+type Conn struct {
+	w       *Writer
+	r       *Reader
+	prefix  string
+	next    atomic.Int64
+	handler Handler
+
+	mu      sync.Mutex
+	pending map[string]chan *Message
+	closed  bool
+	err     error
+	done    chan struct{}
+}
+
+// NewConn returns a connection reading from r and writing to w. idPrefix names
+// its id space (e.g. "repilot-engine/"). h may be nil: requests are then
+// answered with CodeMethodNotFound and notifications dropped. Call Run to
+// start reading.
+func NewConn(r io.Reader, w io.Writer, idPrefix string, h Handler) *Conn {
+	return &Conn{w: NewWriter(w), r: NewReader(r), prefix: idPrefix, handler: h,
+		pending: map[string]chan *Message{}, done: make(chan struct{})}
+}
+
+// Run reads messages until the stream ends, dispatching responses to waiting
+// Calls and everything else to the handler. It returns the read error (nil at
+// a clean EOF); all pending and later Calls then fail with ErrClosed.
+func (c *Conn) Run(ctx context.Context) error {
+	var err error
+	for {
+		var m *Message
+		m, err = c.r.Read()
+		if err != nil {
+			var perr *Error
+			if errors.As(err, &perr) { // bad JSON: report, keep reading
+				continue
+			}
+			break
+		}
+		if m.IsResponse() {
+			c.mu.Lock()
+			ch, ok := c.pending[m.IDKey()]
+			delete(c.pending, m.IDKey())
+			c.mu.Unlock()
+			if ok {
+				ch <- m
+			}
+			continue
+		}
+		c.dispatch(ctx, m)
+	}
+	if errors.Is(err, io.EOF) {
+		err = nil
+	}
+	c.mu.Lock()
+	c.closed = true
+	c.err = err
+	for k, ch := range c.pending {
+		close(ch)
+		delete(c.pending, k)
+	}
+	c.mu.Unlock()
+	close(c.done)
+	return err
+}
+
+// Done is closed when Run has returned.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+func (c *Conn) dispatch(ctx context.Context, m *Message) {
+	if c.handler == nil {
+		if m.IsRequest() {
+			_ = c.w.Write(&Message{ID: m.ID, Error: &Error{Code: CodeMethodNotFound, Message: "method not found: " + m.Method}})
+		}
+		return
+	}
+	res, err := c.handler(ctx, m)
+	if !m.IsRequest() {
+		return
+	}
+	_ = c.Reply(m.ID, res, err)
+}
+
+// Reply sends the response for request id: result (JSON-marshalled) or err.
+func (c *Conn) Reply(id json.RawMessage, result any, err error) error {
+	resp := &Message{ID: id}
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			e = &Error{Code: CodeInternalError, Message: err.Error()}
+		}
+		resp.Error = e
+	} else {
+		b, merr := json.Marshal(result)
+		if merr != nil {
+			resp.Error = &Error{Code: CodeInternalError, Message: merr.Error()}
+		} else {
+			resp.Result = b
+		}
+	}
+	return c.w.Write(resp)
+}
+
+// Notify sends a notification.
+func (c *Conn) Notify(method string, params any) error {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return err
+	}
+	return c.w.Write(&Message{Method: method, Params: p})
+}
+
+// Call sends a request and waits for its response, decoding the result into
+// result (which may be nil). If ctx ends first it sends $/cancelRequest and
+// returns ctx.Err(). A response error is returned as *Error.
+func (c *Conn) Call(ctx context.Context, method string, params any, result any) error {
+	raw, err := c.CallRaw(ctx, method, params)
+	if err != nil {
+		return err
+	}
+	if result == nil || len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, result)
+}
+
+// CallRaw is Call returning the raw result JSON.
+func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	p, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	id := strconv.Quote(c.prefix + strconv.FormatInt(c.next.Add(1), 10))
+	ch := make(chan *Message, 1)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, ErrClosed
+	}
+	c.pending[id] = ch
+	c.mu.Unlock()
+	if err := c.w.Write(&Message{ID: json.RawMessage(id), Method: method, Params: p}); err != nil {
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		return nil, fmt.Errorf("jsonrpc: sending %s: %w", method, err)
+	}
+	select {
+	case m, ok := <-ch:
+		if !ok {
+			return nil, ErrClosed
+		}
+		if m.Error != nil {
+			return nil, m.Error
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		c.mu.Lock()
+		delete(c.pending, id)
+		c.mu.Unlock()
+		_ = c.Notify("$/cancelRequest", map[string]json.RawMessage{"id": json.RawMessage(id)})
+		return nil, ctx.Err()
+	}
+}

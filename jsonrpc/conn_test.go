@@ -1,0 +1,129 @@
+package jsonrpc
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestReaderFraming(t *testing.T) {
+	in := "Content-Length: 17\r\nContent-Type: x\r\n\r\n{\"method\":\"a/b\"}\n" +
+		"Content-Length: 3\r\n\r\nnot" +
+		"Content-Length: 27\r\n\r\n{\"id\":1,\"result\":{\"x\":[]}}\n"
+	r := NewReader(strings.NewReader(in))
+	m, err := r.Read()
+	if err != nil || m.Method != "a/b" || !m.IsNotification() {
+		t.Fatalf("first: %+v %v", m, err)
+	}
+	if string(m.Raw) != "{\"method\":\"a/b\"}\n" {
+		t.Fatalf("raw body not kept: %q", m.Raw)
+	}
+	if _, err := r.Read(); err == nil {
+		t.Fatal("bad JSON accepted")
+	} else if e := (*Error)(nil); !errors.As(err, &e) || e.Code != CodeParseError {
+		t.Fatalf("want parse error, got %v", err)
+	}
+	m, err = r.Read()
+	if err != nil || !m.IsResponse() || m.IDKey() != "1" {
+		t.Fatalf("third: %+v %v", m, err)
+	}
+	if _, err := r.Read(); err != io.EOF {
+		t.Fatalf("want EOF, got %v", err)
+	}
+}
+
+func TestReaderRejectsBadHeaders(t *testing.T) {
+	for _, in := range []string{
+		"Content-Type: x\r\n\r\n{}",
+		"Content-Length: -4\r\n\r\n{}",
+		"Content-Length: 99999999999\r\n\r\n{}",
+		"garbage\r\n\r\n",
+		"Content-Length: 10\r\n\r\n{}",
+	} {
+		if _, err := NewReader(strings.NewReader(in)).Read(); err == nil || err == io.EOF {
+			t.Errorf("%q: want error, got %v", in, err)
+		}
+	}
+}
+
+func TestConnCallNotifyCancel(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	seen := make(chan string, 8)
+	server := NewConn(b, b, "s/", func(ctx context.Context, m *Message) (any, error) {
+		seen <- m.Method
+		switch m.Method {
+		case "echo":
+			return json.RawMessage(m.Params), nil
+		case "fail":
+			return nil, &Error{Code: CodeInvalidParams, Message: "no"}
+		case "slow":
+			return nil, nil // never answered in time by the test's context
+		}
+		return nil, nil
+	})
+	client := NewConn(a, a, "c/", nil)
+	go server.Run(context.Background())
+	go client.Run(context.Background())
+
+	var out map[string]int
+	if err := client.Call(context.Background(), "echo", map[string]int{"n": 3}, &out); err != nil || out["n"] != 3 {
+		t.Fatalf("echo: %v %v", out, err)
+	}
+	err := client.Call(context.Background(), "fail", nil, nil)
+	var e *Error
+	if !errors.As(err, &e) || e.Code != CodeInvalidParams {
+		t.Fatalf("fail: %v", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := client.Call(ctx, "echo", 1, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	if err := client.Notify("note", 1); err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	timeout := time.After(2 * time.Second)
+	for len(got) < 5 {
+		select {
+		case m := <-seen:
+			got = append(got, m)
+		case <-timeout:
+			t.Fatalf("saw only %v", got)
+		}
+	}
+	// The cancelled request may or may not reach the server before the
+	// notification, but $/cancelRequest and note must both arrive.
+	joined := strings.Join(got, ",")
+	if !strings.Contains(joined, "$/cancelRequest") || !strings.Contains(joined, "note") {
+		t.Fatalf("got %v", got)
+	}
+	a.Close()
+	if err := client.Call(context.Background(), "echo", 1, nil); err == nil {
+		t.Fatal("call on closed conn succeeded")
+	}
+}
+
+func TestEncodeKeepsRaw(t *testing.T) {
+	raw := []byte(`{"jsonrpc":"2.0","method":"language/status","params":{"type":"ServiceReady","x":1}}`)
+	m, err := Decode(raw)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, _ := Encode(m)
+	if !bytes.Equal(out, raw) {
+		t.Fatalf("re-encoded %s", out)
+	}
+	out, _ = Encode(&Message{ID: json.RawMessage("7")})
+	if string(out) != `{"jsonrpc":"2.0","id":7,"result":null}` {
+		t.Fatalf("empty response encoded as %s", out)
+	}
+}

@@ -1,0 +1,92 @@
+// Package repair is Repilot's repair loop (Wei, Xia, Zhang, FSE 2023,
+// Algorithm 1): it samples candidate hunks from a language model token by
+// token, prunes infeasible tokens with the completion engine (Algorithm 2,
+// GuidedPrune), memoizes accepted and rejected tokens with a trie of rejected
+// prefixes (section 4.3), appends text the engine proves certain (Algorithm 3,
+// ActivelyComplete), then validates (compile, then tests) and ranks the
+// candidates.
+//
+// Architecture invariant: repair never touches the user's files and knows no
+// LSP; it returns patches, and the caller (proxy or CLI) decides what to do
+// with them.
+package repair
+
+import (
+	"context"
+	"time"
+)
+
+// Request is one hunk to repair.
+type Request struct {
+	// Root is the project root directory (absolute).
+	Root string
+	// File is the absolute path of the Java file holding the hunk.
+	File string
+	// Text is the file's current content (the editor's buffer, or the file on
+	// disk for the CLI).
+	Text string
+	// StartLine and EndLine are 1-based and inclusive: the buggy hunk is those
+	// whole lines. An insertion has EndLine == StartLine-1 (shared/bug-corpus.md).
+	StartLine, EndLine int
+	// Options tune sampling; the zero value means DefaultOptions.
+	Options Options
+	// TestCmd, if set, is run (argv, no shell) in a copy of Root with the patch
+	// applied; exit 0 makes the patch plausible. TestTimeout bounds it.
+	TestCmd     []string
+	TestTimeout time.Duration
+}
+
+// Options are the knobs of Algorithm 1. Prune, Memo and ActiveComplete select
+// the paper's ablation variants (Table 3): base = none, prune, prune+memo,
+// full = all three.
+type Options struct {
+	Samples        int     // candidates to sample (N); default 20
+	Seed           int64   // sampling seed: equal seeds give equal patches
+	Temperature    float64 // softmax temperature; default 1.0
+	TopP           float64 // nucleus mass in (0,1]; default 0.95
+	TopK           int     // candidates asked of the model per step; default 20
+	MaxTokens      int     // tokens per hunk; default 64
+	Prune          bool    // GuidedPrune with the completion engine
+	Memo           bool    // section 4.3 memoization
+	ActiveComplete bool    // Algorithm 3
+	KeepTop        int     // patches returned; default 5
+}
+
+// Patch is one validated candidate.
+type Patch struct {
+	Hunk       string   // replacement text for the buggy lines, newline-terminated ("" deletes)
+	Diff       string   // unified diff of the file
+	LogProb    float64  // sum of the model log-probabilities of the sampled tokens
+	Tokens     int      // number of tokens sampled (actively completed text excluded)
+	Compilable bool     // no compile error that the buggy file lacked
+	NewErrors  []string // compile errors the patch introduces (empty when Compilable)
+	Tested     bool     // TestCmd ran
+	Plausible  bool     // Compilable and TestCmd exited 0
+	TestOutput string   // tail of the test output, when Tested
+}
+
+// Stats counts the work behind a Result.
+type Stats struct {
+	Samples        int           // sampling attempts
+	Unique         int           // unique candidates after whitespace normalisation
+	Pruned         int64         // tokens the engine rejected
+	MemoHits       int64         // decisions answered from the memo
+	ActiveChars    int64         // characters appended by active completion
+	LMRequests     int64         // model Next calls
+	EngineRequests int64         // JDT LS requests by the engine
+	Duration       time.Duration // wall time of the whole repair
+}
+
+// Result is the ranked outcome: compilable patches first, then by LogProb.
+type Result struct {
+	Patches []Patch
+	Stats   Stats
+}
+
+// Progress receives human-readable progress: message and percentage 0-100.
+type Progress func(message string, percent int)
+
+// Repairer runs repairs; see repair.go's implementation for the loop.
+type Repairer interface {
+	Repair(ctx context.Context, req Request, progress Progress) (*Result, error)
+}
