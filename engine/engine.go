@@ -80,3 +80,17 @@ type Session interface {
 type Engine interface {
 	Open(ctx context.Context, h Hunk) (Session, error)
 }
+
+// CompileError is one error-severity diagnostic of a whole file. Line is
+// 1-based; Message is the compiler's text.
+type CompileError struct {
+	Line    int
+	Message string
+}
+
+// Compiler reports the compile errors of a file's text as JDT LS diagnoses it
+// (publishDiagnostics with severity Error, LSP 3.17 "PublishDiagnosticsParams").
+// Validation compares a patched file's errors with the buggy file's.
+type Compiler interface {
+	CompileErrors(ctx context.Context, uri, text string) ([]CompileError, error)
+}
