@@ -58,6 +58,8 @@ type Patch struct {
 	Diff       string   // unified diff of the file
 	LogProb    float64  // sum of the model log-probabilities of the sampled tokens
 	Tokens     int      // number of tokens sampled (actively completed text excluded)
+	Score      float64  // ranking score: LogProb / Tokens (mean log-probability per sampled token)
+	Count      int      // samples that produced this candidate (after whitespace normalisation)
 	Compilable bool     // no compile error that the buggy file lacked
 	NewErrors  []string // compile errors the patch introduces (empty when Compilable)
 	Tested     bool     // TestCmd ran
@@ -69,18 +71,32 @@ type Patch struct {
 type Stats struct {
 	Samples        int           // sampling attempts
 	Unique         int           // unique candidates after whitespace normalisation
-	Pruned         int64         // tokens the engine rejected
-	MemoHits       int64         // decisions answered from the memo
+	Pruned         int64         // tokens pruned (by the engine, the memo or the trie of rejected prefixes)
+	MemoHits       int64         // decisions answered from the memo or the trie without the engine
 	ActiveChars    int64         // characters appended by active completion
 	LMRequests     int64         // model Next calls
 	EngineRequests int64         // JDT LS requests by the engine
 	Duration       time.Duration // wall time of the whole repair
+
+	Completed     int           // samples that ended with the model's end token
+	Dead          int           // samples ended because every candidate was pruned (prefix added to the trie)
+	Truncated     int           // samples that reached MaxTokens without the end token (discarded)
+	NoProposal    int           // samples ended because the model proposed no token
+	SameAsBuggy   int           // completed samples equal to the buggy hunk after normalisation (dropped)
+	EngineCalls   int64         // Check and Complete calls made by the loop (memo hits excluded)
+	CompileChecks int64         // CompileErrors calls made by validation
+	Tested        int           // candidates whose TestCmd ran
+	SampleTime    time.Duration // wall time of sampling
+	ValidateTime  time.Duration // wall time of validation (compile checks and tests)
 }
 
-// Result is the ranked outcome: compilable patches first, then by LogProb.
+// Result is the ranked outcome: compilable patches first, then plausible,
+// then by Score. Patches holds at most Options.KeepTop patches; Candidates, all
+// validated unique candidates in the same order (for benchmarks).
 type Result struct {
-	Patches []Patch
-	Stats   Stats
+	Patches    []Patch
+	Stats      Stats
+	Candidates []Patch
 }
 
 // Progress receives human-readable progress: message and percentage 0-100.

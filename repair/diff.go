@@ -1,0 +1,176 @@
+package repair
+
+// diff.go splits a file around a hunk and writes a patch as a unified diff
+// (GNU diffutils "Unified Format"; `git apply` and `patch -p1` read it). The
+// hunk's location is known, so no diff algorithm runs: the changed lines are
+// the hunk's, trimmed of lines the candidate left equal, with 3 lines of
+// context.
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DiffContext is the number of context lines around each change.
+const DiffContext = 3
+
+// hunkSite is a file split around the buggy lines: Prefix + Buggy + Suffix is
+// the file text.
+type hunkSite struct {
+	Prefix, Buggy, Suffix string
+	Indent                string // leading whitespace of the hunk's first line (see lm.FIM)
+}
+
+// splitHunk splits text around lines start..end (1-based, inclusive;
+// end == start-1 is an insertion before line start). The file has
+// lineCount(text) lines; start may be lineCount+1 to insert at the end, but
+// only when the text ends with a newline.
+func splitHunk(text string, start, end int) (hunkSite, error) {
+	n := lineCount(text)
+	if start < 1 || start > n+1 {
+		return hunkSite{}, fmt.Errorf("start line %d out of range: the file has %d lines", start, n)
+	}
+	if end < start-1 || end > n {
+		if end > n {
+			return hunkSite{}, fmt.Errorf("end line %d out of range: the file has %d lines", end, n)
+		}
+		return hunkSite{}, fmt.Errorf("end line %d is before start line %d (an insertion has end = start-1)", end, start)
+	}
+	a, b := lineOffset(text, start), lineOffset(text, end+1)
+	if a > 0 && text[a-1] != '\n' {
+		return hunkSite{}, fmt.Errorf("cannot insert after line %d: the file does not end with a newline", n)
+	}
+	site := hunkSite{Prefix: text[:a], Buggy: text[a:b], Suffix: text[b:]}
+	site.Indent = indentNear(text, start, n)
+	return site, nil
+}
+
+// lineCount returns the number of lines of text: newlines, plus one for a
+// last line without a newline.
+func lineCount(text string) int {
+	n := strings.Count(text, "\n")
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		n++
+	}
+	return n
+}
+
+// lineOffset returns the byte offset where 1-based line l starts
+// (len(text) for the line after the last).
+func lineOffset(text string, l int) int {
+	off := 0
+	for i := 1; i < l; i++ {
+		j := strings.IndexByte(text[off:], '\n')
+		if j < 0 {
+			return len(text)
+		}
+		off += j + 1
+	}
+	return off
+}
+
+// indentNear returns the leading whitespace of line start, or of the nearest
+// non-blank line below it, else above it.
+func indentNear(text string, start, n int) string {
+	lines := strings.Split(text, "\n")
+	get := func(l int) (string, bool) {
+		if l < 1 || l > len(lines) || l > n {
+			return "", false
+		}
+		s := lines[l-1]
+		t := strings.TrimLeft(s, " \t")
+		if strings.TrimSpace(t) == "" {
+			return "", false
+		}
+		return s[:len(s)-len(t)], true
+	}
+	for l := start; l <= n; l++ {
+		if ind, ok := get(l); ok {
+			return ind
+		}
+	}
+	for l := start - 1; l >= 1; l-- {
+		if ind, ok := get(l); ok {
+			return ind
+		}
+	}
+	return ""
+}
+
+// splitKeep splits text into lines that keep their "\n" (the last may lack
+// it).
+func splitKeep(text string) []string {
+	var out []string
+	for text != "" {
+		i := strings.IndexByte(text, '\n')
+		if i < 0 {
+			out = append(out, text)
+			break
+		}
+		out = append(out, text[:i+1])
+		text = text[i+1:]
+	}
+	return out
+}
+
+// unifiedDiff returns the unified diff that turns site's file into the file
+// with hunk in place of the buggy lines, for path (slash-separated, relative
+// to the project root), or "" when the texts are equal.
+func unifiedDiff(path string, site hunkSite, hunk string) string {
+	pre := splitKeep(site.Prefix)
+	oldMid, newMid := splitKeep(site.Buggy), splitKeep(hunk)
+	post := splitKeep(site.Suffix)
+	// Lines the candidate left equal at either end are context, not change.
+	for len(oldMid) > 0 && len(newMid) > 0 && oldMid[0] == newMid[0] {
+		pre = append(pre, oldMid[0])
+		oldMid, newMid = oldMid[1:], newMid[1:]
+	}
+	for len(oldMid) > 0 && len(newMid) > 0 && oldMid[len(oldMid)-1] == newMid[len(newMid)-1] {
+		post = append([]string{oldMid[len(oldMid)-1]}, post...)
+		oldMid, newMid = oldMid[:len(oldMid)-1], newMid[:len(newMid)-1]
+	}
+	if len(oldMid) == 0 && len(newMid) == 0 {
+		return ""
+	}
+	before := pre[max(0, len(pre)-DiffContext):]
+	after := post[:min(len(post), DiffContext)]
+	oldStart := len(pre) - len(before) + 1 // 1-based first line shown
+	oldCount := len(before) + len(oldMid) + len(after)
+	newCount := len(before) + len(newMid) + len(after)
+
+	var b strings.Builder
+	fmt.Fprintf(&b, "--- a/%s\n+++ b/%s\n", path, path)
+	fmt.Fprintf(&b, "@@ -%s +%s @@\n", rangeSpec(oldStart, oldCount), rangeSpec(oldStart, newCount))
+	line := func(mark byte, s string) {
+		b.WriteByte(mark)
+		b.WriteString(s)
+		if !strings.HasSuffix(s, "\n") {
+			b.WriteString("\n\\ No newline at end of file\n")
+		}
+	}
+	for _, s := range before {
+		line(' ', s)
+	}
+	for _, s := range oldMid {
+		line('-', s)
+	}
+	for _, s := range newMid {
+		line('+', s)
+	}
+	for _, s := range after {
+		line(' ', s)
+	}
+	return b.String()
+}
+
+// rangeSpec formats one side of a hunk header: "l,n", "l" when n is 1, and
+// for an empty range the line before it ("l-1,0").
+func rangeSpec(start, count int) string {
+	switch count {
+	case 0:
+		return fmt.Sprintf("%d,0", start-1)
+	case 1:
+		return fmt.Sprintf("%d", start)
+	}
+	return fmt.Sprintf("%d,%d", start, count)
+}

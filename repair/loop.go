@@ -1,0 +1,382 @@
+package repair
+
+// loop.go is the sampling half of Algorithm 1: one candidate hunk per sample,
+// built token by token with GuidedPrune (Algorithm 2), the memo and trie of
+// section 4.3, and ActivelyComplete (Algorithm 3).
+//
+// Samples run one after another on one model session and one engine session:
+// the engine is a single JDT LS process, and running samples in order makes the
+// rejected-prefix trie grow the same way on every run, so equal seeds give
+// equal patches. Each sample draws from its own random stream, derived from
+// Options.Seed and the sample index.
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"sort"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/lm"
+)
+
+// sampleEnd says how one sample ended.
+type sampleEnd int
+
+const (
+	endComplete  sampleEnd = iota // the model chose its end token
+	endDead                       // every candidate token was pruned: the prefix is dead
+	endTruncated                  // MaxTokens reached without the end token: discarded
+	endNothing                    // the model proposed no token
+)
+
+// candidate is one sampled hunk before validation.
+type candidate struct {
+	text    string  // newline-terminated hunk text ("" deletes)
+	norm    string  // whitespace-normalised text for deduplication
+	logProb float64 // sum of sampled tokens' log-probabilities
+	tokens  int     // sampled tokens (actively completed text excluded)
+	sample  int     // index of the first sample that produced it
+	count   int     // samples that produced it
+}
+
+// score is the ranking score: mean log-probability per sampled token. The sum
+// favours short hunks whatever their content (every token costs probability),
+// so a one-token deletion would outrank a correct two-line fix; the mean
+// compares how natural the tokens are, as Codex-style rankers do.
+func (c candidate) score() float64 { return meanLogProb(c.logProb, c.tokens) }
+
+func meanLogProb(sum float64, tokens int) float64 {
+	if tokens <= 0 {
+		return sum
+	}
+	return sum / float64(tokens)
+}
+
+// sampler is the state of one repair's sampling.
+type sampler struct {
+	opts    Options
+	model   lm.Session
+	eng     engine.Session // nil unless Prune or ActiveComplete
+	memo    *Memo          // nil unless Memo
+	hunkKey string         // memo key of engine facts (URI, prefix, suffix)
+	distKey string         // memo key of model distributions (+ model name, k)
+	dead    Trie           // rejected prefixes (kept whenever Prune is on)
+	stats   *Stats
+}
+
+// sampleStream returns the random stream of sample i: a PCG seeded with the
+// repair seed and a mix of the sample index, so streams are independent of
+// each other and of the order in which samples run.
+func sampleStream(seed int64, i int) *rand.Rand {
+	z := uint64(i) + 0x9e3779b97f4a7c15 // splitmix64 finaliser
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	z ^= z >> 31
+	return rand.New(rand.NewPCG(uint64(seed), z))
+}
+
+// sample runs sample i to its end and returns the candidate text when the
+// model chose its end token.
+func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, error) {
+	rng := sampleStream(s.opts.Seed, i)
+	var (
+		generated string
+		logProb   float64
+		tokens    int
+	)
+	for {
+		if err := ctx.Err(); err != nil {
+			return candidate{}, 0, err
+		}
+		if tokens >= s.opts.MaxTokens {
+			return candidate{}, endTruncated, nil
+		}
+		dist, err := s.next(ctx, generated)
+		if err != nil {
+			return candidate{}, 0, err
+		}
+		idx, weights := nucleus(dist, s.opts.Temperature, s.opts.TopP)
+		if len(idx) == 0 {
+			return candidate{}, endNothing, nil
+		}
+		k, err := s.guidedPrune(ctx, rng, generated, dist, idx, weights)
+		if err != nil {
+			return candidate{}, 0, err
+		}
+		if k < 0 {
+			// Every candidate was pruned: no feasible program continues
+			// this prefix among the tokens the model proposes (section 4.3).
+			s.dead.Add(generated)
+			return candidate{}, endDead, nil
+		}
+		tok := dist[k]
+		generated += tok.Text
+		logProb += finite(tok.LogProb)
+		tokens++
+		if tok.End {
+			return candidate{text: generated, logProb: logProb, tokens: tokens, sample: i, count: 1}, endComplete, nil
+		}
+		if s.opts.ActiveComplete {
+			if generated, err = s.activelyComplete(ctx, generated); err != nil {
+				return candidate{}, 0, err
+			}
+		}
+	}
+}
+
+// next returns the model's distribution after generated, from the memo when
+// it has it.
+func (s *sampler) next(ctx context.Context, generated string) ([]lm.Candidate, error) {
+	if s.memo != nil {
+		if d, ok := s.memo.Dist(s.distKey, generated); ok {
+			return d, nil
+		}
+	}
+	s.stats.LMRequests++
+	d, err := s.model.Next(ctx, generated, s.opts.TopK)
+	if err != nil {
+		return nil, fmt.Errorf("language model: %w", err)
+	}
+	if len(d) > s.opts.TopK {
+		d = d[:s.opts.TopK]
+	}
+	if s.memo != nil {
+		s.memo.RecordDist(s.distKey, generated, d)
+	}
+	return d, nil
+}
+
+// nucleus applies the temperature and keeps the top-p nucleus of dist. It
+// returns indices into dist, most likely first, and their unnormalised
+// weights (all > 0). Temperature 0 keeps the weights at temperature 1; the
+// caller then takes the most likely surviving token (greedy).
+func nucleus(dist []lm.Candidate, temperature, topP float64) ([]int, []float64) {
+	t := temperature
+	if t <= 0 {
+		t = 1
+	}
+	maxLP := math.Inf(-1)
+	for _, c := range dist {
+		if lp := c.LogProb; !math.IsNaN(lp) && lp > maxLP {
+			maxLP = lp
+		}
+	}
+	if math.IsInf(maxLP, -1) {
+		return nil, nil
+	}
+	idx := make([]int, 0, len(dist))
+	w := make([]float64, len(dist))
+	total := 0.0
+	for i, c := range dist {
+		if math.IsNaN(c.LogProb) || math.IsInf(c.LogProb, -1) {
+			continue
+		}
+		w[i] = math.Exp((c.LogProb - maxLP) / t)
+		if w[i] > 0 {
+			idx = append(idx, i)
+			total += w[i]
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return w[idx[a]] > w[idx[b]] })
+	keep := len(idx)
+	cum := 0.0
+	for j, i := range idx {
+		cum += w[i]
+		if cum >= topP*total {
+			keep = j + 1
+			break
+		}
+	}
+	idx = idx[:keep]
+	weights := make([]float64, keep)
+	for j, i := range idx {
+		weights[j] = w[i]
+	}
+	return idx, weights
+}
+
+// guidedPrune is Algorithm 2: draw a token from the nucleus; while the token
+// is infeasible (by the trie of rejected prefixes, the memo, or the engine),
+// zero its weight and draw again from the renormalised rest. It returns the
+// index into dist of the chosen token, or -1 when every candidate was pruned.
+// Without Prune it is plain sampling.
+func (s *sampler) guidedPrune(ctx context.Context, rng *rand.Rand, generated string, dist []lm.Candidate, idx []int, weights []float64) (int, error) {
+	greedy := s.opts.Temperature <= 0
+	for {
+		j := draw(rng, weights, greedy)
+		if j < 0 {
+			return -1, nil
+		}
+		k := idx[j]
+		if !s.opts.Prune {
+			return k, nil
+		}
+		ok, err := s.feasible(ctx, generated, dist[k])
+		if err != nil {
+			return 0, err
+		}
+		if ok {
+			return k, nil
+		}
+		s.stats.Pruned++
+		weights[j] = 0
+	}
+}
+
+// draw picks an index with probability proportional to its weight (the
+// largest weight when greedy), or -1 when all weights are zero. It uses
+// exactly one random number per call unless greedy.
+func draw(rng *rand.Rand, weights []float64, greedy bool) int {
+	total := 0.0
+	best := -1
+	for j, w := range weights {
+		total += w
+		if w > 0 && (best < 0 || w > weights[best]) {
+			best = j
+		}
+	}
+	if best < 0 {
+		return -1
+	}
+	if greedy {
+		return best
+	}
+	r := rng.Float64() * total
+	last := -1
+	for j, w := range weights {
+		if w <= 0 {
+			continue
+		}
+		last = j
+		if r < w {
+			return j
+		}
+		r -= w
+	}
+	return last // rounding: r landed past the end
+}
+
+// feasible decides one token: the trie of rejected prefixes first, then the
+// memo's verdicts, then the engine (whose answer the memo records). Unknown
+// counts as feasible (the engine is strict). Errors are returned, never read
+// as infeasible.
+func (s *sampler) feasible(ctx context.Context, generated string, tok lm.Candidate) (bool, error) {
+	if s.dead.Covers(generated + tok.Text) {
+		s.stats.MemoHits++
+		return false, nil
+	}
+	if tok.Text == "" {
+		return true, nil // appends nothing: the partial program is unchanged
+	}
+	if s.memo != nil {
+		switch s.memo.Verdict(s.hunkKey, generated, tok.Text) {
+		case accepted:
+			s.stats.MemoHits++
+			return true, nil
+		case rejected:
+			s.stats.MemoHits++
+			return false, nil
+		}
+	}
+	s.stats.EngineCalls++
+	out, err := s.eng.Check(ctx, generated, tok.Text)
+	if err != nil {
+		return false, fmt.Errorf("completion engine: checking %q after %q: %w", tok.Text, tail(generated, 40), err)
+	}
+	ok := out != engine.Infeasible
+	if s.memo != nil {
+		s.memo.Record(s.hunkKey, generated, tok.Text, ok)
+	}
+	return ok, nil
+}
+
+// activelyComplete is Algorithm 3: when the engine knows every name that can
+// extend the identifier at the caret, append their longest common prefix
+// beyond what is already typed.
+func (s *sampler) activelyComplete(ctx context.Context, generated string) (string, error) {
+	var (
+		c  engine.Completions
+		ok bool
+	)
+	if s.memo != nil {
+		if c, ok = s.memo.Completion(s.hunkKey, generated); ok {
+			s.stats.MemoHits++
+		}
+	}
+	if !ok {
+		s.stats.EngineCalls++
+		var err error
+		c, err = s.eng.Complete(ctx, generated)
+		if err != nil {
+			return "", fmt.Errorf("completion engine: completing after %q: %w", tail(generated, 40), err)
+		}
+		if s.memo != nil {
+			s.memo.RecordCompletion(s.hunkKey, generated, c)
+		}
+	}
+	if !c.Known || len(c.Names) == 0 {
+		return generated, nil
+	}
+	partial := trailingIdent(generated)
+	common := longestCommonPrefix(c.Names)
+	if len(common) <= len(partial) || !strings.HasPrefix(common, partial) {
+		return generated, nil
+	}
+	extra := common[len(partial):]
+	s.stats.ActiveChars += int64(len(extra))
+	return generated + extra, nil
+}
+
+// trailingIdent returns the Java identifier characters at the end of s (the
+// partial identifier the caret is in; "" if none).
+func trailingIdent(s string) string {
+	i := len(s)
+	for i > 0 {
+		r, size := utf8.DecodeLastRuneInString(s[:i])
+		if r != '_' && r != '$' && !unicode.IsLetter(r) && !unicode.IsDigit(r) {
+			break
+		}
+		i -= size
+	}
+	return s[i:]
+}
+
+// longestCommonPrefix returns the longest common prefix of names, cut back to
+// a whole UTF-8 character.
+func longestCommonPrefix(names []string) string {
+	if len(names) == 0 {
+		return ""
+	}
+	p := names[0]
+	for _, n := range names[1:] {
+		j := 0
+		for j < len(p) && j < len(n) && p[j] == n[j] {
+			j++
+		}
+		p = p[:j]
+	}
+	for len(p) > 0 && !utf8.ValidString(p) {
+		p = p[:len(p)-1]
+	}
+	return p
+}
+
+func finite(x float64) float64 {
+	if math.IsNaN(x) || math.IsInf(x, 0) {
+		return 0
+	}
+	return x
+}
+
+// tail returns the last n bytes of s for error messages.
+func tail(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return "…" + s[len(s)-n:]
+}

@@ -1,0 +1,122 @@
+package repair
+
+// options.go defines the defaults of Algorithm 1's knobs and the paper's
+// ablation variants (Repilot, Table 3).
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Default values of Options (see DefaultOptions).
+const (
+	DefaultSamples     = 20
+	DefaultTopK        = 20
+	DefaultTemperature = 1.0
+	DefaultTopP        = 0.95
+	DefaultMaxTokens   = 64
+	DefaultKeepTop     = 5
+)
+
+// DefaultOptions returns the full Repilot configuration: pruning, memoization
+// and active completion on; 20 samples; top-k 20; temperature 1.0; top-p 0.95;
+// 64 tokens per hunk; 5 patches kept.
+//
+// Temperature 1.0 samples the model's own distribution, as the paper does when
+// it samples many patches per bug; top-p 0.95 cuts only the long tail. With
+// a handful of samples a lower temperature makes most samples identical (they
+// are deduplicated), so fewer distinct candidates reach validation.
+func DefaultOptions() Options {
+	return Options{
+		Samples:        DefaultSamples,
+		Temperature:    DefaultTemperature,
+		TopP:           DefaultTopP,
+		TopK:           DefaultTopK,
+		MaxTokens:      DefaultMaxTokens,
+		Prune:          true,
+		Memo:           true,
+		ActiveComplete: true,
+		KeepTop:        DefaultKeepTop,
+	}
+}
+
+// withDefaults fills in defaults: the zero Options is DefaultOptions; otherwise
+// each numeric field that is zero (or out of range) takes its default and the
+// three switches are kept as given. A negative Temperature is treated as 0
+// (greedy: always the most likely feasible token).
+func (o Options) withDefaults() Options {
+	if o == (Options{}) {
+		return DefaultOptions()
+	}
+	if o.Samples <= 0 {
+		o.Samples = DefaultSamples
+	}
+	if o.TopK <= 0 {
+		o.TopK = DefaultTopK
+	}
+	if o.Temperature < 0 {
+		o.Temperature = 0
+	}
+	if o.TopP <= 0 || o.TopP > 1 {
+		o.TopP = DefaultTopP
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = DefaultMaxTokens
+	}
+	if o.KeepTop <= 0 {
+		o.KeepTop = DefaultKeepTop
+	}
+	return o
+}
+
+// Variants lists the names accepted by WithVariant, weakest first (Table 3).
+var Variants = []string{"base", "prune", "prune+memo", "full"}
+
+// WithVariant returns o with Prune, Memo and ActiveComplete set for one of the
+// paper's ablation variants: "base" (plain sampling), "prune" (GuidedPrune),
+// "prune+memo" (plus section 4.3 memoization) or "full" (plus Algorithm 3,
+// active completion). Other fields are kept. An unknown name is an error.
+func (o Options) WithVariant(name string) (Options, error) {
+	if o == (Options{}) {
+		o = DefaultOptions()
+	}
+	switch strings.ToLower(strings.TrimSpace(name)) {
+	case "base":
+		o.Prune, o.Memo, o.ActiveComplete = false, false, false
+	case "prune":
+		o.Prune, o.Memo, o.ActiveComplete = true, false, false
+	case "prune+memo":
+		o.Prune, o.Memo, o.ActiveComplete = true, true, false
+	case "full", "":
+		o.Prune, o.Memo, o.ActiveComplete = true, true, true
+	default:
+		return o, fmt.Errorf("unknown variant %q (want one of %s)", name, strings.Join(Variants, ", "))
+	}
+	return o, nil
+}
+
+// Variant names the ablation variant o selects ("base", "prune", "prune+memo",
+// "full"), or describes an unusual combination ("memo", "prune+active", ...).
+func (o Options) Variant() string {
+	switch {
+	case !o.Prune && !o.Memo && !o.ActiveComplete:
+		return "base"
+	case o.Prune && !o.Memo && !o.ActiveComplete:
+		return "prune"
+	case o.Prune && o.Memo && !o.ActiveComplete:
+		return "prune+memo"
+	case o.Prune && o.Memo && o.ActiveComplete:
+		return "full"
+	}
+	var parts []string
+	if o.Prune {
+		parts = append(parts, "prune")
+	}
+	if o.Memo {
+		parts = append(parts, "memo")
+	}
+	if o.ActiveComplete {
+		parts = append(parts, "active")
+	}
+	return strings.Join(parts, "+")
+}

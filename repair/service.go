@@ -1,0 +1,265 @@
+package repair
+
+// service.go is Service, the Repairer: it splits the file around the hunk
+// into a FIM context, samples candidates (loop.go), deduplicates them,
+// validates them (validate.go) and ranks them.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/lm"
+)
+
+// Backends are the model, completion engine and compiler one project's
+// repairs use.
+type Backends struct {
+	Model    lm.Model
+	Engine   engine.Engine
+	Compiler engine.Compiler
+}
+
+// Service implements Repairer with Repilot's loop. Each Repair opens one model
+// session and (unless the variant is base) one engine session, and uses them
+// from one goroutine; the memo lives for one repair, because the engine's
+// verdicts depend on the whole project, which may change between repairs.
+type Service struct {
+	// Backends returns the backends for a project root (absolute); it is
+	// called once per Repair and may start them lazily.
+	Backends func(ctx context.Context, root string) (Backends, error)
+	// MemoSize bounds the memo's caches (0: DefaultMemoSize).
+	MemoSize int
+}
+
+// NewService returns a Service that uses b for every project.
+func NewService(b Backends) *Service {
+	return &Service{Backends: func(context.Context, string) (Backends, error) { return b, nil }}
+}
+
+// FileURI returns the file:// URI of an absolute path (RFC 8089), as LSP
+// servers spell document URIs.
+func FileURI(path string) string {
+	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
+}
+
+// Normalize collapses every run of whitespace to one space and trims the
+// ends: the whitespace normalisation used to deduplicate candidates and to
+// compare a patch with a developer fix (shared/bug-corpus.md).
+func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+// Repair runs Algorithm 1 on req and returns the ranked patches. Errors: a bad
+// request (file outside Root, lines out of range), a model or engine failure,
+// or ctx's error when cancelled. A model that proposes nothing gives a Result
+// with no patches and no error.
+func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*Result, error) {
+	began := time.Now()
+	if progress == nil {
+		progress = func(string, int) {}
+	}
+	rel, err := relPath(req.Root, req.File)
+	if err != nil {
+		return nil, err
+	}
+	site, err := splitHunk(req.Text, req.StartLine, req.EndLine)
+	if err != nil {
+		return nil, err
+	}
+	opts := req.Options.withDefaults()
+	if s.Backends == nil {
+		return nil, errors.New("repair service has no backends")
+	}
+	b, err := s.Backends(ctx, req.Root)
+	if err != nil {
+		return nil, err
+	}
+	if b.Model == nil || b.Engine == nil || b.Compiler == nil {
+		return nil, errors.New("repair service: model, engine and compiler are all required")
+	}
+	uri := FileURI(req.File)
+	res := &Result{}
+	st := &res.Stats
+
+	cands, err := s.sampleAll(ctx, b, uri, site, opts, st, progress)
+	st.SampleTime = time.Since(began)
+	if err != nil {
+		return nil, err
+	}
+	cands = dedupe(cands, site.Buggy, st)
+
+	vbegan := time.Now()
+	patches, err := validateAll(ctx, b.Compiler, req, rel, uri, site, cands, st, progress)
+	st.ValidateTime = time.Since(vbegan)
+	if err != nil {
+		return nil, err
+	}
+	rank(patches)
+	res.Candidates = patches
+	res.Patches = patches[:min(len(patches), opts.KeepTop)]
+	st.Duration = time.Since(began)
+	progress(fmt.Sprintf("done: %d candidates, %d patches", len(patches), len(res.Patches)), 100)
+	return res, nil
+}
+
+// relPath returns file relative to root, slash-separated, or an error when
+// file is not inside root.
+func relPath(root, file string) (string, error) {
+	if !filepath.IsAbs(root) || !filepath.IsAbs(file) {
+		return "", fmt.Errorf("project root %q and file %q must be absolute paths", root, file)
+	}
+	rel, err := filepath.Rel(root, file)
+	if err != nil || rel == "." || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return "", fmt.Errorf("file %s is not inside the project %s", file, root)
+	}
+	return filepath.ToSlash(rel), nil
+}
+
+// sampleAll runs opts.Samples samples in order and returns the completed
+// candidates (newline-terminated), not yet deduplicated.
+func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hunkSite, opts Options, st *Stats, progress Progress) ([]candidate, error) {
+	fim := lm.FIM{Prefix: site.Prefix, Suffix: site.Suffix, Indent: site.Indent}
+	ms, err := b.Model.Start(ctx, fim)
+	if err != nil {
+		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)
+	}
+	sp := &sampler{
+		opts:    opts,
+		model:   ms,
+		hunkKey: HunkKey(uri, site.Prefix, site.Suffix),
+		distKey: HunkKey(uri, site.Prefix, site.Suffix, b.Model.Name(), fmt.Sprint(opts.TopK)),
+		stats:   st,
+	}
+	if opts.Memo {
+		sp.memo = NewMemo(s.MemoSize)
+	}
+	if opts.Prune || opts.ActiveComplete {
+		es, err := b.Engine.Open(ctx, engine.Hunk{URI: uri, Prefix: site.Prefix, Suffix: site.Suffix})
+		if err != nil {
+			return nil, fmt.Errorf("completion engine: %w", err)
+		}
+		defer func() {
+			st.EngineRequests = es.Stats().Requests
+			es.Close()
+		}()
+		sp.eng = es
+	}
+	var out []candidate
+	for i := 0; i < opts.Samples; i++ {
+		progress(fmt.Sprintf("sampling %d/%d", i+1, opts.Samples), 80*i/opts.Samples)
+		c, end, err := sp.sample(ctx, i)
+		if err != nil {
+			return nil, err
+		}
+		st.Samples++
+		switch end {
+		case endComplete:
+			st.Completed++
+			if c.text != "" && !strings.HasSuffix(c.text, "\n") {
+				c.text += "\n"
+			}
+			out = append(out, c)
+		case endDead:
+			st.Dead++
+		case endTruncated:
+			st.Truncated++
+		case endNothing:
+			st.NoProposal++
+		}
+	}
+	return out, nil
+}
+
+// dedupe drops candidates equal to the buggy hunk and merges candidates equal
+// after whitespace normalisation, keeping the text of the best-scored one
+// (the earliest on ties) at the position of the first. It sets st.Unique and
+// st.SameAsBuggy.
+func dedupe(cands []candidate, buggy string, st *Stats) []candidate {
+	buggyNorm := Normalize(buggy)
+	byNorm := map[string]int{}
+	var out []candidate
+	for _, c := range cands {
+		c.norm = Normalize(c.text)
+		if c.norm == buggyNorm {
+			st.SameAsBuggy++
+			continue
+		}
+		j, ok := byNorm[c.norm]
+		if !ok {
+			byNorm[c.norm] = len(out)
+			out = append(out, c)
+			continue
+		}
+		prev := &out[j]
+		count, first := prev.count+c.count, prev.sample
+		if c.score() > prev.score() {
+			*prev = c
+		}
+		prev.count, prev.sample = count, first
+	}
+	st.Unique = len(out)
+	return out
+}
+
+// validateAll compile-checks every candidate and runs req.TestCmd on the
+// compilable ones.
+func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, cands []candidate, st *Stats, progress Progress) ([]Patch, error) {
+	patches := make([]Patch, 0, len(cands))
+	if len(cands) == 0 {
+		return patches, nil
+	}
+	st.CompileChecks++
+	buggyErrs, err := comp.CompileErrors(ctx, uri, req.Text)
+	if err != nil {
+		return nil, fmt.Errorf("compile check of the buggy file: %w", err)
+	}
+	for j, c := range cands {
+		progress(fmt.Sprintf("validating %d/%d", j+1, len(cands)), 80+20*j/len(cands))
+		patched := site.Prefix + c.text + site.Suffix
+		st.CompileChecks++
+		errs, err := comp.CompileErrors(ctx, uri, patched)
+		if err != nil {
+			return nil, fmt.Errorf("compile check of candidate %d: %w", j+1, err)
+		}
+		p := Patch{
+			Hunk:      c.text,
+			Diff:      unifiedDiff(rel, site, c.text),
+			LogProb:   c.logProb,
+			Tokens:    c.tokens,
+			Score:     c.score(),
+			Count:     c.count,
+			NewErrors: newErrors(buggyErrs, errs),
+		}
+		p.Compilable = len(p.NewErrors) == 0
+		if p.Compilable && len(req.TestCmd) > 0 {
+			tr, err := runTests(ctx, req.Root, rel, patched, req.TestCmd, req.TestTimeout)
+			if err != nil {
+				return nil, fmt.Errorf("testing candidate %d: %w", j+1, err)
+			}
+			st.Tested++
+			p.Tested, p.Plausible, p.TestOutput = true, tr.Passed, tr.Output
+		}
+		patches = append(patches, p)
+	}
+	return patches, nil
+}
+
+// rank orders patches: compilable first, then plausible, then by Score
+// (higher first); the stable sort keeps sample order on ties.
+func rank(patches []Patch) {
+	sort.SliceStable(patches, func(i, j int) bool {
+		a, b := patches[i], patches[j]
+		if a.Compilable != b.Compilable {
+			return a.Compilable
+		}
+		if a.Plausible != b.Plausible {
+			return a.Plausible
+		}
+		return a.Score > b.Score
+	})
+}

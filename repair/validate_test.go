@@ -1,0 +1,138 @@
+package repair
+
+// validate_test.go tests compile-error comparison and test runs in a scratch
+// copy of the project.
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+)
+
+func TestNewErrorsMultiset(t *testing.T) {
+	buggy := []engine.CompileError{{Line: 3, Message: "x"}, {Line: 5, Message: "y"}}
+	patched := []engine.CompileError{{Line: 4, Message: "x"}, {Line: 6, Message: "y"}, {Line: 7, Message: "y"}, {Line: 2, Message: "z"}}
+	got := newErrors(buggy, patched)
+	if want := []string{"line 7: y", "line 2: z"}; !reflect.DeepEqual(got, want) {
+		t.Fatalf("got %q want %q", got, want)
+	}
+	if got := newErrors(patched, buggy); len(got) != 0 {
+		t.Fatalf("fewer errors reported as new: %q", got)
+	}
+}
+
+// project writes a small project tree and returns its root.
+func project(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, s := range map[string]string{
+		"src/A.java":         javaFile,
+		".git/HEAD":          "ref: refs/heads/main\n",
+		"target/classes/x":   "stale",
+		"sub/build/output":   "stale",
+		"lib/keep/build.txt": "kept",
+	} {
+		f := filepath.Join(root, p)
+		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestRunTestsInScratchCopy(t *testing.T) {
+	root := project(t)
+	argv := []string{"sh", "-c", `grep -q FIXED src/A.java && test ! -e .git && test ! -e target && test ! -e sub/build && test -e lib/keep/build.txt && echo ok`}
+	res, err := runTests(context.Background(), root, "src/A.java", "class A { /* FIXED */ }\n", argv, 10*time.Second)
+	if err != nil || !res.Passed || res.Output != "ok" {
+		t.Fatalf("passing command: %+v, %v", res, err)
+	}
+	res, err = runTests(context.Background(), root, "src/A.java", "class A {}\n", argv, 10*time.Second)
+	if err != nil || res.Passed {
+		t.Fatalf("failing command: %+v, %v", res, err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(root, "src/A.java")); string(b) != javaFile {
+		t.Fatal("the user's file was written")
+	}
+	if _, err := runTests(context.Background(), root, "src/A.java", "", []string{"/no/such/binary"}, time.Second); err == nil {
+		t.Fatal("a command that cannot start must be an error")
+	}
+}
+
+func TestRunTestsTimeoutKillsProcessGroup(t *testing.T) {
+	root := project(t)
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	argv := []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; wait"}
+	began := time.Now()
+	res, err := runTests(context.Background(), root, "src/A.java", "x", argv, 500*time.Millisecond)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	if res.Passed || !strings.Contains(res.Output, "timed out") {
+		t.Fatalf("%+v", res)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			break // gone, or a zombie waiting for its new parent
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("background sleep %d still running: %s", pid, stat)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func TestRunTestsCancelled(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	_, err := runTests(ctx, project(t), "src/A.java", "x", []string{"sleep", "60"}, time.Minute)
+	if err == nil || ctx.Err() == nil {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestPlausibleRankedAboveCompilable(t *testing.T) {
+	root := project(t)
+	next := table(map[string][]tok{
+		"":                        {{"    likely();", 0.7, false}, {"    int x = 2; // FIXED", 0.3, false}},
+		"    likely();":           {{"\n", 1, true}},
+		"    int x = 2; // FIXED": {{"\n", 1, true}},
+	})
+	r := request(variant(t, "base", func(o *Options) { o.Samples = 20 }))
+	r.Root, r.File = root, filepath.Join(root, "src", "A.java")
+	r.TestCmd = []string{"grep", "-q", "FIXED", "src/A.java"}
+	res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r)
+	if len(res.Patches) != 2 {
+		t.Fatalf("patches %q", hunks(res.Patches))
+	}
+	first, second := res.Patches[0], res.Patches[1]
+	if !first.Plausible || !first.Tested || second.Plausible || !second.Tested || first.Score > second.Score {
+		t.Fatalf("want the less likely plausible patch first: %+v / %+v", first, second)
+	}
+	if res.Stats.Tested != 2 {
+		t.Fatalf("Tested = %d", res.Stats.Tested)
+	}
+	if !strings.Contains(first.Diff, "+++ b/src/A.java") {
+		t.Fatalf("diff path: %s", first.Diff)
+	}
+}
