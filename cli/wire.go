@@ -13,6 +13,9 @@ import (
 type RepairConfig struct {
 	JDTLSHome string // JDT LS install (flag --jdtls, env REPILOT_JDTLS_HOME)
 	StateDir  string // where engine JDT LS data and model caches live
+	// Progress, if set, receives messages about slow start-up work (starting
+	// JDT LS, training the model).
+	Progress repair.Progress
 }
 
 // buildRepairer returns the repair service used by serve and repair.

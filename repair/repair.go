@@ -69,25 +69,25 @@ type Patch struct {
 
 // Stats counts the work behind a Result.
 type Stats struct {
-	Samples        int           // sampling attempts
-	Unique         int           // unique candidates after whitespace normalisation
-	Pruned         int64         // tokens pruned (by the engine, the memo or the trie of rejected prefixes)
-	MemoHits       int64         // decisions answered from the memo or the trie without the engine
-	ActiveChars    int64         // characters appended by active completion
-	LMRequests     int64         // model Next calls
-	EngineRequests int64         // JDT LS requests by the engine
-	Duration       time.Duration // wall time of the whole repair
+	Samples        int           `json:"samples"`         // sampling attempts
+	Unique         int           `json:"unique"`          // unique candidates after whitespace normalisation
+	Pruned         int64         `json:"pruned"`          // tokens pruned (by the engine, the memo or the trie of rejected prefixes)
+	MemoHits       int64         `json:"memo_hits"`       // decisions answered from the memo or the trie without the engine
+	ActiveChars    int64         `json:"active_chars"`    // characters appended by active completion
+	LMRequests     int64         `json:"lm_requests"`     // model Next calls
+	EngineRequests int64         `json:"engine_requests"` // JDT LS requests by the engine
+	Duration       time.Duration `json:"duration_ns"`     // wall time of the whole repair
 
-	Completed     int           // samples that ended with the model's end token
-	Dead          int           // samples ended because every candidate was pruned (prefix added to the trie)
-	Truncated     int           // samples that reached MaxTokens without the end token (discarded)
-	NoProposal    int           // samples ended because the model proposed no token
-	SameAsBuggy   int           // completed samples equal to the buggy hunk after normalisation (dropped)
-	EngineCalls   int64         // Check and Complete calls made by the loop (memo hits excluded)
-	CompileChecks int64         // CompileErrors calls made by validation
-	Tested        int           // candidates whose TestCmd ran
-	SampleTime    time.Duration // wall time of sampling
-	ValidateTime  time.Duration // wall time of validation (compile checks and tests)
+	Completed     int           `json:"completed"`        // samples that ended with the model's end token
+	Dead          int           `json:"dead"`             // samples ended because every candidate was pruned (prefix added to the trie)
+	Truncated     int           `json:"truncated"`        // samples that reached MaxTokens without the end token (discarded)
+	NoProposal    int           `json:"no_proposal"`      // samples ended because the model proposed no token
+	SameAsBuggy   int           `json:"same_as_buggy"`    // completed samples equal to the buggy hunk after normalisation (dropped)
+	EngineCalls   int64         `json:"engine_calls"`     // Check and Complete calls made by the loop (memo hits excluded)
+	CompileChecks int64         `json:"compile_checks"`   // CompileErrors calls made by validation
+	Tested        int           `json:"tested"`           // candidates whose TestCmd ran
+	SampleTime    time.Duration `json:"sample_time_ns"`   // wall time of sampling
+	ValidateTime  time.Duration `json:"validate_time_ns"` // wall time of validation (compile checks and tests)
 }
 
 // Result is the ranked outcome: compilable patches first, then plausible,

@@ -1,0 +1,297 @@
+package cli
+
+// repair.go is "repilot-lsp repair": repair one hunk of a Java file from the
+// command line and print the ranked patches as unified diffs or JSON.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+type repairFlags struct {
+	project     string
+	file        string
+	lines       string
+	samples     int
+	seed        int64
+	jsonOut     bool
+	jdtls       string
+	stateDir    string
+	variant     string
+	keep        int
+	temperature float64
+	maxTokens   int
+	testTimeout time.Duration
+	quiet       bool
+}
+
+func init() {
+	var f repairFlags
+	cmd := &cobra.Command{
+		Use:   "repair --project DIR --file F --lines A-B [flags] [-- TEST-CMD...]",
+		Short: "Repair a hunk of a Java file with Repilot and print the ranked patches",
+		Long: `repair samples candidate hunks for lines A-B of a Java file from the language
+model, pruned and completed by JDT LS used as a completion engine (Repilot,
+FSE 2023), compile-checks each candidate and prints the best as unified diffs
+(compilable first, then plausible, then by mean token log-probability).
+The project's files are never modified.
+
+Lines are 1-based and inclusive; "A" means "A-A"; an insertion before line A is
+written "A-(A-1)", e.g. --lines 12-11.
+
+Everything after "--" is a test command (argv, no shell), run in a scratch copy
+of the project with each compilable patch applied: exit status 0 makes the patch
+plausible.
+
+Progress goes to stderr; patches to stdout.`,
+		Example: `  repilot-lsp repair --project . --file src/main/java/org/example/Foo.java --lines 41-42
+  repilot-lsp repair --project . --file Foo.java --lines 12 --json --variant prune -- mvn -q test`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRepair(cmd.Context(), f, args, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	d := repair.DefaultOptions()
+	fl.StringVar(&f.project, "project", "", "project root directory (required)")
+	fl.StringVar(&f.file, "file", "", "the Java file, relative to the project or absolute (required)")
+	fl.StringVar(&f.lines, "lines", "", `buggy lines "A-B" (1-based, inclusive), "A", or "A-(A-1)" to insert before A (required)`)
+	fl.IntVar(&f.samples, "samples", d.Samples, "candidates to sample")
+	fl.Int64Var(&f.seed, "seed", 0, "sampling seed: equal seeds give equal patches")
+	fl.BoolVar(&f.jsonOut, "json", false, "print JSON instead of diffs")
+	fl.StringVar(&f.jdtls, "jdtls", "", "JDT LS install directory (default $REPILOT_JDTLS_HOME or the one scripts/install-jdtls.sh installs)")
+	fl.StringVar(&f.stateDir, "state-dir", "", "where the engine's JDT LS data and model caches live (default under $REPILOT_CACHE or ~/.cache/repilot-lsp)")
+	fl.StringVar(&f.variant, "variant", "full", "Repilot variant: "+strings.Join(repair.Variants, ", "))
+	fl.IntVar(&f.keep, "keep", d.KeepTop, "patches to print")
+	fl.Float64Var(&f.temperature, "temperature", d.Temperature, "sampling temperature (0: greedy)")
+	fl.IntVar(&f.maxTokens, "max-tokens", d.MaxTokens, "tokens per hunk; longer candidates are discarded")
+	fl.DurationVar(&f.testTimeout, "test-timeout", repair.DefaultTestTimeout, "time limit of the test command per patch")
+	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	Root.AddCommand(cmd)
+}
+
+// repairTarget is a checked command-line request.
+type repairTarget struct {
+	root, file string
+	text       string
+	start, end int
+}
+
+// resolveTarget checks --project, --file and --lines before anything is
+// started, so that mistakes are reported at once.
+func resolveTarget(project, file, lines string) (repairTarget, error) {
+	var t repairTarget
+	if project == "" || file == "" || lines == "" {
+		return t, errors.New("--project, --file and --lines are required")
+	}
+	root, err := filepath.Abs(project)
+	if err != nil {
+		return t, err
+	}
+	if st, err := os.Stat(root); err != nil || !st.IsDir() {
+		return t, fmt.Errorf("project %s is not a directory", project)
+	}
+	if root, err = filepath.EvalSymlinks(root); err != nil {
+		return t, err
+	}
+	path := file
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(root, file)
+		if _, err := os.Stat(path); err != nil {
+			if cwdPath, err2 := filepath.Abs(file); err2 == nil {
+				if _, err2 := os.Stat(cwdPath); err2 == nil {
+					path = cwdPath
+				}
+			}
+		}
+	}
+	if path, err = filepath.EvalSymlinks(path); err != nil {
+		return t, fmt.Errorf("file %s: %w", file, errors.Unwrap(err))
+	}
+	if !strings.EqualFold(filepath.Ext(path), ".java") {
+		return t, fmt.Errorf("file %s is not a .java file", file)
+	}
+	rel, err := filepath.Rel(root, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+		return t, fmt.Errorf("file %s is not inside the project %s", path, root)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return t, err
+	}
+	start, end, err := parseLines(lines)
+	if err != nil {
+		return t, err
+	}
+	n := strings.Count(string(data), "\n")
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		n++
+	}
+	if start > n+1 || end > n {
+		return t, fmt.Errorf("lines %s out of range: %s has %d lines", lines, rel, n)
+	}
+	return repairTarget{root: root, file: path, text: string(data), start: start, end: end}, nil
+}
+
+// parseLines reads "A-B", "A" or "A-(A-1)".
+func parseLines(s string) (start, end int, err error) {
+	a, b, found := strings.Cut(strings.TrimSpace(s), "-")
+	bad := fmt.Errorf(`--lines %q: want "A-B" (1-based, inclusive), "A", or "A-(A-1)" for an insertion before A`, s)
+	if start, err = strconv.Atoi(strings.TrimSpace(a)); err != nil {
+		return 0, 0, bad
+	}
+	end = start
+	if found {
+		if end, err = strconv.Atoi(strings.TrimSpace(b)); err != nil {
+			return 0, 0, bad
+		}
+	}
+	if start < 1 || end < start-1 {
+		return 0, 0, bad
+	}
+	return start, end, nil
+}
+
+func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, stderr io.Writer) error {
+	t, err := resolveTarget(f.project, f.file, f.lines)
+	if err != nil {
+		return err
+	}
+	opts, err := repair.DefaultOptions().WithVariant(f.variant)
+	if err != nil {
+		return err
+	}
+	opts.Samples, opts.Seed, opts.KeepTop = f.samples, f.seed, f.keep
+	opts.Temperature, opts.MaxTokens = f.temperature, f.maxTokens
+	if f.samples < 1 || f.keep < 1 || f.maxTokens < 1 || f.temperature < 0 {
+		return errors.New("--samples, --keep and --max-tokens must be at least 1, --temperature at least 0")
+	}
+
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+
+	progress := func(msg string, pct int) {
+		if !f.quiet {
+			fmt.Fprintf(stderr, "repilot: [%3d%%] %s\n", pct, msg)
+		}
+	}
+	r, err := buildRepairer(RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, Progress: progress})
+	if err != nil {
+		return err
+	}
+	if c, ok := r.(io.Closer); ok {
+		defer c.Close()
+	}
+	res, err := r.Repair(ctx, repair.Request{
+		Root: t.root, File: t.file, Text: t.text,
+		StartLine: t.start, EndLine: t.end,
+		Options: opts, TestCmd: testCmd, TestTimeout: f.testTimeout,
+	}, progress)
+	if err != nil {
+		return err
+	}
+	if !f.quiet {
+		fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats))
+		if len(res.Patches) == 0 {
+			fmt.Fprintln(stderr, "repilot: no patch: no sample produced a candidate different from the buggy lines")
+		}
+	}
+	if f.jsonOut {
+		return writeJSON(stdout, t, opts, res)
+	}
+	writeDiffs(stdout, res)
+	return nil
+}
+
+// statsLine summarises a repair's counters in one line.
+func statsLine(s repair.Stats) string {
+	return fmt.Sprintf("%d samples (%d complete, %d dead prefixes, %d too long), %d unique candidates; "+
+		"%d model requests, %d engine requests, %d tokens pruned, %d memo hits, %d chars actively completed; %s",
+		s.Samples, s.Completed, s.Dead, s.Truncated, s.Unique,
+		s.LMRequests, s.EngineRequests, s.Pruned, s.MemoHits, s.ActiveChars, s.Duration.Round(time.Millisecond))
+}
+
+func writeDiffs(w io.Writer, res *repair.Result) {
+	for i, p := range res.Patches {
+		status := "compilable"
+		if !p.Compilable {
+			status = fmt.Sprintf("does not compile (%d new errors)", len(p.NewErrors))
+		}
+		if p.Tested {
+			if p.Plausible {
+				status += ", plausible (tests pass)"
+			} else {
+				status += ", tests fail"
+			}
+		}
+		fmt.Fprintf(w, "# patch %d/%d: %s; score %.3f (log-probability %.2f over %d tokens), sampled %d time(s)\n",
+			i+1, len(res.Patches), status, p.Score, p.LogProb, p.Tokens, p.Count)
+		for _, e := range p.NewErrors {
+			fmt.Fprintf(w, "#   %s\n", e)
+		}
+		io.WriteString(w, p.Diff)
+		if i < len(res.Patches)-1 {
+			fmt.Fprintln(w)
+		}
+	}
+}
+
+// jsonPatch is one patch in --json output.
+type jsonPatch struct {
+	Rank       int      `json:"rank"`
+	Compilable bool     `json:"compilable"`
+	Tested     bool     `json:"tested"`
+	Plausible  bool     `json:"plausible"`
+	Score      float64  `json:"score"`
+	LogProb    float64  `json:"logprob"`
+	Tokens     int      `json:"tokens"`
+	Count      int      `json:"count"`
+	NewErrors  []string `json:"new_errors"`
+	Hunk       string   `json:"hunk"`
+	Diff       string   `json:"diff"`
+	TestOutput string   `json:"test_output,omitempty"`
+}
+
+func writeJSON(w io.Writer, t repairTarget, opts repair.Options, res *repair.Result) error {
+	rel, _ := filepath.Rel(t.root, t.file)
+	out := struct {
+		Project   string       `json:"project"`
+		File      string       `json:"file"`
+		StartLine int          `json:"start_line"`
+		EndLine   int          `json:"end_line"`
+		Variant   string       `json:"variant"`
+		Seed      int64        `json:"seed"`
+		Patches   []jsonPatch  `json:"patches"`
+		Stats     repair.Stats `json:"stats"`
+	}{t.root, filepath.ToSlash(rel), t.start, t.end, opts.Variant(), opts.Seed, []jsonPatch{}, res.Stats}
+	for i, p := range res.Patches {
+		errs := p.NewErrors
+		if errs == nil {
+			errs = []string{}
+		}
+		out.Patches = append(out.Patches, jsonPatch{
+			Rank: i + 1, Compilable: p.Compilable, Tested: p.Tested, Plausible: p.Plausible,
+			Score: p.Score, LogProb: p.LogProb, Tokens: p.Tokens, Count: p.Count,
+			NewErrors: errs, Hunk: p.Hunk, Diff: p.Diff, TestOutput: p.TestOutput,
+		})
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
