@@ -1,0 +1,128 @@
+package lexical
+
+import (
+	"context"
+	"math"
+	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
+	"github.com/repilot-lsp/repilot-lsp/search/units"
+)
+
+func corpus() []units.Unit {
+	return []units.Unit{
+		{ID: "a", Name: "readConfigFile", Code: "def readConfigFile(path): return open(path).read()"},
+		{ID: "b", Name: "writeLog", Doc: "Write a message to the log file.", Code: "log.append(msg)"},
+		{ID: "c", Name: "parse_http_header", Code: "def parse_http_header(line): key, value = line.split(':')"},
+		{ID: "d", Name: "sum", Code: "return a + b"},
+	}
+}
+
+func backends(t *testing.T) []Index {
+	bl, err := NewBleve(tokenize.Default, DefaultWeights)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { bl.Close() })
+	return []Index{NewBM25(tokenize.Default, DefaultWeights), bl}
+}
+
+func ids(hs []Hit) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.ID)
+	}
+	return out
+}
+
+func TestBackends(t *testing.T) {
+	ctx := context.Background()
+	cases := []struct{ query, first string }{
+		{"read the configuration file", "a"},
+		{"parse an HTTP header line", "c"},
+		{"logging messages", "b"},
+		{"readConfigFile", "a"},
+	}
+	for _, x := range backends(t) {
+		if err := x.Upsert(corpus()); err != nil {
+			t.Fatal(err)
+		}
+		if x.Len() != 4 {
+			t.Errorf("%s: Len = %d", x.Name(), x.Len())
+		}
+		for _, c := range cases {
+			hs, err := x.Search(ctx, c.query, 3)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(hs) == 0 || hs[0].ID != c.first {
+				t.Errorf("%s: %q -> %v, want %s first", x.Name(), c.query, ids(hs), c.first)
+			}
+			for i := 1; i < len(hs); i++ {
+				if hs[i].Score > hs[i-1].Score {
+					t.Errorf("%s: %q not sorted: %v", x.Name(), c.query, hs)
+				}
+			}
+		}
+		if hs, _ := x.Search(ctx, "the of a", 3); len(hs) != 0 {
+			t.Errorf("%s: stop words only -> %v", x.Name(), hs)
+		}
+		// Replace "a" so that it no longer matches; delete "c".
+		if err := x.Upsert([]units.Unit{{ID: "a", Name: "nothing", Code: "pass"}}); err != nil {
+			t.Fatal(err)
+		}
+		if err := x.Delete([]string{"c", "missing"}); err != nil {
+			t.Fatal(err)
+		}
+		if x.Len() != 3 {
+			t.Errorf("%s: Len after update = %d", x.Name(), x.Len())
+		}
+		for _, q := range []string{"configuration file read", "http header"} {
+			hs, _ := x.Search(ctx, q, 3)
+			for _, h := range hs {
+				if h.ID == "a" && q[0] == 'c' || h.ID == "c" {
+					t.Errorf("%s: %q still finds %s: %v", x.Name(), q, h.ID, hs)
+				}
+			}
+		}
+	}
+}
+
+// TestBM25Okapi checks the score against the formula computed by hand.
+func TestBM25Okapi(t *testing.T) {
+	w := Weights{FieldCode: 1}
+	x := NewBM25(tokenize.Analyzer{}, w)
+	x.Upsert([]units.Unit{
+		{ID: "1", Code: "apple apple banana"},
+		{ID: "2", Code: "banana cherry"},
+		{ID: "3", Code: "cherry cherry cherry date"},
+	})
+	hs, _ := x.Search(context.Background(), "apple", 5)
+	n, df, tf, dl, avgdl := 3.0, 1.0, 2.0, 3.0, 9.0/3
+	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+	want := idf * tf * (BM25K1 + 1) / (tf + BM25K1*(1-BM25B+BM25B*dl/avgdl))
+	if len(hs) != 1 || hs[0].ID != "1" || math.Abs(hs[0].Score-want) > 1e-5 {
+		t.Errorf("got %v, want [1 %f]", hs, want)
+	}
+}
+
+func TestBM25Compaction(t *testing.T) {
+	x := NewBM25(tokenize.Default, DefaultWeights)
+	var us []units.Unit
+	for i := 0; i < 3000; i++ {
+		us = append(us, units.Unit{ID: string(rune('A'+i%26)) + string(rune(i)), Name: "alpha", Code: "beta"})
+	}
+	x.Upsert(us)
+	var del []string
+	for _, u := range us[:2000] {
+		del = append(del, u.ID)
+	}
+	x.Delete(del)
+	if x.Len() != 1000 || len(x.docs) != 1000 {
+		t.Fatalf("Len %d, docs %d: want 1000 after compaction", x.Len(), len(x.docs))
+	}
+	hs, _ := x.Search(context.Background(), "alpha", 2000)
+	if len(hs) != 1000 || hs[0].ID != us[2000].ID {
+		t.Errorf("after compaction: %d hits, first %v", len(hs), hs[:1])
+	}
+}

@@ -1,0 +1,43 @@
+package tokenize
+
+import (
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestSplit(t *testing.T) {
+	cases := map[string]string{
+		"parseHTTPRequest_v2": "parse HTTP Request v2",
+		"HTTPServer":          "HTTP Server",
+		"getX":                "get X",
+		"snake_case_name":     "snake case name",
+		"__init__":            "init",
+		"Base64Encoder":       "Base64 Encoder",
+		"utf8":                "utf8",
+		"ABC":                 "ABC",
+		"$jacoco_Data":        "jacoco Data",
+		"größeÄnderung":       "größe Änderung",
+	}
+	for in, want := range cases {
+		if got := strings.Join(Split(in, nil), " "); got != want {
+			t.Errorf("Split(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestAnalyzer(t *testing.T) {
+	got := Default.Terms("Returns the parsedValues of getHTTPHeaders() in a list_of_items.", nil)
+	want := []string{"return", "parsedvalues", "pars", "valu", "gethttpheaders", "get", "http", "header", "list_of_items", "list", "item"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	plain := Analyzer{}.Terms("getValue x", nil)
+	if !reflect.DeepEqual(plain, []string{"get", "value", "x"}) {
+		t.Errorf("zero analyzer: %q", plain)
+	}
+	toks := Default.Tokens("a fooBar baz")
+	if len(toks) != 4 || toks[0].Pos != 0 || toks[3] != (Token{"baz", 1}) {
+		t.Errorf("positions: %+v", toks)
+	}
+}

@@ -1,0 +1,118 @@
+// Package units cuts source files into code units, the things semantic search
+// ranks: functions, methods, constructors and classes (and Go types), each
+// with its signature, doc comment, doc-free code, path and range. Parsing uses
+// the tree-sitter grammars of github.com/smacker/go-tree-sitter (Java, Python,
+// Go).
+//
+// Architecture invariant: this package knows no LSP beyond textpos positions,
+// does no IO, and never fails on broken input: a file that does not parse
+// yields the units tree-sitter could still recover (tree-sitter is
+// error-tolerant), possibly none.
+package units
+
+import (
+	"path"
+	"strings"
+
+	"github.com/repilot-lsp/repilot-lsp/textpos"
+)
+
+// Kind says what a unit is.
+type Kind string
+
+// Unit kinds.
+const (
+	Function    Kind = "function"    // a top-level function (Python def, Go func)
+	Method      Kind = "method"      // a function declared in a class or with a receiver
+	Constructor Kind = "constructor" // a Java constructor
+	Class       Kind = "class"       // a class, interface, enum, record, annotation or Go type
+)
+
+// Unit is one searchable piece of code.
+//
+// Code never contains the unit's own doc comment (Java Javadoc before the
+// declaration, Python docstring as the first statement, Go comment lines
+// above the declaration): Doc holds it, cleaned of comment markup. For a Class
+// unit, Code is an outline (the header and the signatures of its members), not
+// the whole body, so that a class does not repeat its methods' text.
+type Unit struct {
+	// ID is stable across edits that do not rename or reorder same-named
+	// declarations: "path#Container.Name" with "#k" appended for the k-th
+	// (k >= 2) declaration of the same qualified name in the file (overloads).
+	ID        string `json:"id"`
+	Path      string `json:"path"` // slash-separated, relative to the workspace root
+	Lang      string `json:"lang"` // "java", "python" or "go"
+	Kind      Kind   `json:"kind"`
+	Name      string `json:"name"`
+	Container string `json:"container,omitempty"` // enclosing classes, dot-separated
+	Signature string `json:"signature"`           // declaration up to its body, whitespace collapsed
+	Doc       string `json:"doc,omitempty"`       // cleaned doc comment
+	Code      string `json:"code"`                // source without the doc comment (class: outline)
+	// Range of the declaration (without a preceding doc comment) in LSP
+	// positions (UTF-16) and in byte offsets of the file text.
+	Start     textpos.Position `json:"start"`
+	End       textpos.Position `json:"end"`
+	StartByte int              `json:"startByte"`
+	EndByte   int              `json:"endByte"`
+}
+
+// QualifiedName is Container.Name (or Name for a top-level unit).
+func (u *Unit) QualifiedName() string {
+	if u.Container == "" {
+		return u.Name
+	}
+	return u.Container + "." + u.Name
+}
+
+// WithoutDoc returns a copy of u with Doc cleared (Code already lacks it).
+func (u Unit) WithoutDoc() Unit {
+	u.Doc = ""
+	return u
+}
+
+// Text is the text a retrieval stream sees for the unit: signature, doc and
+// code, separated by newlines. Doc-free units give signature and code only.
+func (u *Unit) Text() string {
+	var b strings.Builder
+	b.Grow(len(u.Signature) + len(u.Doc) + len(u.Code) + 2)
+	b.WriteString(u.Signature)
+	b.WriteByte('\n')
+	if u.Doc != "" {
+		b.WriteString(u.Doc)
+		b.WriteByte('\n')
+	}
+	b.WriteString(u.Code)
+	return b.String()
+}
+
+// Snippet returns at most maxLines lines of the unit's code, for display.
+func (u *Unit) Snippet(maxLines int) string {
+	s := u.Code
+	n := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\n' {
+			n++
+			if n == maxLines {
+				return s[:i] + "\n…"
+			}
+		}
+	}
+	return s
+}
+
+// LangOf returns the language of a file by its extension ("java", "python",
+// "go"), or "" when units cannot be extracted from it.
+func LangOf(file string) string {
+	switch path.Ext(file) {
+	case ".java":
+		return "java"
+	case ".py":
+		return "python"
+	case ".go":
+		return "go"
+	}
+	return ""
+}
+
+// Languages lists the languages Extract supports.
+var Languages = []string{"java", "python", "go"}

@@ -1,0 +1,174 @@
+package units
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// summary renders units one per line: ID kind | signature | doc | code, with
+// newlines shown as ⏎, so a whole extraction compares as one string.
+func summary(us []Unit) string {
+	var b strings.Builder
+	for _, u := range us {
+		fmt.Fprintf(&b, "%s %s %d:%d-%d:%d | %s | %s | %s\n", u.ID, u.Kind, u.Start.Line, u.Start.Character,
+			u.End.Line, u.End.Character, u.Signature, strings.ReplaceAll(u.Doc, "\n", "⏎"),
+			strings.ReplaceAll(u.Code, "\n", "⏎"))
+	}
+	return b.String()
+}
+
+func check(t *testing.T, path, src, want string) {
+	t.Helper()
+	us, err := Extract(context.Background(), path, []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := summary(us)
+	if strings.TrimSpace(got) != strings.TrimSpace(want) {
+		t.Errorf("%s:\ngot:\n%s\nwant:\n%s", path, got, want)
+	}
+	for _, u := range us {
+		if src[u.StartByte:u.EndByte] == "" {
+			t.Errorf("%s: empty range", u.ID)
+		}
+	}
+}
+
+func TestJava(t *testing.T) {
+	src := `package p;
+
+/** A stack of {@code int}s, see {@link java.util.Deque#push(Object) push}. */
+public class IntStack<T> extends Base {
+    private int[] items;
+    /**
+     * Pushes an item.
+     * @param x the item
+     */
+    public void push(int x) { items[n++] = x; }
+    // not a doc
+    int pop() { return items[--n]; }
+    int pop(int k) { return 0; }
+    IntStack() {}
+    enum Color { RED, GREEN; /** Dark? */ boolean dark() { return false; } }
+    interface Sink { void take(int x); }
+}
+`
+	check(t, "src/p/IntStack.java", src, `
+src/p/IntStack.java#IntStack class 3:0-16:1 | public class IntStack<T> extends Base | A stack of ints, see push. | public class IntStack<T> extends Base {⏎    private int[] items;⏎    public void push(int x);⏎    int pop();⏎    int pop(int k);⏎    IntStack();⏎    enum Color⏎    interface Sink⏎}
+src/p/IntStack.java#IntStack.push method 9:4-9:47 | public void push(int x) | Pushes an item.⏎@param x the item | public void push(int x) { items[n++] = x; }
+src/p/IntStack.java#IntStack.pop method 11:4-11:36 | int pop() |  | int pop() { return items[--n]; }
+src/p/IntStack.java#IntStack.pop#2 method 12:4-12:32 | int pop(int k) |  | int pop(int k) { return 0; }
+src/p/IntStack.java#IntStack.IntStack constructor 13:4-13:17 | IntStack() |  | IntStack() {}
+src/p/IntStack.java#IntStack.Color class 14:4-14:76 | enum Color |  | enum Color {⏎    RED,⏎    GREEN,⏎    boolean dark();⏎}
+src/p/IntStack.java#IntStack.Color.dark method 14:42-14:74 | boolean dark() | Dark? | boolean dark() { return false; }
+src/p/IntStack.java#IntStack.Sink class 15:4-15:40 | interface Sink |  | interface Sink {⏎    void take(int x);⏎}
+src/p/IntStack.java#IntStack.Sink.take method 15:21-15:38 | void take(int x) |  | void take(int x);
+`)
+}
+
+func TestPython(t *testing.T) {
+	src := `import os
+
+def top(a, b=1) -> int:
+    """Add two numbers.
+
+    Longer text.
+    """
+    return a + b
+
+@decorator
+def only_doc():
+    'Just a doc.'
+
+class Shape(Base):
+    """A shape."""
+    sides = 0
+
+    def area(self):
+        # comment first
+        return 0
+
+    class Inner:
+        pass
+
+if os.name == "nt":
+    def win():
+        def nested():
+            pass
+        return nested
+`
+	check(t, "pkg/shape.py", src, `
+pkg/shape.py#top function 2:0-7:16 | def top(a, b=1) -> int | Add two numbers.⏎⏎Longer text. | def top(a, b=1) -> int:⏎    return a + b
+pkg/shape.py#only_doc function 9:0-11:17 | def only_doc() | Just a doc. | @decorator⏎def only_doc():
+pkg/shape.py#Shape class 13:0-22:12 | class Shape(Base) | A shape. | class Shape(Base):⏎    sides = 0⏎    def area(self)⏎    class Inner
+pkg/shape.py#Shape.area method 17:4-19:16 | def area(self) |  | def area(self):⏎        # comment first⏎        return 0
+pkg/shape.py#Shape.Inner class 21:4-22:12 | class Inner |  | class Inner:
+pkg/shape.py#win function 25:4-28:21 | def win() |  | def win():⏎        def nested():⏎            pass⏎        return nested
+`)
+}
+
+func TestGo(t *testing.T) {
+	src := `package p
+
+// Server serves.
+//
+// More.
+type Server struct{ n int }
+
+// unrelated
+
+func (s *Server[T]) Start() error { return nil }
+
+//go:noinline
+// Helper helps.
+func Helper() {}
+
+type (
+	// A is a.
+	A int
+	B string
+)
+`
+	check(t, "p/s.go", src, `
+p/s.go#Server class 5:0-5:27 | type Server struct | Server serves.⏎⏎More. | type Server struct{ n int }
+p/s.go#Server.Start method 9:0-9:48 | func (s *Server[T]) Start() error |  | func (s *Server[T]) Start() error { return nil }
+p/s.go#Helper function 13:0-13:16 | func Helper() | Helper helps. | func Helper() {}
+p/s.go#A class 17:1-17:6 | type A int | A is a. | type A int
+p/s.go#B class 18:1-18:9 | type B string |  | type B string
+`)
+}
+
+func TestBrokenInputNeverFails(t *testing.T) {
+	for _, src := range []string{"", "class {", "def (:\n  '''", "func ( {", "/** */", "\x00\xff"} {
+		for _, p := range []string{"a.java", "a.py", "a.go"} {
+			if _, err := Extract(context.Background(), p, []byte(src)); err != nil {
+				t.Errorf("%s %q: %v", p, src, err)
+			}
+		}
+	}
+}
+
+func TestFirstSentence(t *testing.T) {
+	cases := map[string]string{
+		"Returns the value, e.g. 3. More text.":           "Returns the value, e.g. 3.",
+		"Adds an item.\n@param x the item":                "Adds an item.",
+		"Compute the sum\nof two numbers\n\nDetails here.": "Compute the sum of two numbers",
+		"Version 1.2 of the API. Next.":                    "Version 1.2 of the API.",
+		"@return nothing":                                  "",
+	}
+	for in, want := range cases {
+		if got := FirstSentence(in); got != want {
+			t.Errorf("FirstSentence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestCleanJavadoc(t *testing.T) {
+	in := "/**\n * Returns {@code true} if {@link Map#containsKey(Object)} holds; &lt;b&gt; <b>bold</b>.\n * {@link #size() the size}\n */"
+	want := "Returns true if Map.containsKey holds; <b> bold.\nthe size"
+	if got := CleanJavadoc(in); got != want {
+		t.Errorf("got %q, want %q", got, want)
+	}
+}
