@@ -152,8 +152,8 @@ func TestBrokenInputNeverFails(t *testing.T) {
 
 func TestFirstSentence(t *testing.T) {
 	cases := map[string]string{
-		"Returns the value, e.g. 3. More text.":           "Returns the value, e.g. 3.",
-		"Adds an item.\n@param x the item":                "Adds an item.",
+		"Returns the value, e.g. 3. More text.":            "Returns the value, e.g. 3.",
+		"Adds an item.\n@param x the item":                 "Adds an item.",
 		"Compute the sum\nof two numbers\n\nDetails here.": "Compute the sum of two numbers",
 		"Version 1.2 of the API. Next.":                    "Version 1.2 of the API.",
 		"@return nothing":                                  "",
