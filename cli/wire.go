@@ -16,6 +16,9 @@ type RepairConfig struct {
 	// Progress, if set, receives messages about slow start-up work (starting
 	// JDT LS, training the model).
 	Progress repair.Progress
+	// MaxRoots bounds how many projects keep a live JDT LS and model at once
+	// (0: 4); the least recently used project's are closed first.
+	MaxRoots int
 }
 
 // buildRepairer returns the repair service used by serve and repair.
