@@ -1,0 +1,156 @@
+package cli
+
+// pool_test.go tests the per-root backend pool with a fake start function.
+
+import (
+	"context"
+	"errors"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+type fakeStarts struct {
+	mu      sync.Mutex
+	started map[string]int
+	closed  map[string]int
+	fail    map[string]error
+	delay   time.Duration
+}
+
+func (f *fakeStarts) start(ctx context.Context, root string) (repair.Backends, func() error, error) {
+	time.Sleep(f.delay)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := f.fail[root]; err != nil {
+		delete(f.fail, root)
+		return repair.Backends{}, nil, err
+	}
+	f.started[root]++
+	return repair.Backends{}, func() error {
+		f.mu.Lock()
+		defer f.mu.Unlock()
+		f.closed[root]++
+		return nil
+	}, nil
+}
+
+func (f *fakeStarts) counts(root string) (int, int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.started[root], f.closed[root]
+}
+
+func newFakeStarts() *fakeStarts {
+	return &fakeStarts{started: map[string]int{}, closed: map[string]int{}, fail: map[string]error{}}
+}
+
+func use(t *testing.T, p *pool, root string) {
+	t.Helper()
+	e, err := p.acquire(context.Background(), root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p.release(e)
+}
+
+func TestPoolStartsOncePerRootAndSerialises(t *testing.T) {
+	f := newFakeStarts()
+	f.delay = 50 * time.Millisecond
+	p := newPool(f.start, 2)
+	var active, maxActive atomic.Int32
+	var wg sync.WaitGroup
+	for i := 0; i < 8; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			e, err := p.acquire(context.Background(), "/a")
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			n := active.Add(1)
+			if n > maxActive.Load() {
+				maxActive.Store(n)
+			}
+			time.Sleep(5 * time.Millisecond)
+			active.Add(-1)
+			p.release(e)
+		}()
+	}
+	wg.Wait()
+	if s, _ := f.counts("/a"); s != 1 {
+		t.Fatalf("started %d times", s)
+	}
+	if maxActive.Load() != 1 {
+		t.Fatalf("%d repairs of one root ran at once", maxActive.Load())
+	}
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, c := f.counts("/a"); c != 1 {
+		t.Fatalf("closed %d times", c)
+	}
+	if _, err := p.acquire(context.Background(), "/a"); !errors.Is(err, errPoolClosed) {
+		t.Fatalf("acquire after Close: %v", err)
+	}
+}
+
+func TestPoolEvictsLeastRecentlyUsed(t *testing.T) {
+	f := newFakeStarts()
+	p := newPool(f.start, 2)
+	use(t, p, "/a")
+	use(t, p, "/b")
+	use(t, p, "/a")
+	use(t, p, "/c") // evicts /b, the least recently used
+	if _, c := f.counts("/b"); c != 1 {
+		t.Fatalf("/b closed %d times", c)
+	}
+	if _, c := f.counts("/a"); c != 0 {
+		t.Fatal("/a evicted")
+	}
+	use(t, p, "/b") // restarts /b, evicts /a
+	if s, _ := f.counts("/b"); s != 2 {
+		t.Fatalf("/b started %d times", s)
+	}
+	p.Close()
+	for _, r := range []string{"/a", "/b", "/c"} {
+		if s, c := f.counts(r); s != c {
+			t.Errorf("%s started %d closed %d", r, s, c)
+		}
+	}
+}
+
+func TestPoolRetriesFailedStart(t *testing.T) {
+	f := newFakeStarts()
+	boom := errors.New("no JDT LS")
+	f.fail["/a"] = boom
+	p := newPool(f.start, 2)
+	if _, err := p.acquire(context.Background(), "/a"); !errors.Is(err, boom) {
+		t.Fatalf("err = %v", err)
+	}
+	use(t, p, "/a")
+	if s, _ := f.counts("/a"); s != 1 {
+		t.Fatalf("started %d", s)
+	}
+	p.Close()
+}
+
+func TestPoolAcquireCancelled(t *testing.T) {
+	f := newFakeStarts()
+	f.delay = 300 * time.Millisecond
+	p := newPool(f.start, 2)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
+	defer cancel()
+	if _, err := p.acquire(ctx, "/a"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+	use(t, p, "/a") // the start went on; it is reused
+	if s, _ := f.counts("/a"); s != 1 {
+		t.Fatalf("started %d", s)
+	}
+	p.Close()
+}
