@@ -1,0 +1,187 @@
+package dense
+
+// cache.go keeps embeddings on disk, keyed by the SHA-256 of the model name
+// and the exact text embedded, so a restart (or a unit that moved without
+// changing) never embeds the same text twice.
+//
+// File format (little endian), one file per model, append-only:
+//
+//	"RPVEC1\n" then records of: key [32]byte, dim uint32, dim × float32.
+//
+// A truncated last record (a crash mid-write) is ignored on load.
+
+import (
+	"bufio"
+	"crypto/sha256"
+	"encoding/binary"
+	"encoding/hex"
+	"errors"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sync"
+)
+
+const cacheMagic = "RPVEC1\n"
+
+// Key identifies one (model, text) pair.
+type Key [32]byte
+
+// KeyOf returns the cache key of text embedded by model.
+func KeyOf(model, text string) Key {
+	h := sha256.New()
+	h.Write([]byte(model))
+	h.Write([]byte{0})
+	h.Write([]byte(text))
+	var k Key
+	h.Sum(k[:0])
+	return k
+}
+
+// Cache maps keys to vectors, in memory and (when it has a file) on disk.
+// It is safe for concurrent use.
+type Cache struct {
+	mu   sync.Mutex
+	m    map[Key][]float32
+	f    *os.File
+	w    *bufio.Writer
+	path string
+}
+
+// OpenCache loads (or creates) the cache file for model under dir. dir ""
+// gives a memory-only cache.
+func OpenCache(dir, model string) (*Cache, error) {
+	c := &Cache{m: map[Key][]float32{}}
+	if dir == "" {
+		return c, nil
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	sum := sha256.Sum256([]byte(model))
+	c.path = filepath.Join(dir, "embeddings-"+hex.EncodeToString(sum[:8])+".bin")
+	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	valid, err := c.load(f)
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	// Drop a torn tail so appends start on a record boundary.
+	if err := f.Truncate(valid); err != nil {
+		f.Close()
+		return nil, err
+	}
+	if _, err := f.Seek(valid, io.SeekStart); err != nil {
+		f.Close()
+		return nil, err
+	}
+	c.f, c.w = f, bufio.NewWriterSize(f, 1<<16)
+	if valid == 0 {
+		c.w.WriteString(cacheMagic)
+	}
+	return c, nil
+}
+
+// load reads every complete record; it returns the length of the valid
+// prefix of the file.
+func (c *Cache) load(f *os.File) (int64, error) {
+	r := bufio.NewReaderSize(f, 1<<16)
+	magic := make([]byte, len(cacheMagic))
+	if _, err := io.ReadFull(r, magic); err != nil {
+		return 0, nil // empty or torn header: start over
+	}
+	if string(magic) != cacheMagic {
+		return 0, errors.New("dense: " + f.Name() + " is not an embedding cache (wrong magic)")
+	}
+	valid := int64(len(cacheMagic))
+	var head [36]byte
+	for {
+		if _, err := io.ReadFull(r, head[:]); err != nil {
+			return valid, nil
+		}
+		var k Key
+		copy(k[:], head[:32])
+		dim := binary.LittleEndian.Uint32(head[32:])
+		if dim == 0 || dim > 1<<16 {
+			return valid, nil
+		}
+		buf := make([]byte, 4*dim)
+		if _, err := io.ReadFull(r, buf); err != nil {
+			return valid, nil
+		}
+		v := make([]float32, dim)
+		for i := range v {
+			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
+		}
+		c.m[k] = v
+		valid += int64(36 + 4*dim)
+	}
+}
+
+// Get returns the vector for k.
+func (c *Cache) Get(k Key) ([]float32, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v, ok := c.m[k]
+	return v, ok
+}
+
+// Put stores v under k (and appends it to the file, buffered: call Flush).
+func (c *Cache) Put(k Key, v []float32) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[k]; ok {
+		return nil
+	}
+	c.m[k] = v
+	if c.w == nil {
+		return nil
+	}
+	var head [36]byte
+	copy(head[:], k[:])
+	binary.LittleEndian.PutUint32(head[32:], uint32(len(v)))
+	c.w.Write(head[:])
+	var b [4]byte
+	for _, x := range v {
+		binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
+		if _, err := c.w.Write(b[:]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Len is the number of vectors held.
+func (c *Cache) Len() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.m)
+}
+
+// Flush writes buffered vectors to the file.
+func (c *Cache) Flush() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.w == nil {
+		return nil
+	}
+	return c.w.Flush()
+}
+
+// Close flushes and closes the file.
+func (c *Cache) Close() error {
+	err := c.Flush()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.f != nil {
+		if cerr := c.f.Close(); err == nil {
+			err = cerr
+		}
+		c.f, c.w = nil, nil
+	}
+	return err
+}

@@ -1,0 +1,116 @@
+package dense
+
+import (
+	"context"
+	"os"
+	"reflect"
+	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/search/llm"
+	"github.com/repilot-lsp/repilot-lsp/search/llm/llmtest"
+	"github.com/repilot-lsp/repilot-lsp/search/units"
+)
+
+func TestCacheRoundTripAndTornTail(t *testing.T) {
+	dir := t.TempDir()
+	c, err := OpenCache(dir, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	k1, k2 := KeyOf("m", "a"), KeyOf("m", "b")
+	c.Put(k1, []float32{1, 2, 3})
+	c.Put(k2, []float32{4, 5, 6})
+	if err := c.Close(); err != nil {
+		t.Fatal(err)
+	}
+	// Tear the last record.
+	f, _ := os.OpenFile(c.path, os.O_RDWR, 0)
+	st, _ := f.Stat()
+	f.Truncate(st.Size() - 5)
+	f.Close()
+	c2, err := OpenCache(dir, "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := c2.Get(k1); !ok || !reflect.DeepEqual(v, []float32{1, 2, 3}) {
+		t.Errorf("k1 = %v %v", v, ok)
+	}
+	if _, ok := c2.Get(k2); ok {
+		t.Error("torn record loaded")
+	}
+	c2.Put(k2, []float32{7, 8, 9})
+	c2.Close()
+	c3, _ := OpenCache(dir, "m")
+	if v, ok := c3.Get(k2); !ok || v[0] != 7 || c3.Len() != 2 {
+		t.Errorf("after append: %v %v len %d", v, ok, c3.Len())
+	}
+	c3.Close()
+	if other, _ := OpenCache(dir, "other-model"); other.Len() != 0 {
+		t.Error("models share a cache file")
+	}
+	if KeyOf("m", "a") == KeyOf("n", "a") {
+		t.Error("key ignores the model")
+	}
+}
+
+func TestStoreSyncSearchAndCache(t *testing.T) {
+	s := llmtest.New()
+	defer s.Close()
+	emb, _ := llm.NewEmbedder(llm.Config{BaseURL: s.BaseURL(), Model: "bow"})
+	dir := t.TempDir()
+	us := []units.Unit{
+		{ID: "read", Signature: "def read_config_file(path)", Code: "open config file read"},
+		{ID: "log", Signature: "def write_log(msg)", Code: "append message log"},
+		{ID: "http", Signature: "def parse_header(line)", Code: "split http header line"},
+	}
+	ctx := context.Background()
+	open := func() *Store {
+		c, err := OpenCache(dir, emb.Model())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return NewStore(emb, c, Options{Batch: 2})
+	}
+	st := open()
+	st.Upsert(us)
+	if st.Len() != 0 || st.Pending() != 3 {
+		t.Fatalf("before sync: len %d pending %d", st.Len(), st.Pending())
+	}
+	var last [2]int
+	if err := st.Sync(ctx, func(d, n int) { last = [2]int{d, n} }); err != nil {
+		t.Fatal(err)
+	}
+	if st.Len() != 3 || last != [2]int{3, 3} {
+		t.Errorf("after sync: len %d progress %v", st.Len(), last)
+	}
+	q, err := st.EmbedQuery(ctx, "read the config file")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if hs := st.Search(q, 2); len(hs) != 2 || hs[0].ID != "read" {
+		t.Errorf("search: %+v", hs)
+	}
+	parts := [][]float32{q, s.Embed("parse http header")}
+	hs := st.SearchMax(parts, 3)
+	if hs[0].ID != "read" && hs[0].ID != "http" || hs[2].ID != "log" {
+		t.Errorf("searchMax: %+v", hs)
+	}
+	st.Delete([]string{"read"})
+	if hs := st.Search(q, 3); len(hs) != 2 || hs[0].ID == "read" {
+		t.Errorf("after delete: %+v", hs)
+	}
+	st.cache.Close()
+
+	// A restart embeds nothing already cached; a changed unit is re-embedded.
+	_, before, _ := s.Counts()
+	st2 := open()
+	us[1].Code = "append message to the log file"
+	st2.Upsert(us)
+	if st2.Len() != 2 || st2.Pending() != 1 {
+		t.Errorf("restart: len %d pending %d", st2.Len(), st2.Pending())
+	}
+	st2.Sync(ctx, nil)
+	if _, after, _ := s.Counts(); after-before != 1 {
+		t.Errorf("restart embedded %d texts, want 1", after-before)
+	}
+}

@@ -1,0 +1,517 @@
+// Package index keeps the workspace index of semantic search: the code units
+// (package units) of every Java, Python and Go file under a root, built in
+// the background with progress, updated incrementally file by file (Update,
+// Remove, UpdateFromDisk: what didChange, didSave and didChangeWatchedFiles
+// need), and cached on disk so a restart re-parses only files whose content
+// changed.
+//
+// Subscribers (the retrieval streams) receive every change as a Change, in
+// order, so each can keep its own structure (lexical index, vectors) in step.
+//
+// Architecture invariant: the index knows files, bytes and units; it knows
+// nothing of LSP (callers pass paths, not URIs) and nothing of the streams.
+package index
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/search/units"
+)
+
+// Change is what one update did: units added or modified (to be upserted)
+// and IDs of units that disappeared.
+type Change struct {
+	Upserted []units.Unit
+	Removed  []string
+}
+
+// Progress reports a build: Files of TotalFiles files done, Units found so
+// far, Reused of the files taken from the cache without parsing.
+type Progress struct {
+	Files, TotalFiles, Units, Reused int
+	Done                             bool
+}
+
+// Options configure an Index.
+type Options struct {
+	// Root is the workspace root; paths in units are relative to it.
+	Root string
+	// CacheDir holds the unit cache between runs ("" disables it).
+	CacheDir string
+	// Include, when set, limits the index to files for which it returns true
+	// (rel is slash-separated, relative to Root).
+	Include func(rel string) bool
+	// Workers parse files in parallel (0: GOMAXPROCS, at most 4).
+	Workers int
+}
+
+// SkipDirs are directory names never walked: version control, dependencies
+// and build outputs. Hidden directories (".name") and Python virtual
+// environments (a directory holding pyvenv.cfg) are skipped too.
+var SkipDirs = map[string]bool{
+	"node_modules": true, "target": true, "build": true, "out": true, "bin": true,
+	"__pycache__": true, "venv": true, "site-packages": true, "dist": true,
+}
+
+type fileEntry struct {
+	Hash    [32]byte
+	Size    int64 // from disk; 0 when the entry came from an editor buffer
+	ModTime int64 // UnixNano, as Size
+	Units   []units.Unit
+}
+
+// Index is the workspace index. It is safe for concurrent use.
+type Index struct {
+	opt Options
+
+	notify sync.Mutex // held while a change is applied and delivered: keeps order
+	subs   []func(Change)
+
+	mu    sync.RWMutex
+	files map[string]*fileEntry // by relative path
+	byID  map[string]*units.Unit
+	dirty bool // files changed since the last Save
+}
+
+// New returns an empty index for opt.Root. Call Build to fill it.
+func New(opt Options) (*Index, error) {
+	root, err := filepath.Abs(opt.Root)
+	if err != nil {
+		return nil, err
+	}
+	opt.Root = root
+	if opt.Workers <= 0 {
+		opt.Workers = min(runtime.GOMAXPROCS(0), 4)
+	}
+	return &Index{opt: opt, files: map[string]*fileEntry{}, byID: map[string]*units.Unit{}}, nil
+}
+
+// Root is the absolute workspace root.
+func (x *Index) Root() string { return x.opt.Root }
+
+// Subscribe registers f to receive every later change, in order. f runs on
+// the goroutine that made the change, with the index's notification lock
+// held: it must not call Update, Remove or Build. Subscribe before Build to
+// see every unit.
+func (x *Index) Subscribe(f func(Change)) {
+	x.notify.Lock()
+	defer x.notify.Unlock()
+	x.subs = append(x.subs, f)
+}
+
+// Len is the number of units.
+func (x *Index) Len() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	return len(x.byID)
+}
+
+// Unit returns the unit with the given ID.
+func (x *Index) Unit(id string) (units.Unit, bool) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	u, ok := x.byID[id]
+	if !ok {
+		return units.Unit{}, false
+	}
+	return *u, true
+}
+
+// Units returns every unit, sorted by path then position.
+func (x *Index) Units() []units.Unit {
+	x.mu.RLock()
+	paths := make([]string, 0, len(x.files))
+	for p := range x.files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	var out []units.Unit
+	for _, p := range paths {
+		out = append(out, x.files[p].Units...)
+	}
+	x.mu.RUnlock()
+	return out
+}
+
+// Files returns the relative paths of the indexed files, sorted.
+func (x *Index) Files() []string {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	out := make([]string, 0, len(x.files))
+	for p := range x.files {
+		out = append(out, p)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// Rel converts an absolute or root-relative path to the slash-separated
+// path relative to the root; ok is false for paths outside the root.
+func (x *Index) Rel(path string) (rel string, ok bool) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(x.opt.Root, path)
+	}
+	r, err := filepath.Rel(x.opt.Root, filepath.Clean(path))
+	if err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		return "", false
+	}
+	return filepath.ToSlash(r), true
+}
+
+func (x *Index) wanted(rel string) bool {
+	if units.LangOf(rel) == "" {
+		return false
+	}
+	return x.opt.Include == nil || x.opt.Include(rel)
+}
+
+// apply replaces the entries of the given files (nil entry: remove) and
+// delivers the resulting change. The caller holds x.notify.
+func (x *Index) apply(entries map[string]*fileEntry) Change {
+	var ch Change
+	x.mu.Lock()
+	for rel, e := range entries {
+		old := x.files[rel]
+		var oldByID map[string]*units.Unit
+		if old != nil {
+			oldByID = make(map[string]*units.Unit, len(old.Units))
+			for i := range old.Units {
+				oldByID[old.Units[i].ID] = &old.Units[i]
+			}
+		}
+		if e != nil {
+			for i := range e.Units {
+				u := &e.Units[i]
+				if o, ok := oldByID[u.ID]; !ok || *o != *u {
+					ch.Upserted = append(ch.Upserted, *u)
+				}
+				delete(oldByID, u.ID)
+				x.byID[u.ID] = u
+			}
+			x.files[rel] = e
+		} else {
+			delete(x.files, rel)
+		}
+		for id := range oldByID {
+			ch.Removed = append(ch.Removed, id)
+			delete(x.byID, id)
+		}
+		x.dirty = true
+	}
+	x.mu.Unlock()
+	if len(ch.Upserted) > 0 || len(ch.Removed) > 0 {
+		for _, f := range x.subs {
+			f(ch)
+		}
+	}
+	return ch
+}
+
+// Update sets the text of one file (an editor buffer: didOpen, didChange)
+// and re-extracts its units if the text changed. Files outside the root or
+// in no supported language are ignored. The returned Change says what
+// changed.
+func (x *Index) Update(ctx context.Context, path string, text []byte) (Change, error) {
+	rel, ok := x.Rel(path)
+	if !ok || !x.wanted(rel) {
+		return Change{}, nil
+	}
+	h := sha256.Sum256(text)
+	x.mu.RLock()
+	old := x.files[rel]
+	x.mu.RUnlock()
+	if old != nil && old.Hash == h {
+		return Change{}, nil
+	}
+	us, err := units.Extract(ctx, rel, text)
+	if err != nil && ctx.Err() != nil {
+		return Change{}, err
+	}
+	x.notify.Lock()
+	defer x.notify.Unlock()
+	return x.apply(map[string]*fileEntry{rel: {Hash: h, Units: us}}), nil
+}
+
+// UpdateFromDisk re-reads a file (didSave, didChangeWatchedFiles created or
+// changed); a file that no longer exists is removed.
+func (x *Index) UpdateFromDisk(ctx context.Context, path string) (Change, error) {
+	rel, ok := x.Rel(path)
+	if !ok {
+		return Change{}, nil
+	}
+	abs := filepath.Join(x.opt.Root, filepath.FromSlash(rel))
+	st, err := os.Stat(abs)
+	if errors.Is(err, fs.ErrNotExist) {
+		return x.Remove(path), nil
+	}
+	if err != nil {
+		return Change{}, err
+	}
+	if st.IsDir() {
+		return x.rescan(ctx, rel)
+	}
+	text, err := os.ReadFile(abs)
+	if err != nil {
+		return Change{}, err
+	}
+	ch, err := x.Update(ctx, rel, text)
+	if err == nil {
+		x.mu.Lock()
+		if e := x.files[rel]; e != nil && e.Hash == sha256.Sum256(text) {
+			e.Size, e.ModTime = st.Size(), st.ModTime().UnixNano()
+		}
+		x.mu.Unlock()
+	}
+	return ch, err
+}
+
+// rescan re-walks one directory (a folder created or renamed).
+func (x *Index) rescan(ctx context.Context, relDir string) (Change, error) {
+	var all Change
+	err := x.walk(filepath.Join(x.opt.Root, filepath.FromSlash(relDir)), func(rel, _ string) error {
+		ch, err := x.UpdateFromDisk(ctx, rel)
+		all.Upserted = append(all.Upserted, ch.Upserted...)
+		all.Removed = append(all.Removed, ch.Removed...)
+		return err
+	})
+	return all, err
+}
+
+// Remove drops a file, or every file under a directory (didChangeWatchedFiles
+// deleted).
+func (x *Index) Remove(path string) Change {
+	rel, ok := x.Rel(path)
+	if !ok {
+		return Change{}
+	}
+	x.notify.Lock()
+	defer x.notify.Unlock()
+	gone := map[string]*fileEntry{}
+	x.mu.RLock()
+	for p := range x.files {
+		if p == rel || rel == "." || strings.HasPrefix(p, rel+"/") {
+			gone[p] = nil
+		}
+	}
+	x.mu.RUnlock()
+	return x.apply(gone)
+}
+
+// walk calls f for every wanted file under dir (absolute), with its
+// root-relative and absolute path.
+func (x *Index) walk(dir string, f func(rel, abs string) error) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			if p == dir {
+				return err
+			}
+			return nil // unreadable entries are skipped
+		}
+		if d.IsDir() {
+			if p != dir && (strings.HasPrefix(d.Name(), ".") || SkipDirs[d.Name()]) {
+				return filepath.SkipDir
+			}
+			if _, err := os.Stat(filepath.Join(p, "pyvenv.cfg")); err == nil {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		rel, ok := x.Rel(p)
+		if !ok || !x.wanted(rel) {
+			return nil
+		}
+		return f(rel, p)
+	})
+}
+
+// Build walks the root and brings the index in step with the files on disk:
+// new and changed files are parsed (or taken from the disk cache when their
+// content hash matches), vanished files are removed. progress (may be nil)
+// is called after each batch of files and once with Done set. Subscribers
+// receive the changes batch by batch, so search works on a partial index
+// while Build runs. The cache is saved at the end.
+func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
+	type job struct {
+		rel, abs string
+	}
+	var jobs []job
+	if err := x.walk(x.opt.Root, func(rel, abs string) error {
+		jobs = append(jobs, job{rel, abs})
+		return nil
+	}); err != nil {
+		return fmt.Errorf("index: walking %s: %w", x.opt.Root, err)
+	}
+	cached := x.loadCache()
+	p := Progress{TotalFiles: len(jobs)}
+	seen := map[string]bool{}
+	const batchSize = 64
+	for start := 0; start < len(jobs); start += batchSize {
+		batch := jobs[start:min(start+batchSize, len(jobs))]
+		entries := make([]*fileEntry, len(batch))
+		reused := make([]bool, len(batch))
+		var wg sync.WaitGroup
+		sem := make(chan struct{}, x.opt.Workers)
+		for i, j := range batch {
+			seen[j.rel] = true
+			wg.Add(1)
+			sem <- struct{}{}
+			go func() {
+				defer func() { <-sem; wg.Done() }()
+				entries[i], reused[i] = x.load(ctx, j.rel, j.abs, cached[j.rel])
+			}()
+		}
+		wg.Wait()
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		m := map[string]*fileEntry{}
+		x.mu.RLock()
+		for i, j := range batch {
+			if reused[i] {
+				p.Reused++
+			}
+			cur := x.files[j.rel]
+			if cur != nil && cur.Size == 0 {
+				continue // an editor buffer (Update) wins over the disk
+			}
+			if e := entries[i]; e != nil && (cur == nil || cur.Hash != e.Hash) {
+				m[j.rel] = e
+			}
+		}
+		x.mu.RUnlock()
+		x.notify.Lock()
+		x.apply(m)
+		x.notify.Unlock()
+		p.Files += len(batch)
+		p.Units = x.Len()
+		if progress != nil {
+			progress(p)
+		}
+	}
+	// Files indexed before (or in the cache) that are gone from disk.
+	gone := map[string]*fileEntry{}
+	x.mu.RLock()
+	for rel, e := range x.files {
+		if !seen[rel] && e.Size != 0 {
+			gone[rel] = nil
+		}
+	}
+	x.mu.RUnlock()
+	x.notify.Lock()
+	x.apply(gone)
+	x.notify.Unlock()
+	p.Units, p.Done = x.Len(), true
+	if progress != nil {
+		progress(p)
+	}
+	return x.Save()
+}
+
+// load returns the entry for one file: the cached one when size and mtime
+// (or else the content hash) match, a fresh extraction otherwise; nil when
+// the file cannot be read or parsed.
+func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry) (*fileEntry, bool) {
+	st, err := os.Stat(abs)
+	if err != nil {
+		return nil, false
+	}
+	size, mtime := st.Size(), st.ModTime().UnixNano()
+	if c != nil && c.Size == size && c.ModTime == mtime {
+		return c, true
+	}
+	text, err := os.ReadFile(abs)
+	if err != nil {
+		return nil, false
+	}
+	h := sha256.Sum256(text)
+	if c != nil && c.Hash == h {
+		c.Size, c.ModTime = size, mtime
+		return c, true
+	}
+	us, err := units.Extract(ctx, rel, text)
+	if err != nil {
+		return nil, false
+	}
+	return &fileEntry{Hash: h, Size: size, ModTime: mtime, Units: us}, false
+}
+
+const cacheFile = "units-v1.gob"
+
+func (x *Index) loadCache() map[string]*fileEntry {
+	if x.opt.CacheDir == "" {
+		return nil
+	}
+	f, err := os.Open(filepath.Join(x.opt.CacheDir, cacheFile))
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	var m map[string]*fileEntry
+	if err := gob.NewDecoder(f).Decode(&m); err != nil {
+		return nil // a corrupt or old cache is rebuilt
+	}
+	return m
+}
+
+// Save writes the unit cache (atomically: a temporary file renamed over the
+// old one). It is a no-op without a cache directory or changes.
+func (x *Index) Save() error {
+	if x.opt.CacheDir == "" {
+		return nil
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if !x.dirty {
+		return nil
+	}
+	if err := os.MkdirAll(x.opt.CacheDir, 0o755); err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(x.opt.CacheDir, cacheFile+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := gob.NewEncoder(tmp).Encode(x.files); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), filepath.Join(x.opt.CacheDir, cacheFile)); err != nil {
+		return err
+	}
+	x.dirty = false
+	return nil
+}
+
+// AutoSave saves the cache every interval until ctx ends (then once more).
+func (x *Index) AutoSave(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			x.Save()
+			return
+		case <-t.C:
+			x.Save()
+		}
+	}
+}

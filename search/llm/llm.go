@@ -1,0 +1,245 @@
+// Package llm is what semantic search asks of models: embeddings (the dense
+// streams) and chat completions (query augmentation, code generation,
+// reranking: the RepoRift pipeline, Jain et al. 2024, "RepoRift: ... with
+// repository-aware query augmentation"), through any OpenAI-compatible server
+// (OpenAI, llama.cpp's llama-server, vLLM, Ollama) with
+// github.com/sashabaranov/go-openai.
+//
+// Architecture invariant: prompts and the parsing of model answers live here
+// (prompts.go); the search engine sees only Go values. No test reaches a
+// real network: the tests run against an httptest server speaking the
+// OpenAI wire format.
+package llm
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"os"
+	"strings"
+	"time"
+
+	openai "github.com/sashabaranov/go-openai"
+)
+
+// Embedder turns texts into vectors.
+type Embedder interface {
+	// Embed returns one vector per text, in order. All vectors have the same
+	// length.
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	// Model names the model; it keys the embedding cache, so two models
+	// never share vectors.
+	Model() string
+}
+
+// Chat answers one prompt.
+type Chat interface {
+	// Complete returns the assistant's reply to a system and a user message.
+	Complete(ctx context.Context, system, user string) (string, error)
+	// Model names the model in reports.
+	Model() string
+}
+
+// Env names read by Config.FromEnv. The API key variables are shared with
+// lm/openai (REPILOT_API_KEY, then OPENAI_API_KEY).
+const (
+	EnvChatURL    = "REPILOT_SEARCH_CHAT_URL"    // e.g. http://127.0.0.1:8080/v1
+	EnvChatModel  = "REPILOT_SEARCH_CHAT_MODEL"  // e.g. qwen2.5-coder-7b-instruct
+	EnvEmbedURL   = "REPILOT_SEARCH_EMBED_URL"   // e.g. http://127.0.0.1:8081/v1
+	EnvEmbedModel = "REPILOT_SEARCH_EMBED_MODEL" // e.g. all-MiniLM-L6-v2
+	EnvAPIKey     = "REPILOT_API_KEY"
+	EnvOpenAIKey  = "OPENAI_API_KEY"
+)
+
+// Config locates an OpenAI-compatible server for one role.
+type Config struct {
+	// BaseURL includes the version path: "http://127.0.0.1:8080/v1". Empty
+	// means the role is not configured.
+	BaseURL string
+	Model   string
+	// APIKey is sent as a bearer token; empty: REPILOT_API_KEY, then
+	// OPENAI_API_KEY, else none (local servers). Never logged.
+	APIKey string
+	// Timeout bounds one HTTP request (default 120 s).
+	Timeout time.Duration
+	// Retries after a server error (HTTP 429 or 5xx) or a failed connection
+	// (default 2; negative: none).
+	Retries int
+}
+
+func (c Config) client() *openai.Client {
+	key := c.APIKey
+	if key == "" {
+		key = os.Getenv(EnvAPIKey)
+	}
+	if key == "" {
+		key = os.Getenv(EnvOpenAIKey)
+	}
+	cfg := openai.DefaultConfig(key)
+	cfg.BaseURL = strings.TrimRight(c.BaseURL, "/")
+	t := c.Timeout
+	if t <= 0 {
+		t = 120 * time.Second
+	}
+	cfg.HTTPClient = &http.Client{Timeout: t}
+	return openai.NewClientWithConfig(cfg)
+}
+
+func (c Config) retries() int {
+	switch {
+	case c.Retries < 0:
+		return 0
+	case c.Retries == 0:
+		return 2
+	}
+	return c.Retries
+}
+
+// retry runs f until it succeeds, fails for good, or the retries are spent;
+// waits 0.5 s, 1 s, 2 s, ... between tries.
+func retry(ctx context.Context, n int, f func() error) error {
+	wait := 500 * time.Millisecond
+	for i := 0; ; i++ {
+		err := f()
+		if err == nil || i >= n || ctx.Err() != nil || !transient(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+		wait *= 2
+	}
+}
+
+func transient(err error) bool {
+	var api *openai.APIError
+	if errors.As(err, &api) {
+		return api.HTTPStatusCode == 429 || api.HTTPStatusCode >= 500
+	}
+	var req *openai.RequestError
+	if errors.As(err, &req) {
+		return req.HTTPStatusCode == 429 || req.HTTPStatusCode >= 500
+	}
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// OpenAIEmbedder calls POST {BaseURL}/embeddings.
+type OpenAIEmbedder struct {
+	cfg    Config
+	client *openai.Client
+	// Batch is the number of texts per request (default 32).
+	Batch int
+}
+
+// NewEmbedder returns an Embedder for cfg; BaseURL and Model are required.
+func NewEmbedder(cfg Config) (*OpenAIEmbedder, error) {
+	if cfg.BaseURL == "" || cfg.Model == "" {
+		return nil, errors.New("llm: an embedding server needs a base URL and a model name")
+	}
+	return &OpenAIEmbedder{cfg: cfg, client: cfg.client(), Batch: 32}, nil
+}
+
+// Model implements Embedder.
+func (e *OpenAIEmbedder) Model() string { return e.cfg.Model }
+
+// Embed implements Embedder. Empty texts are sent as a single space (some
+// servers reject empty input).
+func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, 0, len(texts))
+	batch := max(e.Batch, 1)
+	for start := 0; start < len(texts); start += batch {
+		in := append([]string(nil), texts[start:min(start+batch, len(texts))]...)
+		for i, t := range in {
+			if strings.TrimSpace(t) == "" {
+				in[i] = " "
+			}
+		}
+		var res openai.EmbeddingResponse
+		err := retry(ctx, e.cfg.retries(), func() error {
+			var err error
+			res, err = e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
+				Input: in, Model: openai.EmbeddingModel(e.cfg.Model),
+			})
+			return err
+		})
+		if err != nil {
+			return nil, fmt.Errorf("llm: embeddings from %s: %w", e.cfg.Model, err)
+		}
+		if len(res.Data) != len(in) {
+			return nil, fmt.Errorf("llm: embeddings: %d inputs, %d vectors", len(in), len(res.Data))
+		}
+		vecs := make([][]float32, len(in))
+		for _, d := range res.Data {
+			if d.Index < 0 || d.Index >= len(in) || vecs[d.Index] != nil {
+				return nil, fmt.Errorf("llm: embeddings: bad or repeated index %d", d.Index)
+			}
+			vecs[d.Index] = d.Embedding
+		}
+		for _, v := range vecs {
+			if len(v) == 0 || (len(out) > 0 && len(v) != len(out[0])) {
+				return nil, fmt.Errorf("llm: embeddings: vectors of unequal or zero length")
+			}
+			out = append(out, v)
+		}
+	}
+	return out, nil
+}
+
+// OpenAIChat calls POST {BaseURL}/chat/completions.
+type OpenAIChat struct {
+	cfg    Config
+	client *openai.Client
+	// Temperature of every request (default 0: deterministic where the
+	// server allows it).
+	Temperature float32
+	// MaxTokens bounds each reply (default 512).
+	MaxTokens int
+}
+
+// NewChat returns a Chat for cfg; BaseURL and Model are required.
+func NewChat(cfg Config) (*OpenAIChat, error) {
+	if cfg.BaseURL == "" || cfg.Model == "" {
+		return nil, errors.New("llm: a chat server needs a base URL and a model name")
+	}
+	return &OpenAIChat{cfg: cfg, client: cfg.client(), MaxTokens: 512}, nil
+}
+
+// Model implements Chat.
+func (c *OpenAIChat) Model() string { return c.cfg.Model }
+
+// Complete implements Chat.
+func (c *OpenAIChat) Complete(ctx context.Context, system, user string) (string, error) {
+	// go-openai omits a zero temperature (omitempty), and servers then use
+	// their own default (llama-server: 0.8): send the smallest positive one.
+	temp := c.Temperature
+	if temp <= 0 {
+		temp = math.SmallestNonzeroFloat32
+	}
+	seed := 0
+	var res openai.ChatCompletionResponse
+	err := retry(ctx, c.cfg.retries(), func() error {
+		var err error
+		res, err = c.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+			Model: c.cfg.Model,
+			Messages: []openai.ChatCompletionMessage{
+				{Role: openai.ChatMessageRoleSystem, Content: system},
+				{Role: openai.ChatMessageRoleUser, Content: user},
+			},
+			Temperature: temp,
+			Seed:        &seed,
+			MaxTokens:   c.MaxTokens,
+		})
+		return err
+	})
+	if err != nil {
+		return "", fmt.Errorf("llm: chat with %s: %w", c.cfg.Model, err)
+	}
+	if len(res.Choices) == 0 {
+		return "", fmt.Errorf("llm: chat with %s: no choices in the reply", c.cfg.Model)
+	}
+	return res.Choices[0].Message.Content, nil
+}
