@@ -1,0 +1,203 @@
+package openai
+
+// config.go defines Config, the settings of an OpenAI-compatible model server
+// (base URL, model, API key, FIM template, server dialect, timeouts,
+// concurrency, retries), and the rules that keep the API key out of logs and
+// errors.
+
+import (
+	"fmt"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Environment variables read for the API key when Config.APIKey is empty, in
+// this order.
+const (
+	EnvAPIKey       = "REPILOT_API_KEY"
+	EnvOpenAIAPIKey = "OPENAI_API_KEY"
+)
+
+// Server dialects: which sampler fields beyond the OpenAI completions API a
+// request may carry. The speculative path needs the server to sample from the
+// model's tempered distribution without other truncation (see lm.Speculator),
+// so each dialect turns off what its server would otherwise apply.
+const (
+	// DialectAuto asks GET /v1/models once: "owned_by" "llamacpp" or "vllm"
+	// selects that dialect; anything else (or an error) selects DialectOpenAI.
+	DialectAuto = ""
+	// DialectLlamaCpp is llama.cpp's llama-server: top_k, min_p, typical_p,
+	// repeat_penalty, samplers, cache_prompt.
+	DialectLlamaCpp = "llama.cpp"
+	// DialectVLLM is vLLM: top_k, min_p, repetition_penalty.
+	DialectVLLM = "vllm"
+	// DialectOpenAI sends only the OpenAI completions fields (OpenAI and
+	// servers that reject unknown fields).
+	DialectOpenAI = "openai"
+	// DialectOther is a server whose defaults may truncate the distribution
+	// (Ollama, LM Studio): only standard fields, and no speculative proposals,
+	// because the server's sampling would not match Repilot's.
+	DialectOther = "other"
+)
+
+// FIMInfill selects llama.cpp's /infill endpoint instead of a prompt template
+// (Config.FIM): the server formats the prompt from the model's own FIM tokens.
+const FIMInfill = "infill"
+
+// Config configures a Model. The zero value is not usable: BaseURL is required.
+type Config struct {
+	// BaseURL is the API root including the version path, such as
+	// "http://127.0.0.1:8080/v1" (llama.cpp), "http://localhost:8000/v1"
+	// (vLLM) or "https://api.openai.com/v1". /infill is resolved next to
+	// the version path ("http://127.0.0.1:8080/infill").
+	BaseURL string
+	// Model is the model name sent with each request. Empty: the first model
+	// listed by GET /v1/models (llama.cpp serves exactly one).
+	Model string
+	// APIKey is sent as "Authorization: Bearer <key>". Empty: the value of
+	// REPILOT_API_KEY, else OPENAI_API_KEY, else none (local servers). It is
+	// never logged and never part of an error message.
+	APIKey string
+	// FIM is the prompt template name (lm/fim: "qwen", "deepseek",
+	// "starcoder", "codellama", "codestral", "none") or "infill" for
+	// llama.cpp's /infill. Empty: guessed from Model, else "none".
+	FIM string
+	// Dialect is one of the Dialect constants; empty means detect.
+	Dialect string
+	// Timeout bounds one HTTP attempt (default 60 s).
+	Timeout time.Duration
+	// MaxConcurrent bounds requests in flight from this Model (default 4).
+	MaxConcurrent int
+	// MaxRetries is how often a request is retried after HTTP 429, 5xx or a
+	// refused/reset connection (default 3; negative: never).
+	MaxRetries int
+	// RetryBackoff is the first retry delay; it doubles per retry, with
+	// jitter, up to 8 s. A Retry-After header wins. Default 250 ms.
+	RetryBackoff time.Duration
+	// MaxLogprobs caps the top-k asked per position (default 20, the OpenAI
+	// API's limit; llama.cpp accepts more).
+	MaxLogprobs int
+	// NoSpeculate makes sessions implement only lm.Session, not
+	// lm.Speculator (the token-by-token baseline).
+	NoSpeculate bool
+}
+
+func (c Config) withDefaults() (Config, error) {
+	if strings.TrimSpace(c.BaseURL) == "" {
+		return c, fmt.Errorf("lm/openai: no base URL configured (for llama-server: http://127.0.0.1:8080/v1)")
+	}
+	u, err := url.Parse(strings.TrimRight(c.BaseURL, "/"))
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("lm/openai: base URL %q is not an http(s) URL", safeURL(c.BaseURL))
+	}
+	c.BaseURL = u.String()
+	if c.APIKey == "" {
+		c.APIKey = os.Getenv(EnvAPIKey)
+	}
+	if c.APIKey == "" {
+		c.APIKey = os.Getenv(EnvOpenAIAPIKey)
+	}
+	switch c.Dialect {
+	case DialectAuto, DialectLlamaCpp, DialectVLLM, DialectOpenAI, DialectOther:
+	default:
+		return c, fmt.Errorf("lm/openai: unknown server dialect %q (want %s, %s, %s, %s or empty to detect)",
+			c.Dialect, DialectLlamaCpp, DialectVLLM, DialectOpenAI, DialectOther)
+	}
+	if c.Timeout <= 0 {
+		c.Timeout = 60 * time.Second
+	}
+	if c.MaxConcurrent <= 0 {
+		c.MaxConcurrent = 4
+	}
+	if c.MaxRetries == 0 {
+		c.MaxRetries = 3
+	} else if c.MaxRetries < 0 {
+		c.MaxRetries = 0
+	}
+	if c.RetryBackoff <= 0 {
+		c.RetryBackoff = 250 * time.Millisecond
+	}
+	if c.MaxLogprobs <= 0 {
+		c.MaxLogprobs = 20
+	}
+	return c, nil
+}
+
+// String describes the configuration without the API key.
+func (c Config) String() string {
+	key := "none"
+	if c.APIKey != "" {
+		key = "set"
+	}
+	return fmt.Sprintf("openai.Config{BaseURL: %s, Model: %q, FIM: %q, Dialect: %q, APIKey: %s}",
+		safeURL(c.BaseURL), c.Model, c.FIM, c.Dialect, key)
+}
+
+// GoString is String, so %#v cannot print the key either.
+func (c Config) GoString() string { return c.String() }
+
+// safeURL drops user info and the query from a URL for messages: either may
+// carry credentials.
+func safeURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	return u.String()
+}
+
+// redactor removes secrets from text that may reach a log or an error: the
+// API key itself and anything after "Bearer ".
+type redactor struct{ secrets []string }
+
+func newRedactor(secrets ...string) redactor {
+	var r redactor
+	for _, s := range secrets {
+		if len(s) >= 4 { // shorter "keys" would redact ordinary words
+			r.secrets = append(r.secrets, s)
+		}
+	}
+	return r
+}
+
+func (r redactor) clean(s string) string {
+	for _, sec := range r.secrets {
+		s = strings.ReplaceAll(s, sec, "[REDACTED]")
+	}
+	// Anything after "Bearer " is a credential, whoever echoed it.
+	var b strings.Builder
+	for {
+		i := indexFold(s, "bearer ")
+		if i < 0 {
+			b.WriteString(s)
+			break
+		}
+		end := i + len("bearer ")
+		j := end
+		for j < len(s) && !strings.ContainsRune(" \"',\n\t}", rune(s[j])) {
+			j++
+		}
+		b.WriteString(s[:end])
+		if j > end {
+			b.WriteString("[REDACTED]")
+		}
+		s = s[j:]
+	}
+	return b.String()
+}
+
+// indexFold is strings.Index ignoring ASCII case (byte offsets into s stay
+// valid, unlike searching strings.ToLower(s)).
+func indexFold(s, sub string) int {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if strings.EqualFold(s[i:i+len(sub)], sub) {
+			return i
+		}
+	}
+	return -1
+}
