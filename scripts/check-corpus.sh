@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# Verifies every bug fixture in testdata/bugs/ and example/ (format:
+# shared/bug-corpus.md): the buggy project fails its test_cmd, because it does
+# not compile inside the hunk or because a test fails, and with fixed_hunk
+# applied (in a scratch copy) it compiles and passes. Warms the Maven cache
+# first (scripts/warm-maven.sh). The work is the Go test
+# corpus.TestVerifyFixtures; it prints a table of the fixtures at the end.
+#   CORPUS_PARALLEL   fixtures checked at once (default 2)
+#   REPILOT_CORPUS_DIRS  other corpora to check instead (':'-separated)
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+need go "Install Go 1.26 or newer"
+need javac "Install a Java 17+ JDK"
+cd "$root"
+step "warming the Maven cache for the fixtures"
+scripts/warm-maven.sh
+step "verifying the bug fixtures (buggy fails, fixed passes)"
+start=$(date +%s)
+set +e
+REPILOT_VERIFY_CORPUS=1 go test ./corpus -run 'TestFixturesWellFormed|TestVerifyFixtures' -count=1 -v \
+  -parallel "${CORPUS_PARALLEL:-2}" -timeout 30m 2>&1 |
+  grep -v -E '^=== (RUN|PAUSE|CONT)'
+status=${PIPESTATUS[0]}
+set -e
+info "corpus check took $(( $(date +%s) - start ))s (exit $status)"
+exit "$status"
