@@ -1,0 +1,67 @@
+// test/repair.test.js: unit tests of lib/repair.js (node --test).
+'use strict';
+const test = require('node:test');
+const assert = require('node:assert/strict');
+const r = require('../lib/repair');
+
+const pos = (line, character) => ({ line, character });
+const sel = (a, b, c, d) => ({ start: pos(a, b), end: pos(c, d) });
+
+test('hunkRange covers whole lines, end-exclusive', () => {
+  assert.deepEqual(r.hunkRange(sel(4, 3, 6, 10)), { start: pos(4, 0), end: pos(7, 0) });
+  // A selection ending at column 0 of a later line stops at the line before.
+  assert.deepEqual(r.hunkRange(sel(4, 0, 6, 0)), { start: pos(4, 0), end: pos(6, 0) });
+  // A cursor selects its line.
+  assert.deepEqual(r.hunkRange(sel(9, 5, 9, 5)), { start: pos(9, 0), end: pos(10, 0) });
+  assert.deepEqual(r.hunkRange(sel(9, 0, 9, 0)), { start: pos(9, 0), end: pos(10, 0) });
+});
+
+test('repairArgs and lineLabel', () => {
+  const a = r.repairArgs('file:///p/Cart.java', sel(29, 8, 29, 20), 7);
+  assert.deepEqual(a, { uri: 'file:///p/Cart.java', range: { start: pos(29, 0), end: pos(30, 0) }, version: 7 });
+  assert.equal(r.lineLabel(a.range), 'line 30');
+  assert.equal(r.lineLabel(r.hunkRange(sel(1, 0, 3, 2))), 'lines 2-4');
+});
+
+test('patchItems keeps the ranking and describes each patch', () => {
+  const result = {
+    patches: [
+      { title: 'Apply Repilot patch 1: int off = subtotal * discount.percentOff() / 100;', edit: {}, compilable: true, plausible: true, logProb: -2.5,
+        diff: '--- a/Cart.java\n+++ b/Cart.java\n@@ -30 +30 @@\n-        int off = subtotal * discount.percentage / 100;\n+        int off = subtotal * discount.percentOff() / 100;\n' },
+      { title: 'Apply Repilot patch 2: x', edit: {}, compilable: true, plausible: false, logProb: -4 },
+      { title: 'Apply Repilot patch 3: y', edit: {}, compilable: false, plausible: false, hunk: '' },
+    ],
+  };
+  const items = r.patchItems(result);
+  assert.equal(items.length, 3);
+  assert.equal(items[0].label, '$(pass-filled) 1. int off = subtotal * discount.percentOff() / 100;');
+  assert.equal(items[0].description, 'plausible: compiles, tests pass, log p -2.50');
+  assert.equal(items[0].detail, 'int off = subtotal * discount.percentOff() / 100;');
+  assert.equal(items[0].patch, result.patches[0]);
+  assert.equal(items[1].description, 'compilable, log p -4.00');
+  assert.ok(items[1].label.startsWith('$(check) 2.'));
+  assert.equal(items[2].description, 'does not compile');
+  assert.equal(items[2].detail, '(deletes the lines)');
+  assert.throws(() => r.patchItems(null));
+  assert.throws(() => r.patchItems({}));
+  assert.deepEqual(r.patchItems({ patches: [] }), []);
+});
+
+test('serverEnv passes settings and the key, never as a setting', () => {
+  const env = { PATH: '/bin', MY_KEY: 'sk-secret' };
+  const out = r.serverEnv({ jdtlsHome: '/opt/jdtls', baseURL: 'http://127.0.0.1:8080/v1', model: 'qwen', apiKeyEnv: 'MY_KEY' }, env);
+  assert.equal(out.PATH, '/bin');
+  assert.equal(out.REPILOT_JDTLS_HOME, '/opt/jdtls');
+  assert.equal(out.REPILOT_MODEL_BASE_URL, 'http://127.0.0.1:8080/v1');
+  assert.equal(out.REPILOT_MODEL_NAME, 'qwen');
+  assert.equal(out.REPILOT_API_KEY, 'sk-secret');
+  assert.equal(env.REPILOT_API_KEY, undefined, 'the input environment is not modified');
+  const plain = r.serverEnv({}, { PATH: '/bin' });
+  assert.deepEqual(plain, { PATH: '/bin' });
+});
+
+test('describeError', () => {
+  assert.match(r.describeError({ code: -32801, message: 'changed' }), /select the hunk again/);
+  assert.equal(r.describeError({ code: -32800, message: 'x' }), 'Repilot: repair cancelled.');
+  assert.equal(r.describeError(new Error('boom')), 'Repilot: boom');
+});
