@@ -1,0 +1,87 @@
+-- e2e.lua: drives the plugin headless against test/fake_server.js: opens a
+-- copy of the example's Cart.java, waits for the client to attach, edits the
+-- buffer (so the version moves), runs :30RepilotRepair, picks the first patch
+-- through vim.ui.select and checks that line 30 now holds the fix and that
+-- the server saw the right {uri, range, version}.
+-- Usage (from the repository root):
+--   nvim --headless -u editors/neovim/test/minimal_init.lua -c 'luafile editors/neovim/test/e2e.lua'
+-- Exits 0 on success, 1 (cquit) with a message on stderr otherwise.
+local function fail(msg)
+  io.stderr:write('repilot e2e: FAIL: ' .. msg .. '\n')
+  vim.cmd('cquit 1')
+end
+
+local ok, err = pcall(function()
+  local here = vim.fn.fnamemodify(debug.getinfo(1, 'S').source:sub(2), ':p:h')
+  local repo = vim.fn.fnamemodify(here, ':h:h:h')
+  local tmp = vim.fn.tempname()
+  vim.fn.mkdir(tmp .. '/src', 'p')
+  vim.fn.writefile({}, tmp .. '/pom.xml') -- a root marker
+  local src = repo .. '/example/shop-cart-discount/project/src/com/example/shop/Cart.java'
+  local file = tmp .. '/src/Cart.java'
+  vim.fn.writefile(vim.fn.readfile(src), file)
+  local log = tmp .. '/server.log'
+
+  local repilot = require('repilot')
+  repilot.setup({ cmd = { 'node', here .. '/fake_server.js' }, cache = tmp .. '/cache' })
+  vim.env.REPILOT_FAKE_LOG = log
+
+  vim.cmd('edit ' .. file) -- FileType java starts and attaches the client
+  local bufnr = vim.api.nvim_get_current_buf()
+  assert(vim.bo.filetype == 'java', 'filetype is ' .. vim.bo.filetype)
+  assert(vim.wait(10000, function()
+    local c = repilot.client_for(bufnr)
+    return c ~= nil and c.initialized
+  end, 50), 'the client did not start and attach')
+  assert(repilot.root_dir(file) == tmp, 'root_dir: ' .. repilot.root_dir(file))
+
+  -- Edit line 1 so that the document version is not the initial one.
+  vim.api.nvim_buf_set_lines(bufnr, 0, 1, true, { 'package com.example.shop; // edited' })
+  local buggy = vim.api.nvim_buf_get_lines(bufnr, 29, 30, true)[1]
+  assert(buggy:find('discount.percentage', 1, true), 'line 30 is not the buggy line: ' .. buggy)
+
+  local offered
+  vim.ui.select = function(items, opts, on_choice)
+    offered = vim.tbl_map(opts.format_item, items)
+    on_choice(items[1], 1)
+  end
+  local done, applied, rerr = false, nil, nil
+  -- :30RepilotRepair with a completion callback (0.7 flushes the pending
+  -- didChange before the request, so the version matches).
+  repilot.repair(30, 30, bufnr, function(p, e)
+    done, applied, rerr = true, p, e
+  end)
+  assert(vim.wait(10000, function() return done end, 50), 'no answer to repilot.repairHunk')
+  assert(rerr == nil, 'repair failed: ' .. vim.inspect(rerr))
+  assert(applied ~= nil, 'no patch applied')
+  assert(#offered == 2, 'offered ' .. vim.inspect(offered))
+  assert(offered[1] == 'int off = subtotal * discount.percentOff() / 100;  [plausible, log p -1.25]', offered[1])
+  local fixed = vim.api.nvim_buf_get_lines(bufnr, 29, 30, true)[1]
+  assert(fixed == '        int off = subtotal * discount.percentOff() / 100;', 'line 30 after the patch: ' .. fixed)
+  assert(vim.api.nvim_buf_line_count(bufnr) == #vim.fn.readfile(src), 'line count changed')
+
+  -- What the server received.
+  local sent
+  for _, line in ipairs(vim.fn.readfile(log)) do
+    local m = vim.fn.json_decode(line)
+    if m.method == 'workspace/executeCommand' then
+      sent = m.params
+    end
+  end
+  assert(sent and sent.command == 'repilot.repairHunk', 'no executeCommand seen')
+  local a = sent.arguments[1]
+  assert(a.uri == vim.uri_from_fname(file), 'uri ' .. tostring(a.uri))
+  assert(a.range.start.line == 29 and a.range.start.character == 0 and a.range['end'].line == 30 and a.range['end'].character == 0,
+    'range ' .. vim.inspect(a.range))
+  assert(type(a.version) == 'number' and a.version > 0, 'version ' .. vim.inspect(a.version))
+
+  -- The :RepilotRepair command exists as a range command.
+  local cmds = vim.api.nvim_get_commands({})
+  assert(cmds.RepilotRepair and cmds.RepilotRepair.range ~= nil, 'RepilotRepair is not a range command')
+end)
+if not ok then
+  fail(tostring(err))
+else
+  print('repilot e2e: ok')
+  vim.cmd('qa!')
+end
