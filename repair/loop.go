@@ -83,6 +83,9 @@ func sampleStream(seed int64, i int) *rand.Rand {
 // sample runs sample i to its end and returns the candidate text when the
 // model chose its end token.
 func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, error) {
+	if sp, ok := s.model.(lm.Speculator); ok {
+		return s.sampleSpeculative(ctx, i, sp) // speculative.go: same distribution, fewer requests
+	}
 	rng := sampleStream(s.opts.Seed, i)
 	var (
 		generated string

@@ -88,6 +88,13 @@ type Stats struct {
 	Tested        int           `json:"tested"`           // candidates whose TestCmd ran
 	SampleTime    time.Duration `json:"sample_time_ns"`   // wall time of sampling
 	ValidateTime  time.Duration `json:"validate_time_ns"` // wall time of validation (compile checks and tests)
+
+	// Speculative guided decoding (repair/speculative.go), when the model
+	// session implements lm.Speculator. Proposals are also counted in
+	// LMRequests.
+	Proposals    int64 `json:"proposals"`     // model requests that proposed a continuation
+	SpecAccepted int64 `json:"spec_accepted"` // proposed tokens taken as they were
+	SpecRejected int64 `json:"spec_rejected"` // proposed tokens not taken (pruned or outside the nucleus): resampled locally
 }
 
 // Result is the ranked outcome: compilable patches first, then plausible,

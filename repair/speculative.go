@@ -1,0 +1,203 @@
+package repair
+
+// speculative.go is speculative guided decoding: the sampling half of
+// Algorithm 1 (loop.go) for a model session that implements lm.Speculator.
+// Instead of one model request per token, one request samples a whole hunk
+// (with the top-k distribution at every position); the loop walks the
+// proposed tokens left to right through the same GuidedPrune, memo, trie and
+// active completion as the token-by-token loop, and asks the model again only
+// where it did not take the proposed token. A hunk costs one request plus at
+// most one per position where the loop resampled locally (a pruned token, a
+// token outside the nucleus) or active completion changed the text.
+//
+// Why the distribution is the same as loop.go's. At one position, let D be
+// the model's top-k there and r the distribution the token-by-token loop
+// draws from first: weights w(x) = p(x)^(1/T) on the nucleus A of D (loop.go's
+// nucleus), zero elsewhere. GuidedPrune then draws from r, drops each
+// infeasible draw and draws again from r renormalised over what is left; so
+// it returns a feasible token y in A with probability r(y)/r(F), F being the
+// feasible tokens of A (or dies when F is empty).
+//
+// The server samples the proposed token x from some q whose restriction to D
+// is proportional to p^(1/T) (lm.Speculator's contract: llama.cpp's top_k then
+// temperature sampler, or OpenAI's plain temperature sampling); so q(x) =
+// c*r(x) on A for the constant c = q(A) <= 1. This loop takes x when x is in
+// A and feasible. Otherwise (x infeasible, or outside A, where r is 0) it
+// continues GuidedPrune locally from r with x removed (if x was in A), which
+// returns y with probability r(y)/r(F) by the same argument as above. So
+//
+//	P(y) = q(y) + (1 - q(F)) * r(y)/r(F)
+//	     = c*r(y) + (1 - c*r(F)) * r(y)/r(F)
+//	     = r(y)/r(F),
+//
+// exactly the token-by-token loop's probability, position by position; by
+// induction over positions, whole hunks (and dead, truncated, empty samples)
+// have the same distribution. A rejection discards the rest of the proposal,
+// which was sampled conditioned on the rejected token, and the next request
+// starts from the accepted text on the same prompt prefix, so the server's
+// prompt cache keeps the work. At temperature 0 both loops are greedy: the
+// server proposes the most likely token, and a rejection falls back to the
+// most likely feasible one, as loop.go does.
+//
+// What differs is only where the randomness comes from (the server's seeded
+// sampler for accepted proposals, the sample's own stream for resamples), so
+// equal seeds still give equal patches on a deterministic server, but not the
+// same patches as the token-by-token loop with that seed. One caveat shared
+// with every text-prompt client: within a proposal the model conditions on its
+// own tokens, while a new request re-tokenises the text; the two agree except
+// where the tokenizer would split the same text differently.
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/repilot-lsp/repilot-lsp/lm"
+)
+
+// sampleSpeculative is sample (loop.go) for a session that can propose whole
+// continuations. Same contract and results in distribution; see the file
+// comment.
+func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator) (candidate, sampleEnd, error) {
+	rng := sampleStream(s.opts.Seed, i)
+	var (
+		generated string
+		logProb   float64
+		tokens    int
+		pending   []lm.Step // the current proposal's steps after generated
+		requests  int       // proposals made for this sample
+	)
+	for {
+		if err := ctx.Err(); err != nil {
+			return candidate{}, 0, err
+		}
+		if tokens >= s.opts.MaxTokens {
+			return candidate{}, endTruncated, nil
+		}
+		var (
+			dist     []lm.Candidate
+			proposed = -1    // index in dist of the model's own sample here
+			fromStep = false // dist came with a proposed token
+		)
+		if len(pending) == 0 {
+			if s.memo != nil {
+				if d, ok := s.memo.Dist(s.distKey, generated); ok {
+					dist = d // known distribution: draw locally, no request
+				}
+			}
+			if dist == nil {
+				steps, err := sp.Propose(ctx, generated, lm.ProposeOptions{
+					MaxTokens:   s.opts.MaxTokens - tokens,
+					K:           s.opts.TopK,
+					Temperature: s.opts.Temperature,
+					Seed:        proposalSeed(s.opts.Seed, i, requests),
+				})
+				requests++
+				s.stats.LMRequests++
+				s.stats.Proposals++
+				if err != nil {
+					return candidate{}, 0, fmt.Errorf("language model: %w", err)
+				}
+				if len(steps) == 0 {
+					return candidate{}, endNothing, nil
+				}
+				s.recordProposal(generated, steps)
+				pending = steps
+			}
+		}
+		if dist == nil {
+			st := pending[0]
+			pending = pending[1:]
+			dist, proposed, fromStep = st.Top, st.Chosen, true
+			if len(dist) > s.opts.TopK {
+				dist = dist[:s.opts.TopK]
+			}
+			if proposed >= len(dist) {
+				proposed = -1
+			}
+		}
+		idx, weights := nucleus(dist, s.opts.Temperature, s.opts.TopP)
+		if len(idx) == 0 {
+			return candidate{}, endNothing, nil
+		}
+		k := -1
+		if j := slices.Index(idx, proposed); j >= 0 {
+			ok := true
+			if s.opts.Prune {
+				var err error
+				if ok, err = s.feasible(ctx, generated, dist[proposed]); err != nil {
+					return candidate{}, 0, err
+				}
+			}
+			if ok {
+				k = proposed
+				s.stats.SpecAccepted++
+			} else {
+				s.stats.Pruned++
+				weights[j] = 0 // GuidedPrune goes on from r without x
+			}
+		}
+		if k < 0 {
+			if fromStep {
+				s.stats.SpecRejected++
+			}
+			pending = nil // sampled after a token we did not take
+			var err error
+			if k, err = s.guidedPrune(ctx, rng, generated, dist, idx, weights); err != nil {
+				return candidate{}, 0, err
+			}
+			if k < 0 {
+				s.dead.Add(generated)
+				return candidate{}, endDead, nil
+			}
+		}
+		tok := dist[k]
+		generated += tok.Text
+		logProb += finite(tok.LogProb)
+		tokens++
+		if tok.End {
+			return candidate{text: generated, logProb: logProb, tokens: tokens, sample: i, count: 1}, endComplete, nil
+		}
+		if s.opts.ActiveComplete {
+			before := generated
+			var err error
+			if generated, err = s.activelyComplete(ctx, generated); err != nil {
+				return candidate{}, 0, err
+			}
+			if generated != before {
+				pending = nil // the proposal continues a text we no longer have
+			}
+		}
+	}
+}
+
+// recordProposal stores the proposal's distributions in the memo under the
+// prefixes they belong to, as next() stores Next's answers; later samples
+// passing through those prefixes draw locally.
+func (s *sampler) recordProposal(generated string, steps []lm.Step) {
+	if s.memo == nil {
+		return
+	}
+	prefix := generated
+	for _, st := range steps {
+		top := st.Top
+		if len(top) > s.opts.TopK {
+			top = top[:s.opts.TopK]
+		}
+		s.memo.RecordDist(s.distKey, prefix, top)
+		if st.Chosen < 0 || st.Token.End {
+			return
+		}
+		prefix += st.Token.Text
+	}
+}
+
+// proposalSeed is the server-side seed of request n of sample i: a splitmix64
+// mix of the repair seed, the sample and the request, so proposals are
+// reproducible and independent of each other.
+func proposalSeed(seed int64, i, n int) uint64 {
+	z := uint64(seed) ^ (uint64(i)<<32 | uint64(n)) + 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
