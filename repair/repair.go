@@ -91,10 +91,11 @@ type Stats struct {
 
 	// Speculative guided decoding (repair/speculative.go), when the model
 	// session implements lm.Speculator. Proposals are also counted in
-	// LMRequests.
+	// LMRequests; Proposals <= Samples + SpecRejected + SpecCuts.
 	Proposals    int64 `json:"proposals"`     // model requests that proposed a continuation
 	SpecAccepted int64 `json:"spec_accepted"` // proposed tokens taken as they were
 	SpecRejected int64 `json:"spec_rejected"` // proposed tokens not taken (pruned or outside the nucleus): resampled locally
+	SpecCuts     int64 `json:"spec_cuts"`     // re-proposals for other reasons: active completion changed the text, or the server returned fewer tokens than asked
 }
 
 // Result is the ranked outcome: compilable patches first, then plausible,

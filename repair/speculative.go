@@ -66,6 +66,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		tokens    int
 		pending   []lm.Step // the current proposal's steps after generated
 		requests  int       // proposals made for this sample
+		rejected  bool      // the last proposal was cut by a rejected token
 	)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -86,6 +87,10 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 				}
 			}
 			if dist == nil {
+				if requests > 0 && !rejected {
+					s.stats.SpecCuts++ // active completion, or a short proposal
+				}
+				rejected = false
 				steps, err := sp.Propose(ctx, generated, lm.ProposeOptions{
 					MaxTokens:   s.opts.MaxTokens - tokens,
 					K:           s.opts.TopK,
@@ -140,6 +145,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		if k < 0 {
 			if fromStep {
 				s.stats.SpecRejected++
+				rejected = true
 			}
 			pending = nil // sampled after a token we did not take
 			var err error

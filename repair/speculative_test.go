@@ -290,6 +290,9 @@ func TestSpeculativeMatchesTokenByTokenDistribution(t *testing.T) {
 			if ss > sth {
 				t.Errorf("speculative loop does not match the exact distribution: chi-square %.1f > %.1f", ss, sth)
 			}
+			if st.Proposals > n+st.SpecRejected+st.SpecCuts {
+				t.Errorf("proposals %d > samples %d + rejections %d + cuts %d", st.Proposals, n, st.SpecRejected, st.SpecCuts)
+			}
 			if st.SpecAccepted == 0 || st.SpecRejected == 0 {
 				t.Errorf("fixture should exercise both accepted and rejected proposals: %+v", st)
 			}
@@ -331,8 +334,8 @@ func TestSpeculativeRequestCounts(t *testing.T) {
 	if st.LMRequests != int64(srv.proposals) || st.Proposals != st.LMRequests {
 		t.Fatalf("LMRequests %d, Proposals %d, server saw %d", st.LMRequests, st.Proposals, srv.proposals)
 	}
-	if st.LMRequests > int64(n)+st.SpecRejected {
-		t.Errorf("requests %d > samples %d + rejections %d", st.LMRequests, n, st.SpecRejected)
+	if st.LMRequests > int64(n)+st.SpecRejected || st.SpecCuts != 0 {
+		t.Errorf("requests %d > samples %d + rejections %d (cuts %d, want 0: no active completion, full proposals)", st.LMRequests, n, st.SpecRejected, st.SpecCuts)
 	}
 	// Token by token, every sampled token costs a request.
 	plainSrv := &specServer{mode: "topk"}
