@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The README's first command: installs what is needed (scripts/install.sh
+# --no-maven: the example is a plain javac project), shows the bug in
+# example/shop-cart-discount, and repairs it with
+#   bin/repilot-lsp repair --project . --file FILE --lines A-B -- TEST-CMD
+# run inside the example's project folder, where FILE, A-B and TEST-CMD come
+# from the example's bug.json. Extra arguments go to "repair" before "--"
+# (e.g. --samples 20 --seed 1 --json).
+#   REPILOT_CACHE, REPILOT_JDTLS_HOME   as for scripts/install.sh
+set -euo pipefail
+. "$(dirname "$0")/lib.sh"
+"$root/scripts/install.sh" --no-maven
+
+id=shop-cart-discount
+bug="$root/example/$id"
+project="$bug/project"
+# bug.json (shared/bug-corpus.md format) names the file and the buggy lines.
+read -r file start end < <(node -e '
+  const b = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  console.log(b.file, b.start_line, b.end_line);' "$bug/bug.json")
+
+step "the bug: example/$id/project/$file, lines $start-$end"
+awk -v s="$start" -v e="$end" 'NR >= s - 3 && NR <= e + 2 {
+  printf "%s %4d  %s\n", (NR >= s && NR <= e) ? ">" : " ", NR, $0 }' "$project/$file" >&2
+info "(the test, CartTest, does not even compile: Discount has no field 'percentage')"
+
+# The fixture's test command (argv) goes after "--": repair runs it in a
+# scratch copy with each compilable patch applied, to mark plausible patches.
+mapfile -d '' -t test_cmd < <(node -e '
+  const b = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+  for (const a of b.test_cmd || []) process.stdout.write(a + "\0");' "$bug/bug.json")
+
+step "repairing it: repilot-lsp repair --project . --file $file --lines $start-$end $* -- ${test_cmd[*]}"
+info "(the first run starts JDT LS and trains the embedded model: allow a minute or two)"
+cd "$project"
+set +e
+"$root/bin/repilot-lsp" repair --project . --file "$file" --lines "$start-$end" "$@" -- "${test_cmd[@]}"
+status=$?
+set -e
+fix=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).fixed_hunk)' "$bug/bug.json")
+step "for comparison, the developer's fix:"
+printf '%s\n' "$fix" >&2
+if [ "$status" -ne 0 ]; then
+  die "repilot-lsp repair exited with status $status"
+fi
