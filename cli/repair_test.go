@@ -1,0 +1,79 @@
+package cli
+
+// repair_test.go tests the repair command's argument checks (no JDT LS
+// needed): every mistake is reported before anything starts.
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func writeProject(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	for p, s := range map[string]string{
+		"src/A.java":  "class A {\n  int f() {\n    return 1;\n  }\n}\n",
+		"README.txt":  "not java\n",
+		"other/B.txt": "x\n",
+	} {
+		f := filepath.Join(root, p)
+		os.MkdirAll(filepath.Dir(f), 0o755)
+		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func TestRepairArgumentErrors(t *testing.T) {
+	root := writeProject(t)
+	outside := filepath.Join(t.TempDir(), "C.java")
+	os.WriteFile(outside, []byte("class C {}\n"), 0o644)
+	for _, tc := range []struct {
+		name                 string
+		project, file, lines string
+		want                 string
+	}{
+		{"missing flags", root, "", "1", "required"},
+		{"no project", filepath.Join(root, "nope"), "src/A.java", "1", "not a directory"},
+		{"no file", root, "src/Nope.java", "1", "no such file"},
+		{"not java", root, "README.txt", "1", "not a .java file"},
+		{"outside", root, outside, "1", "not inside the project"},
+		{"past end", root, "src/A.java", "3-9", "out of range: src/A.java has 5 lines"},
+		{"start past end", root, "src/A.java", "8-7", "out of range"},
+		{"bad syntax", root, "src/A.java", "a-b", `want "A-B"`},
+		{"reversed", root, "src/A.java", "4-2", `want "A-B"`},
+		{"zero", root, "src/A.java", "0", `want "A-B"`},
+	} {
+		_, err := resolveTarget(tc.project, tc.file, tc.lines)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+	}
+	for lines, want := range map[string][2]int{"3": {3, 3}, "2-4": {2, 4}, "3-2": {3, 2}, "6-5": {6, 5}} {
+		got, err := resolveTarget(root, "src/A.java", lines)
+		if err != nil || got.start != want[0] || got.end != want[1] {
+			t.Errorf("--lines %s: %+v %v", lines, got, err)
+		}
+	}
+}
+
+func TestRepairWithoutJDTLSSaysHowToInstall(t *testing.T) {
+	root := writeProject(t)
+	t.Setenv("REPILOT_JDTLS_HOME", "")
+	t.Setenv("REPILOT_CACHE", t.TempDir()) // no JDT LS installed there
+	var out, errb bytes.Buffer
+	f := repairFlags{project: root, file: "src/A.java", lines: "3", samples: 1, keep: 1, maxTokens: 8, temperature: 1, variant: "full"}
+	err := runRepair(context.Background(), f, nil, &out, &errb)
+	if err == nil || !strings.Contains(err.Error(), "scripts/install-jdtls.sh") {
+		t.Fatalf("err = %v, want a pointer to scripts/install-jdtls.sh", err)
+	}
+	f.variant = "turbo"
+	if err := runRepair(context.Background(), f, nil, &out, &errb); err == nil || !strings.Contains(err.Error(), "unknown variant") {
+		t.Fatalf("bad variant: %v", err)
+	}
+}
