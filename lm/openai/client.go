@@ -136,6 +136,9 @@ type Choice struct {
 	Finish      string // "stop" (end token or stop string), "length", or ""
 	Positions   []Position
 	HasLogprobs bool // false when the server sent no logprobs for this choice
+	// Tokens are the generated token ids, when the server reports them
+	// (llama.cpp /infill always; /v1/completions with "verbose": true).
+	Tokens []int
 }
 
 // CreateCompletion sends a completion request and decodes every choice, with
@@ -173,6 +176,9 @@ func (c *Client) CreateCompletion(ctx context.Context, r CompletionRequest) ([]C
 			FinishReason *string         `json:"finish_reason"`
 			LogProbs     json.RawMessage `json:"logprobs"`
 		} `json:"choices"`
+		Verbose *struct {
+			Tokens []int `json:"tokens"`
+		} `json:"__verbose"`
 	}
 	if err := json.Unmarshal(cl.body, &resp); err != nil {
 		return nil, c.protocolErr("completions", c.cfg.BaseURL+"/completions", "decoding the response: "+err.Error())
@@ -188,6 +194,9 @@ func (c *Client) CreateCompletion(ctx context.Context, r CompletionRequest) ([]C
 			fin = *ch.FinishReason
 		}
 		out = append(out, Choice{Text: ch.Text, Finish: fin, Positions: pos, HasLogprobs: has})
+	}
+	if resp.Verbose != nil && len(out) == 1 {
+		out[0].Tokens = resp.Verbose.Tokens
 	}
 	if len(out) == 0 {
 		return nil, c.protocolErr("completions", c.cfg.BaseURL+"/completions", "the response has no choices")
@@ -251,7 +260,7 @@ func (c *Client) Infill(ctx context.Context, r InfillRequest) (Choice, error) {
 	if err != nil {
 		return Choice{}, c.protocolErr("infill", endpoint, err.Error())
 	}
-	return Choice{Text: cp.Text, Finish: cp.Finish, Positions: cp.Positions, HasLogprobs: cp.HasLogprobs}, nil
+	return Choice{Text: cp.Text, Finish: cp.Finish, Positions: cp.Positions, HasLogprobs: cp.HasLogprobs, Tokens: cp.Tokens}, nil
 }
 
 // Embed returns one embedding per input (POST /v1/embeddings), in input

@@ -603,3 +603,43 @@ func TestConfigErrors(t *testing.T) {
 		}
 	}
 }
+
+func TestNextBansIncompleteUTF8Token(t *testing.T) {
+	// llama.cpp gives no position when the greedy token is one byte of a
+	// multi-byte character. Next learns its id (verbose), bans it, and
+	// reads the pre-bias distribution of the same position.
+	var calls []map[string]any
+	f := newFake(t, nil)
+	f.handlers = map[string]http.HandlerFunc{"/v1/completions": func(w http.ResponseWriter, r *http.Request) {
+		b := f.last()
+		calls = append(calls, b)
+		switch {
+		case b["logit_bias"] != nil:
+			jsonReply(llamaCompletion("x", "length", nil, [][][3]any{{{77, "\xe4", -0.3}, {5, "x", -1.1}}}))(w, r)
+		case b["verbose"] == true:
+			jsonReply(`{"choices":[{"text":"","index":0,"finish_reason":"length","logprobs":null}],"__verbose":{"tokens":[77]}}`)(w, r)
+		default:
+			jsonReply(`{"choices":[{"text":"","index":0,"finish_reason":"length","logprobs":null}]}`)(w, r)
+		}
+	}}
+	m := newTestModel(t, f, Config{Model: "x", Dialect: DialectLlamaCpp, FIM: "none"})
+	s, _ := m.Start(context.Background(), lm.FIM{})
+	got, err := s.Next(context.Background(), "", 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(got) != fmt.Sprint([]lm.Candidate{{Text: "\xe4", LogProb: -0.3}, {Text: "x", LogProb: -1.1}}) {
+		t.Errorf("Next = %v", got)
+	}
+	if len(calls) != 3 || fmt.Sprint(calls[2]["logit_bias"]) != "map[77:-100]" {
+		t.Errorf("requests: %v", calls)
+	}
+
+	// Propose whose first position is unusable falls back to Next's
+	// distribution with no proposed token.
+	calls = nil
+	steps, err := s.(lm.Speculator).Propose(context.Background(), "", lm.ProposeOptions{MaxTokens: 4, K: 2, Temperature: 1})
+	if err != nil || len(steps) != 1 || steps[0].Chosen != -1 || len(steps[0].Top) != 2 {
+		t.Errorf("Propose = %+v, %v; want one step with Next's distribution and Chosen -1", steps, err)
+	}
+}

@@ -45,6 +45,7 @@ type completion struct {
 	// HasLogprobs is false when the server sent no logprobs at all (it
 	// ignores the parameter): distinct from an empty list.
 	HasLogprobs bool
+	Tokens      []int // generated token ids (llama.cpp native responses)
 }
 
 // llamaToken is an element of llama.cpp's logprobs "content" array, and of
@@ -200,13 +201,14 @@ func parseCompletion(body []byte) (completion, error) {
 func parseInfill(body []byte) (completion, error) {
 	var r struct {
 		Content  string          `json:"content"`
+		Tokens   []int           `json:"tokens"`
 		StopType string          `json:"stop_type"`
 		Probs    json.RawMessage `json:"completion_probabilities"`
 	}
 	if err := json.Unmarshal(body, &r); err != nil {
 		return completion{}, fmt.Errorf("decoding infill response: %w", err)
 	}
-	c := completion{Text: r.Content}
+	c := completion{Text: r.Content, Tokens: r.Tokens}
 	switch r.StopType {
 	case "eos", "word":
 		c.Finish = "stop"

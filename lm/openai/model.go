@@ -225,10 +225,22 @@ func (s *session) samplerFields(k int, t float64) map[string]any {
 }
 
 // complete sends one request for up to maxTokens tokens after generated.
-func (s *session) complete(ctx context.Context, generated string, maxTokens, k int, t float64, seed *int) (Choice, string, error) {
+// ban lists token ids the server must not sample; verbose asks llama.cpp for
+// the generated token ids (Choice.Tokens).
+func (s *session) complete(ctx context.Context, generated string, maxTokens, k int, t float64, seed *int, ban []int, verbose bool) (Choice, string, error) {
 	c := s.m.client
 	extra := s.samplerFields(k, t)
+	if verbose && extra != nil {
+		extra["verbose"] = true
+	}
 	if s.infill {
+		if len(ban) > 0 && extra != nil {
+			pairs := make([][2]any, 0, len(ban))
+			for _, id := range ban {
+				pairs = append(pairs, [2]any{id, false})
+			}
+			extra["logit_bias"] = pairs
+		}
 		ch, err := c.Infill(ctx, InfillRequest{
 			Prefix: s.fim.Prefix, Suffix: s.fim.Suffix, Prompt: generated,
 			MaxTokens: maxTokens, Probs: k, Temperature: t, Seed: seed, Extra: extra,
@@ -238,6 +250,12 @@ func (s *session) complete(ctx context.Context, generated string, maxTokens, k i
 	req := CompletionRequest{
 		Prompt: s.prompt + generated, MaxTokens: maxTokens, Logprobs: k,
 		Temperature: t, Seed: seed, Extra: extra,
+	}
+	if len(ban) > 0 {
+		req.LogitBias = map[int]int{}
+		for _, id := range ban {
+			req.LogitBias[id] = -100
+		}
 	}
 	if s.dialect != DialectOther {
 		req.TopP = 1
@@ -249,24 +267,53 @@ func (s *session) complete(ctx context.Context, generated string, maxTokens, k i
 	return chs[0], c.cfg.BaseURL + "/completions", nil
 }
 
+// maxBans bounds how many incomplete-UTF-8 tokens Next bans in a row.
+const maxBans = 4
+
 // Next is the baseline: one greedy request with max_tokens 1 and logprobs k
 // on FIM(prefix, suffix) + generated; the first position's top_logprobs are
 // the distribution. End candidates are the model's end-of-generation tokens
 // (see candidates).
+//
+// llama.cpp reports no position when the token it generates leaves the text
+// with an incomplete UTF-8 sequence (one byte of a multi-byte character). Next
+// then learns that token's id (a verbose response lists the generated ids),
+// bans it with logit_bias and asks again: top_logprobs show the distribution
+// before the bias, so the answer is still this position's distribution, the
+// banned token included.
 func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
 	k = s.k(k)
-	ch, endpoint, err := s.complete(ctx, generated, 1, k, 0, nil)
-	if err != nil {
-		return nil, err
-	}
-	if len(ch.Positions) == 0 {
+	var ban []int
+	for {
+		ch, endpoint, err := s.complete(ctx, generated, 1, k, 0, nil, ban, false)
+		if err != nil {
+			return nil, err
+		}
+		if len(ch.Positions) > 0 {
+			cands, _ := s.candidates(ch.Positions[0].Top, k)
+			return cands, nil
+		}
 		if endedSilently(ch) {
 			return []lm.Candidate{{End: true}}, nil
 		}
-		return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint)
+		if s.dialect != DialectLlamaCpp || ch.Finish != "length" || ch.Text != "" || len(ban) >= maxBans {
+			return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint)
+		}
+		// Learn the id of the token that produced no position.
+		if len(ch.Tokens) == 0 {
+			if ch, _, err = s.complete(ctx, generated, 1, k, 0, nil, ban, true); err != nil {
+				return nil, err
+			}
+			if len(ch.Positions) > 0 {
+				cands, _ := s.candidates(ch.Positions[0].Top, k)
+				return cands, nil
+			}
+			if len(ch.Tokens) == 0 {
+				return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint)
+			}
+		}
+		ban = append(ban, ch.Tokens[0])
 	}
-	cands, _ := s.candidates(ch.Positions[0].Top, k)
-	return cands, nil
 }
 
 // endedSilently: the server stopped before producing any token and reported
@@ -335,7 +382,7 @@ func (s *session) Propose(ctx context.Context, generated string, opts lm.Propose
 	n := max(opts.MaxTokens, 1)
 	seed := int(opts.Seed & math.MaxInt32)
 	t := max(opts.Temperature, 0)
-	ch, endpoint, err := s.complete(ctx, generated, n, k, t, &seed)
+	ch, endpoint, err := s.complete(ctx, generated, n, k, t, &seed, nil, false)
 	if err != nil {
 		return nil, err
 	}
@@ -347,7 +394,6 @@ func (s *session) Propose(ctx context.Context, generated string, opts lm.Propose
 		if !ch.HasLogprobs && ch.Text != "" {
 			return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint)
 		}
-		return nil, nil
 	}
 	steps := make([]lm.Step, 0, len(ch.Positions))
 	for _, p := range ch.Positions {
@@ -372,6 +418,16 @@ func (s *session) Propose(ctx context.Context, generated string, opts lm.Propose
 		if st.Chosen < 0 || st.Token.End {
 			break
 		}
+	}
+	if len(steps) == 0 {
+		// The first position was unusable (its token ended in an incomplete
+		// UTF-8 sequence): give its distribution from Next, with no proposed
+		// token, so the caller samples this position itself.
+		top, err := s.Next(ctx, generated, k)
+		if err != nil || len(top) == 0 {
+			return nil, err
+		}
+		steps = append(steps, lm.Step{Top: top, Chosen: -1})
 	}
 	return steps, nil
 }
