@@ -59,6 +59,8 @@ type Completions struct {
 type Stats struct {
 	Checks   int64 // Check calls
 	Requests int64 // requests sent to JDT LS (completion, hover, ...)
+	Errors   int64 // JDT LS requests that failed or timed out (answered Unknown)
+	SiteHits int64 // member lists answered from the per-site cache
 }
 
 // Session checks tokens for one hunk. It is used by one goroutine at a time.

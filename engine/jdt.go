@@ -1,0 +1,465 @@
+package engine
+
+// jdt.go defines JDT, the strict completion engine backed by its own JDT LS
+// (the "shadow server"), and its sessions. See the package comment for the
+// contract and site.go for where the engine is strict.
+//
+// The decision procedure, in Repilot's terms (Wei, Xia, Zhang, FSE 2023):
+//   - Definition 3.3 (feasible token): a token is feasible when some
+//     completion of the partial program with it compiles. The engine proves
+//     feasibility only at a strict site: the identifier after a member-access
+//     dot is feasible iff it is a prefix of a member name JDT LS lists there.
+//   - Definition 3.4 (strict completion engine): where the engine cannot be
+//     sure (no member-access dot, comment, literal, unresolved receiver, JDT
+//     LS error) it answers unknown, so no feasible token is ever pruned.
+//   - Algorithm 2 (GuidedPrune) calls Session.Check for each sampled token;
+//     Infeasible prunes it.
+//   - Algorithm 3 (ActivelyComplete) calls Session.Complete and appends the
+//     common prefix of the names returned.
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
+)
+
+// Defaults of a JDT engine (see JDTOption).
+const (
+	// DefaultSiteCacheSize is how many receiver sites' member lists are kept.
+	DefaultSiteCacheSize = 2048
+	// DefaultRequestTimeout bounds one completion request; on timeout the
+	// decision is Unknown. The first completion on a fresh JDT LS that must
+	// index the JDK took up to 6 s here.
+	DefaultRequestTimeout = 15 * time.Second
+	// DefaultCompileTimeout bounds waiting for a text's diagnostics.
+	DefaultCompileTimeout = 60 * time.Second
+)
+
+// JDTOption tunes a JDT engine.
+type JDTOption func(*jdtConfig)
+
+type jdtConfig struct {
+	siteCache      int
+	requestTimeout time.Duration
+	compileTimeout time.Duration
+}
+
+// WithSiteCache sets how many receiver sites' member lists are cached (n <= 0
+// disables the cache: every strict check then sends a completion request,
+// which is how the cache's benefit is measured).
+func WithSiteCache(n int) JDTOption { return func(c *jdtConfig) { c.siteCache = n } }
+
+// WithRequestTimeout bounds each completion request (default
+// DefaultRequestTimeout).
+func WithRequestTimeout(d time.Duration) JDTOption {
+	return func(c *jdtConfig) { c.requestTimeout = d }
+}
+
+// WithCompileTimeout bounds each CompileErrors wait (default
+// DefaultCompileTimeout).
+func WithCompileTimeout(d time.Duration) JDTOption {
+	return func(c *jdtConfig) { c.compileTimeout = d }
+}
+
+// JDT is the strict completion engine over one shadow JDT LS for one project.
+// It implements Engine and Compiler and is safe for concurrent use; requests
+// to the shadow server are serialized (each sets the document text it needs,
+// then asks).
+type JDT struct {
+	client *jdtls.Client
+	cfg    jdtConfig
+
+	// mu serializes every text change + request pair on the shadow server,
+	// and guards open.
+	mu    sync.Mutex
+	open  map[string]*shadowDoc
+	sites *lru.Cache[string, *memberList] // nil when disabled
+}
+
+// shadowDoc is a document open in the shadow server: by sessions (count) or
+// by CompileErrors (compile, kept open until the next CompileErrors on
+// another URI or Close).
+type shadowDoc struct {
+	sessions int
+	compile  bool
+}
+
+// memberList is JDT LS's answer at one receiver site: the distinct names,
+// sorted, and whether the server marked the list incomplete.
+type memberList struct {
+	Names      []string
+	Incomplete bool
+}
+
+// StartJDT starts a shadow JDT LS with o and waits until it reports
+// ServiceReady (bounded by ctx). The engine owns the process: Close stops it.
+func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, error) {
+	c, err := jdtls.Start(ctx, o)
+	if err != nil {
+		return nil, err
+	}
+	if err := c.WaitReady(ctx); err != nil {
+		c.Kill()
+		return nil, err
+	}
+	return NewJDT(c, opts...), nil
+}
+
+// NewJDT returns an engine over a started client (the caller keeps ownership
+// of the process only if it never calls Close).
+func NewJDT(c *jdtls.Client, opts ...JDTOption) *JDT {
+	cfg := jdtConfig{siteCache: DefaultSiteCacheSize, requestTimeout: DefaultRequestTimeout,
+		compileTimeout: DefaultCompileTimeout}
+	for _, o := range opts {
+		o(&cfg)
+	}
+	e := &JDT{client: c, cfg: cfg, open: map[string]*shadowDoc{}}
+	if cfg.siteCache > 0 {
+		e.sites, _ = lru.New[string, *memberList](cfg.siteCache)
+	}
+	return e
+}
+
+// Client returns the shadow server's client (for timings and tests).
+func (e *JDT) Client() *jdtls.Client { return e.client }
+
+// Close shuts the shadow server down (killing it if it does not exit within
+// jdtls.ShutdownGrace).
+func (e *JDT) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), jdtls.ShutdownGrace)
+	defer cancel()
+	return e.client.Shutdown(ctx)
+}
+
+// Open starts a session for h: it opens h.URI in the shadow server with the
+// text Prefix+Suffix (the hunk removed).
+func (e *JDT) Open(ctx context.Context, h Hunk) (Session, error) {
+	if err := e.client.Err(); err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	d := e.open[h.URI]
+	if d == nil {
+		if _, err := e.client.Open(h.URI, h.Prefix+h.Suffix); err != nil {
+			return nil, err
+		}
+		d = &shadowDoc{}
+		e.open[h.URI] = d
+	} else if _, err := e.client.Change(h.URI, h.Prefix+h.Suffix); err != nil {
+		return nil, err
+	}
+	d.sessions++
+	sum := sha256.Sum256([]byte(h.URI + "\x00" + h.Prefix + "\x00" + h.Suffix))
+	return &jdtSession{e: e, h: h, id: hex.EncodeToString(sum[:12]), win: newLexWindow(h.Prefix)}, nil
+}
+
+// release drops one user of uri; the last one closes the shadow document.
+// Called with e.mu held.
+func (e *JDT) releaseLocked(uri string, compile bool) {
+	d := e.open[uri]
+	if d == nil {
+		return
+	}
+	if compile {
+		d.compile = false
+	} else if d.sessions > 0 {
+		d.sessions--
+	}
+	if d.sessions == 0 && !d.compile {
+		delete(e.open, uri)
+		_ = e.client.Close(uri)
+	}
+}
+
+// CompileErrors sets uri's shadow document to text and returns its
+// error-severity diagnostics (LSP DiagnosticSeverity 1) as JDT LS publishes
+// them for exactly that text (see jdtls.Client.Diagnostics for how the
+// publish is matched to the text). Lines are 1-based. Nothing is written to
+// disk. The document stays open for the next call on the same URI (a repair
+// validates many candidates of one file) and is closed when CompileErrors
+// moves to another URI.
+func (e *JDT) CompileErrors(ctx context.Context, uri, text string) ([]CompileError, error) {
+	if err := e.client.Err(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(ctx, e.cfg.compileTimeout)
+	defer cancel()
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for other, d := range e.open {
+		if other != uri && d.compile {
+			e.releaseLocked(other, true)
+		}
+	}
+	var version int
+	var err error
+	if d := e.open[uri]; d == nil {
+		version, err = e.client.Open(uri, text)
+		e.open[uri] = &shadowDoc{compile: true}
+	} else {
+		d.compile = true
+		version, err = e.client.Change(uri, text)
+	}
+	if err != nil {
+		return nil, err
+	}
+	diags, err := e.client.Diagnostics(ctx, uri, version)
+	if err != nil {
+		return nil, err
+	}
+	var out []CompileError
+	for _, d := range diags {
+		if d.Severity == 1 {
+			out = append(out, CompileError{Line: d.Range.Start.Line + 1, Message: d.Message})
+		}
+	}
+	return out, nil
+}
+
+// jdtSession is one hunk's Session.
+type jdtSession struct {
+	e   *JDT
+	h   Hunk
+	id  string // hash of URI, Prefix and Suffix: the hunk identity in site keys
+	win lexWindow
+
+	checks, requests, errs, hits atomic.Int64
+	closed                       atomic.Bool
+}
+
+// Stats returns the session's counters.
+func (s *jdtSession) Stats() Stats {
+	return Stats{Checks: s.checks.Load(), Requests: s.requests.Load(), Errors: s.errs.Load(), SiteHits: s.hits.Load()}
+}
+
+// Close releases the shadow document.
+func (s *jdtSession) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	s.e.releaseLocked(s.h.URI, false)
+	return nil
+}
+
+// Check implements GuidedPrune's feasibility test (Algorithm 2) for one
+// token. The token is split at identifier boundaries and each piece is
+// checked where it lands:
+//   - identifier characters at a strict site: the identifier so far must be a
+//     prefix of some member name (Feasible), else Infeasible — unless it may
+//     still become this/super/class/new (Unknown);
+//   - any other character right after an identifier at a strict site ends
+//     that identifier: it must equal a member name, else Infeasible;
+//   - a "." inside the token opens a new site, whose member list is fetched
+//     for the partial program cut just after that dot;
+//   - everything else is Unknown.
+//
+// The result is Infeasible if any piece is, else Feasible if some piece was
+// proven, else Unknown. Errors: ctx's error, or one wrapping jdtls.ErrExited
+// when the shadow server has died; a JDT LS error or timeout is Unknown.
+func (s *jdtSession) Check(ctx context.Context, generated, token string) (Outcome, error) {
+	s.checks.Add(1)
+	if err := s.alive(); err != nil {
+		return Unknown, err
+	}
+	proven := false
+	cur := generated
+	for _, p := range splitToken(token) {
+		var st site
+		var full string // the identifier to test
+		exact := false
+		switch {
+		case p.Ident:
+			st = siteAt(s.win, cur+p.Text)
+			full = st.Ident
+		default:
+			st = siteAt(s.win, cur)
+			full, exact = st.Ident, true
+			if full == "" {
+				st.Strict = false // "g.<T>m()", "g. m", "g./*c*/m": not decided here
+			}
+		}
+		cur += p.Text
+		if !st.Strict {
+			continue
+		}
+		ml, err := s.members(ctx, cur, st)
+		if err != nil {
+			return Unknown, err
+		}
+		switch verdict(ml, full, exact) {
+		case Infeasible:
+			return Infeasible, nil
+		case Feasible:
+			proven = true
+		}
+	}
+	if proven {
+		return Feasible, nil
+	}
+	return Unknown, nil
+}
+
+// verdict decides one identifier against a site's member list: exact asks for
+// a complete name (the identifier has ended), otherwise a prefix.
+func verdict(ml *memberList, ident string, exact bool) Outcome {
+	if ml == nil || len(ml.Names) == 0 {
+		return Unknown // JDT LS resolved no receiver: not evidence of anything
+	}
+	i := sort.SearchStrings(ml.Names, ident)
+	if i < len(ml.Names) && (ml.Names[i] == ident || (!exact && strings.HasPrefix(ml.Names[i], ident))) {
+		return Feasible
+	}
+	if ml.Incomplete {
+		return Unknown
+	}
+	if exact {
+		for _, k := range afterDotKeywords {
+			if k == ident {
+				return Unknown
+			}
+		}
+	} else if keywordPrefix(ident) {
+		return Unknown
+	}
+	return Infeasible
+}
+
+// Complete implements the query of ActivelyComplete (Algorithm 3): at a
+// strict site, the member names that extend the identifier typed so far
+// (all members right after the dot). Known is false elsewhere, when JDT LS
+// lists nothing, when the list is incomplete, or when the identifier could
+// also become a keyword JDT LS does not list (this/super/class/new).
+func (s *jdtSession) Complete(ctx context.Context, generated string) (Completions, error) {
+	if err := s.alive(); err != nil {
+		return Completions{}, err
+	}
+	st := siteAt(s.win, generated)
+	if !st.Strict {
+		return Completions{}, nil
+	}
+	ml, err := s.members(ctx, generated, st)
+	if err != nil {
+		return Completions{}, err
+	}
+	if ml == nil || len(ml.Names) == 0 || ml.Incomplete {
+		return Completions{}, nil
+	}
+	var names []string
+	i := sort.SearchStrings(ml.Names, st.Ident)
+	for ; i < len(ml.Names) && strings.HasPrefix(ml.Names[i], st.Ident); i++ {
+		names = append(names, ml.Names[i])
+	}
+	if st.Ident != "" {
+		for _, k := range afterDotKeywords {
+			if strings.HasPrefix(k, st.Ident) && !contains(names, k) {
+				return Completions{}, nil
+			}
+		}
+	}
+	return Completions{Known: true, Names: names}, nil
+}
+
+func (s *jdtSession) alive() error {
+	if s.closed.Load() {
+		return errors.New("engine: session is closed")
+	}
+	return s.e.client.Err()
+}
+
+// members returns the member list at st, from the site cache or from one
+// completion request with an empty identifier (the caret right after the
+// dot). cur is the generated text whose end st describes. A nil list with a
+// nil error means unknown (JDT LS failed or timed out; counted in Errors).
+func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberList, error) {
+	// The partial program for the site: Prefix + generated up to the dot +
+	// Suffix. When the dot lies in the prefix itself (the hunk starts after
+	// "x."), the generated part is empty.
+	genEnd := st.DotEnd - len(s.h.Prefix)
+	if genEnd < 0 {
+		genEnd = 0
+	}
+	gen := cur[:genEnd]
+	key := s.id + "\x00" + strconv.Itoa(st.DotEnd) + "\x00" + gen
+	if s.e.sites != nil {
+		if ml, ok := s.e.sites.Get(key); ok {
+			s.hits.Add(1)
+			return ml, nil
+		}
+	}
+	text := s.h.Prefix + gen + s.h.Suffix
+	pos := textpos.New(text).Position(st.DotEnd)
+
+	s.e.mu.Lock()
+	s.requests.Add(1)
+	list, err := s.complete(ctx, text, pos)
+	s.e.mu.Unlock()
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, jdtls.ErrExited) || s.e.client.Err() != nil {
+			return nil, fmt.Errorf("engine: shadow JDT LS: %w", err)
+		}
+		s.errs.Add(1)
+		return nil, nil
+	}
+	ml := newMemberList(list)
+	if s.e.sites != nil {
+		s.e.sites.Add(key, ml)
+	}
+	return ml, nil
+}
+
+// complete sets the document text and asks for completions; e.mu is held.
+func (s *jdtSession) complete(ctx context.Context, text string, pos textpos.Position) (*jdtls.CompletionList, error) {
+	if _, err := s.e.client.Change(s.h.URI, text); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.e.cfg.requestTimeout)
+	defer cancel()
+	list, err := s.e.client.Completion(rctx, s.h.URI, pos)
+	var rpcErr *jsonrpc.Error
+	if err != nil && errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeContentModified {
+		list, err = s.e.client.Completion(rctx, s.h.URI, pos) // once more
+	}
+	return list, err
+}
+
+// newMemberList keeps the names of a completion list's items that can
+// follow a dot: every kind but snippets (templates are not members).
+func newMemberList(l *jdtls.CompletionList) *memberList {
+	seen := map[string]bool{}
+	ml := &memberList{Incomplete: l.IsIncomplete}
+	for _, it := range l.Items {
+		if it.Name == "" || it.Kind == jdtls.KindSnippet || seen[it.Name] {
+			continue
+		}
+		seen[it.Name] = true
+		ml.Names = append(ml.Names, it.Name)
+	}
+	sort.Strings(ml.Names)
+	return ml
+}
+
+// contains reports whether the sorted slice names holds name.
+func contains(names []string, name string) bool {
+	i := sort.SearchStrings(names, name)
+	return i < len(names) && names[i] == name
+}

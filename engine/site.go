@@ -1,0 +1,176 @@
+package engine
+
+// site.go decides, from the text alone, whether a caret is at a *strict
+// site*: inside (or at the start of) the identifier that follows a
+// member-access dot, where JDT LS's member list is complete, so that a name
+// outside it cannot compile (Repilot Definition 3.4, a strict completion
+// engine may only answer where it is certain). Everywhere else the engine
+// answers unknown.
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/repilot-lsp/repilot-lsp/javalex"
+)
+
+// windowTokens is how many tokens of the hunk's prefix are lexed again with
+// every query (the rest of the prefix cannot change the answer; see
+// lexWindow).
+const windowTokens = 64
+
+// lexWindow is the tail of a hunk's prefix that site analysis lexes together
+// with the generated text. It starts at a token boundary of the prefix, so
+// lexing Text+generated gives the same tokens as lexing the whole file up to
+// the caret (the lexer keeps no state between tokens).
+type lexWindow struct {
+	Text   string // Prefix[Anchor:]
+	Anchor int    // byte offset of Text in the prefix (and in the file)
+}
+
+func newLexWindow(prefix string) lexWindow {
+	toks := javalex.Lex(prefix)
+	anchor := 0
+	if len(toks) > windowTokens {
+		anchor = toks[len(toks)-windowTokens].Start
+	}
+	return lexWindow{Text: prefix[anchor:], Anchor: anchor}
+}
+
+// site is where a caret is, as far as strictness goes.
+type site struct {
+	// Strict: the caret is in the identifier right after a member-access dot
+	// (whitespace may separate them), in code.
+	Strict bool
+	// DotEnd is the file offset just after the dot (valid when Strict).
+	DotEnd int
+	// Ident is the identifier typed so far between the dot and the caret
+	// ("" right after the dot or its whitespace).
+	Ident string
+}
+
+// siteAt analyses the caret at the end of w.Text+generated (generated is the
+// hunk text so far, possibly with part of a token).
+func siteAt(w lexWindow, generated string) site {
+	src := w.Text + generated
+	toks := javalex.Lex(src)
+	caret := len(src)
+	n := len(toks)
+	if n == 0 {
+		return site{}
+	}
+	last := toks[n-1]
+	// A caret at the end of a line comment or of an unterminated literal or
+	// comment is inside it (javalex.ContextAt's rule), not in code.
+	if last.End == caret && (last.Unterminated || last.Kind == javalex.LineComment) {
+		return site{}
+	}
+	i := n - 1 // index of the token before the identifier
+	ident := ""
+	if last.End == caret && (last.Kind == javalex.Ident || last.Kind == javalex.Keyword) {
+		ident = last.Text
+		i = n - 2
+	}
+	if i < 1 || toks[i].Kind != javalex.Operator || toks[i].Text != "." {
+		return site{}
+	}
+	if !memberAccessReceiver(toks, i-1, w.Anchor > 0) {
+		return site{}
+	}
+	return site{Strict: true, DotEnd: w.Anchor + toks[i].End, Ident: ident}
+}
+
+// memberAccessReceiver reports whether toks[r], the token before a dot, ends
+// an expression, type or package name whose members follow the dot: an
+// identifier; this, super or class (Outer.this.x, super.m(), Foo.class.y);
+// a closing ")" or "]"; or a complete string literal or text block. Not a
+// number ("1." is a literal), not a char, not "...", and not a name in an
+// import or package declaration (whose member list JDT answers differently).
+// truncated says toks does not start at the beginning of the file: a name
+// chain reaching the first token is then of unknown context.
+func memberAccessReceiver(toks []javalex.Token, r int, truncated bool) bool {
+	t := toks[r]
+	switch t.Kind {
+	case javalex.Ident:
+	case javalex.Keyword:
+		if t.Text != "this" && t.Text != "super" && t.Text != "class" {
+			return false
+		}
+	case javalex.Operator:
+		return t.Text == ")" || t.Text == "]"
+	case javalex.String, javalex.TextBlock:
+		return !t.Unterminated
+	default:
+		return false
+	}
+	// Walk back over a dotted name a.b.c to what precedes it.
+	j := r
+	for j >= 2 && toks[j-1].Kind == javalex.Operator && toks[j-1].Text == "." &&
+		(toks[j-2].Kind == javalex.Ident || toks[j-2].Kind == javalex.Keyword) {
+		j -= 2
+	}
+	if j == 0 {
+		return !truncated
+	}
+	prev := toks[j-1]
+	if prev.Kind == javalex.Keyword && (prev.Text == "import" || prev.Text == "package") {
+		return false
+	}
+	if prev.Kind == javalex.Keyword && prev.Text == "static" && j >= 2 && toks[j-2].Text == "import" {
+		return false
+	}
+	return true
+}
+
+// afterDotKeywords may follow a member-access dot without being members:
+// Outer.this, Outer.super.m(), Foo.class, outer.new Inner(). JDT LS does not
+// always list them, so an identifier that could still become one of them is
+// never called infeasible.
+var afterDotKeywords = []string{"this", "super", "class", "new"}
+
+func keywordPrefix(ident string) bool {
+	for _, k := range afterDotKeywords {
+		if strings.HasPrefix(k, ident) {
+			return true
+		}
+	}
+	return false
+}
+
+// part is one piece of a token split at identifier boundaries: a run of
+// identifier characters, a run of whitespace, or one other character.
+type part struct {
+	Text  string
+	Ident bool // identifier characters (javalex.IsIdentPart)
+	Space bool // whitespace (javalex.IsSpace)
+}
+
+// splitToken splits an LM token at identifier boundaries: "ize()" -> "ize",
+// "(", ")"; ".getNa" -> ".", "getNa"; " (x" -> " ", "(", "x".
+func splitToken(tok string) []part {
+	var out []part
+	for i := 0; i < len(tok); {
+		r, size := utf8.DecodeRuneInString(tok[i:])
+		j := i + size
+		switch {
+		case javalex.IsIdentPart(r):
+			for j < len(tok) {
+				r2, s2 := utf8.DecodeRuneInString(tok[j:])
+				if !javalex.IsIdentPart(r2) {
+					break
+				}
+				j += s2
+			}
+			out = append(out, part{Text: tok[i:j], Ident: true})
+		case r < utf8.RuneSelf && javalex.IsSpace(byte(r)):
+			for j < len(tok) && javalex.IsSpace(tok[j]) {
+				j++
+			}
+			out = append(out, part{Text: tok[i:j], Space: true})
+		default:
+			out = append(out, part{Text: tok[i:j]})
+		}
+		i = j
+	}
+	return out
+}
