@@ -6,11 +6,20 @@
 # first (scripts/warm-maven.sh). The work is the Go test
 # corpus.TestVerifyFixtures; it prints a table of the fixtures at the end.
 #   CORPUS_PARALLEL   fixtures checked at once (default 2)
-#   REPILOT_CORPUS_DIRS  other corpora to check instead (':'-separated)
+#   REPILOT_CORPUS_DIRS  other corpora to check instead (':'-separated;
+#                        relative to the current directory)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need go "Install Go 1.26 or newer"
 need javac "Install a Java 17+ JDK"
+# Relative corpus paths are taken from the caller's directory.
+if [ -n "${REPILOT_CORPUS_DIRS:-}" ]; then
+  abs=()
+  IFS=: read -r -a dirs <<< "$REPILOT_CORPUS_DIRS"
+  for d in "${dirs[@]}"; do abs+=("$(cd "$d" && pwd)"); done
+  REPILOT_CORPUS_DIRS=$(IFS=:; echo "${abs[*]}")
+  export REPILOT_CORPUS_DIRS
+fi
 cd "$root"
 step "warming the Maven cache for the fixtures"
 scripts/warm-maven.sh

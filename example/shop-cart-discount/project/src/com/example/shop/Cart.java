@@ -30,4 +30,8 @@ public class Cart {
         int off = subtotal * discount.percentage / 100;
         return subtotal - off;
     }
+
+    public Discount discount() {
+        return discount;
+    }
 }

@@ -24,6 +24,8 @@ public class CartTest {
         check("10% off", cart.totalCents() == 2295);
         cart.apply(new Discount("HALF", 50));
         check("50% off", cart.totalCents() == 1275);
+        String receipt = Receipt.format(cart);
+        check("receipt", receipt.contains("HALF     -50%") && receipt.contains("Total       12.75"));
         if (failures > 0) {
             System.out.println(failures + " check(s) failed");
             System.exit(1);
