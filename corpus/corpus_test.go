@@ -167,6 +167,54 @@ func TestMaterializeAndRunTest(t *testing.T) {
 	}
 }
 
+func TestCopyProjectSkipsMavenDerived(t *testing.T) {
+	dir := t.TempDir()
+	writeBug(t, dir, "m", `{"id":"m","file":"src/A.java","start_line":1,"end_line":1,"fixed_hunk":"x\n"}`)
+	proj := filepath.Join(dir, "m", "project")
+	for _, f := range []string{"target/classes/A.class", ".settings/org.eclipse.jdt.core.prefs", ".classpath", ".project", "src/target/keep.txt"} {
+		if err := os.MkdirAll(filepath.Dir(filepath.Join(proj, f)), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(proj, f), []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := LoadBug(filepath.Join(dir, "m"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	exists := func(root, f string) bool { _, err := os.Stat(filepath.Join(root, f)); return err == nil }
+
+	// Without pom.xml the metadata is the project's own and is copied.
+	plain := t.TempDir()
+	if err := b.CopyProject(plain); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"target/classes/A.class", ".classpath", ".project", ".settings", "src/A.java"} {
+		if !exists(plain, f) {
+			t.Errorf("plain project: %s not copied", f)
+		}
+	}
+
+	if err := os.WriteFile(filepath.Join(proj, "pom.xml"), []byte("<project/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	maven := t.TempDir()
+	if err := b.CopyProject(maven); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"target", ".classpath", ".project", ".settings"} {
+		if exists(maven, f) {
+			t.Errorf("Maven project: derived %s copied", f)
+		}
+	}
+	for _, f := range []string{"pom.xml", "src/A.java", "src/target/keep.txt"} {
+		if !exists(maven, f) {
+			t.Errorf("Maven project: %s not copied", f)
+		}
+	}
+}
+
 func TestRunTestTimeoutKillsGroup(t *testing.T) {
 	dir := t.TempDir()
 	writeBug(t, dir, "slow", `{"id":"slow","file":"src/A.java","start_line":1,"end_line":1,"fixed_hunk":"x\n",

@@ -16,11 +16,21 @@ import (
 	"time"
 )
 
+// mavenDerived are top-level entries of a Maven project that tools derive
+// from pom.xml: the build output, and the Eclipse metadata that JDT LS's
+// Maven import (m2e) writes into the project. CopyProject leaves them out of
+// a Maven project's copy: stale class files in target/ could make Maven skip
+// a compile, and the metadata is rebuilt from the pom anyway.
+var mavenDerived = map[string]bool{"target": true, ".classpath": true, ".project": true, ".settings": true, ".factorypath": true}
+
 // CopyProject copies the bug's project tree into dst (created if missing),
-// keeping file modes; symbolic links are recreated, not followed. Build
-// outputs are copied too when present, so copy from a clean fixture.
+// keeping file modes; symbolic links are recreated, not followed. In a Maven
+// project (pom.xml at the top), the derived top-level entries target/,
+// .classpath, .project, .settings/ and .factorypath are not copied.
 func (b Bug) CopyProject(dst string) error {
 	src := b.ProjectDir()
+	_, err := os.Stat(filepath.Join(src, "pom.xml"))
+	maven := err == nil
 	return filepath.WalkDir(src, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -28,6 +38,12 @@ func (b Bug) CopyProject(dst string) error {
 		rel, err := filepath.Rel(src, path)
 		if err != nil {
 			return err
+		}
+		if maven && mavenDerived[rel] {
+			if d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
 		target := filepath.Join(dst, rel)
 		info, err := d.Info()
