@@ -126,12 +126,13 @@ var operators = []string{
 	"=", ">", "<", "!", "~", "?", ":", "+", "-", "*", "/", "&", "|", "^", "%",
 }
 
-// isOpStart marks the bytes that can start an operator.
-var isOpStart [256]bool
+// opsByFirst lists, per first byte, the operators starting with it, longest
+// first.
+var opsByFirst [256][]string
 
 func init() {
 	for _, op := range operators {
-		isOpStart[op[0]] = true
+		opsByFirst[op[0]] = append(opsByFirst[op[0]], op)
 	}
 }
 
@@ -247,8 +248,8 @@ func lexOne(s string, i int) (Kind, int, bool) {
 		return Number, lexNumber(s, i), false
 	case c == '.' && i+1 < len(s) && s[i+1] >= '0' && s[i+1] <= '9':
 		return Number, lexNumber(s, i), false
-	case c < utf8.RuneSelf && isOpStart[c]:
-		for _, op := range operators {
+	case len(opsByFirst[c]) > 0:
+		for _, op := range opsByFirst[c] {
 			if strings.HasPrefix(s[i:], op) {
 				return Operator, i + len(op), false
 			}

@@ -5,10 +5,7 @@
 
 package ngram
 
-import (
-	"cmp"
-	"slices"
-)
+import "slices"
 
 // maxOrder is the largest supported n-gram order.
 const maxOrder = 5
@@ -25,8 +22,11 @@ type gramCounts struct {
 
 func cmpKey(a, b key) int {
 	for i := range a {
-		if c := cmp.Compare(a[i], b[i]); c != 0 {
-			return c
+		if a[i] != b[i] {
+			if a[i] < b[i] {
+				return -1
+			}
+			return 1
 		}
 	}
 	return 0
@@ -47,10 +47,10 @@ func appendGrams(dst []key, ids []uint32, n int) []key {
 	return dst
 }
 
-// countSorted sorts keys and collapses equal keys into counts. keys is
-// reused.
-func countSorted(keys []key) gramCounts {
-	slices.SortFunc(keys, cmpKey)
+// countSorted sorts keys of order n over a vocabulary of vocabSize words and
+// collapses equal keys into counts. keys is reused.
+func countSorted(keys []key, n, vocabSize int) gramCounts {
+	radixSort(keys, n, vocabSize)
 	var g gramCounts
 	out := keys[:0]
 	for i, k := range keys {
@@ -63,6 +63,37 @@ func countSorted(keys []key) gramCounts {
 	}
 	g.keys = slices.Clip(out)
 	return g
+}
+
+// radixSort sorts keys of order n lexicographically: a stable counting sort
+// per column, last column first (least significant digit first), with one
+// bucket per word. It is several times faster than a comparison sort on the
+// millions of n-grams of java.base.
+func radixSort(keys []key, n, vocabSize int) {
+	if len(keys) < 2 {
+		return
+	}
+	buf := make([]key, len(keys))
+	count := make([]int, vocabSize+1)
+	src, dst := keys, buf
+	for col := n - 1; col >= 0; col-- {
+		clear(count)
+		for i := range src {
+			count[src[i][col]+1]++
+		}
+		for w := 1; w <= vocabSize; w++ {
+			count[w] += count[w-1]
+		}
+		for i := range src {
+			w := src[i][col]
+			dst[count[w]] = src[i]
+			count[w]++
+		}
+		src, dst = dst, src
+	}
+	if &src[0] != &keys[0] {
+		copy(keys, src)
+	}
 }
 
 // mergeCounts merges two sorted count lists, adding counts of equal n-grams.
@@ -127,7 +158,7 @@ func build(top gramCounts, n, vocabSize int) []level {
 	counts := make([]gramCounts, n+1) // index = order
 	counts[n] = top
 	for k := n - 1; k >= 2; k-- {
-		counts[k] = suffixCounts(counts[k+1], k)
+		counts[k] = suffixCounts(counts[k+1], k, vocabSize)
 	}
 	uni := make([]uint32, vocabSize)
 	for i, kk := range counts[2].keys {
@@ -207,7 +238,7 @@ func isParent(i, k int, counts []gramCounts, next key) bool {
 
 // suffixCounts returns the order-k continuation counts from the order k+1
 // list: for each k-gram g, the number of distinct words w with count(w g) > 0.
-func suffixCounts(g gramCounts, k int) gramCounts {
+func suffixCounts(g gramCounts, k, vocabSize int) gramCounts {
 	keys := make([]key, 0, len(g.keys))
 	for i, kk := range g.keys {
 		if g.counts[i] == 0 {
@@ -217,7 +248,7 @@ func suffixCounts(g gramCounts, k int) gramCounts {
 		copy(s[:k], kk[1:k+1])
 		keys = append(keys, s)
 	}
-	return countSorted(keys)
+	return countSorted(keys, k, vocabSize)
 }
 
 // withPrefixes adds to the order-k list g (sorted) a count-0 entry for every
@@ -225,6 +256,7 @@ func suffixCounts(g gramCounts, k int) gramCounts {
 func withPrefixes(g, next gramCounts, k int) gramCounts {
 	var prefixes []key
 	var last key
+	j := 0 // cursor in g: prefixes come in ascending order
 	for i, kk := range next.keys {
 		var p key
 		copy(p[:k], kk[:k])
@@ -232,7 +264,10 @@ func withPrefixes(g, next gramCounts, k int) gramCounts {
 			continue
 		}
 		last = p
-		if _, found := slices.BinarySearchFunc(g.keys, p, cmpKey); !found {
+		for j < len(g.keys) && cmpKey(g.keys[j], p) < 0 {
+			j++
+		}
+		if j == len(g.keys) || g.keys[j] != p {
 			prefixes = append(prefixes, p)
 		}
 	}

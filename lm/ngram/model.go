@@ -12,12 +12,22 @@
 // <txt>, <unk>); a session proposes the current file's own rare tokens in
 // place of their class through the cache component.
 //
-// Order: 4 by default. On the JDK's java.base sources plus a workspace, order
-// 4 had clearly lower held-out perplexity than order 3 while order 5 gained
-// little and costs about twice the memory (see the package tests and the
-// report in ngram_test.go's TestPerplexity); Java statements are short, and
-// three tokens of context (e.g. "for ( int", "i <") already identify most
+// Order: 4 by default. Trained on java.base and scored on 30 held-out
+// java.sql files (16,500 tokens, no cache), perplexity was 45.5 at order 3,
+// 38.5 at order 4 and 36.9 at order 5, with tables of 16, 33 and 58 MB:
+// order 5 buys 4% for 1.7 times the memory. Java statements are short, and
+// three tokens of context ("for ( int", "; i <") already identify most
 // syntactic positions.
+//
+// Use:
+//
+//	m, err := ngram.Train(ctx, ngram.Sources{Roots: []string{root}},
+//		ngram.Options{UseJDK: true, CacheDir: filepath.Join(userCache, "repilot-lsp", "ngram")})
+//	sess, err := m.Start(ctx, lm.FIM{Prefix: before, Suffix: after, Indent: "        "})
+//	cands, err := sess.Next(ctx, generatedSoFar, 20)
+//
+// Training on java.base takes several seconds the first time and about a
+// second once its counts are in CacheDir; Model.Sources says what was used.
 //
 // Architecture invariant: the model proposes text and probabilities only; it
 // knows nothing of LSP, JDT LS or the completion engine.

@@ -384,6 +384,20 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 	push := func(r uint32, kind javalex.Kind, png float64) {
 		h.push(scored{r, s.cache.mix(&cc, r, openIndex(kind), png, &mass)})
 	}
+	// A word not in the file gets nothing from the cache parts: the mixture
+	// scales its n-gram probability by a factor that depends on its kind.
+	var scale [numOpen + 1]float64 // index openIndex+1
+	for k := -1; k < numOpen; k++ {
+		scale[k+1] = 1 - cc.weight - cacheWeightKind
+		if k < 0 || s.cache.kindTotal[k] == 0 {
+			scale[k+1] += cacheWeightKind
+		}
+	}
+	pushNew := func(w uint32, png float64) {
+		if p := scale[openIndex(m.kinds[w])+1] * png; p > h.min() {
+			h.push(scored{w, p})
+		}
+	}
 	// Union words, merged (both ascending) with the file's vocabulary words.
 	ci := 0
 	for _, x := range s.union {
@@ -391,11 +405,12 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 			r := s.vocabIDs[ci]
 			push(r, m.kinds[r], it.coef[0]*m.uni[r])
 		}
-		if ci < len(s.vocabIDs) && s.vocabIDs[ci] == x.id {
-			ci++
-		}
-		if proposable(x.id) {
+		switch {
+		case ci < len(s.vocabIDs) && s.vocabIDs[ci] == x.id:
 			push(x.id, m.kinds[x.id], x.p)
+			ci++
+		case proposable(x.id):
+			pushNew(x.id, x.p)
 		}
 	}
 	for ; ci < len(s.vocabIDs); ci++ {
@@ -425,7 +440,7 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 		if _, ok := slices.BinarySearch(s.vocabIDs, w); ok {
 			continue
 		}
-		push(w, m.kinds[w], bound)
+		pushNew(w, bound)
 	}
 
 	items := h.items

@@ -214,7 +214,7 @@ func Train(ctx context.Context, src Sources, opt Options) (*Model, error) {
 			}
 			keys = appendGrams(keys, ids, order)
 		}
-		ws = countSorted(keys)
+		ws = countSorted(keys, order, len(vocab))
 	}
 	top := ws
 	if jdk != nil {
@@ -427,7 +427,7 @@ func countZip(ctx context.Context, zipPath string, include []string, order int, 
 		}
 		keys = appendGrams(keys, f, order)
 	}
-	c := &counted{vocab: vocab, grams: countSorted(keys), files: len(corpus.files), tokens: corpus.tokens}
+	c := &counted{vocab: vocab, grams: countSorted(keys, order, len(vocab)), files: len(corpus.files), tokens: corpus.tokens}
 	c.took = time.Since(t0)
 	return c, nil
 }
