@@ -1,0 +1,87 @@
+package cli
+
+// serve.go is "repilot-lsp serve", also what bare "repilot-lsp" runs: the LSP
+// proxy on stdio, in front of JDT LS (package proxy).
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+)
+
+// serveFlags are the flags of serve (and of the bare command).
+var serveFlags struct {
+	jdtls    string
+	stateDir string
+	logFile  string
+	trace    bool
+}
+
+var serveCmd = &cobra.Command{
+	Use:   "serve",
+	Short: "Speak LSP on stdin/stdout in front of JDT LS (what editors start)",
+	Long: `serve speaks the Language Server Protocol on stdin/stdout. It starts Eclipse
+JDT LS when the editor sends initialize, forwards every message both ways, and
+adds "Repair hunk with Repilot" code actions. Logs go to --log-file or stderr,
+never to stdout.`,
+	Args: cobra.NoArgs,
+	RunE: runServe,
+}
+
+func init() {
+	addServeFlags(serveCmd.Flags())
+	addServeFlags(Root.Flags())
+	Root.RunE = runServe
+	Root.AddCommand(serveCmd)
+}
+
+func addServeFlags(fs *pflag.FlagSet) {
+	fs.StringVar(&serveFlags.jdtls, "jdtls", "", "JDT LS install directory (default $"+jdtls.EnvHome+", then "+jdtls.DefaultHome()+")")
+	fs.StringVar(&serveFlags.stateDir, "state-dir", "", "directory for JDT LS state (default ~/.cache/repilot-lsp/state/<hash of the project root>)")
+	fs.StringVar(&serveFlags.logFile, "log-file", "", "append the log to this file instead of stderr")
+	fs.BoolVar(&serveFlags.trace, "trace", false, "log the method and id of every message routed")
+}
+
+func runServe(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		return fmt.Errorf("unexpected arguments %q (see --help)", args)
+	}
+	var logw io.Writer = os.Stderr
+	if serveFlags.logFile != "" {
+		f, err := os.OpenFile(serveFlags.logFile, os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o644)
+		if err != nil {
+			return fmt.Errorf("opening the log file: %w", err)
+		}
+		defer f.Close()
+		logw = f
+	}
+	home := serveFlags.jdtls
+	if home == "" {
+		home = os.Getenv(jdtls.EnvHome)
+	}
+	rep, err := buildRepairer(RepairConfig{JDTLSHome: home, StateDir: serveFlags.stateDir})
+	if err != nil {
+		fmt.Fprintf(logw, "repilot-lsp: the repair service is not available (%v); serving without it\n", err)
+		rep = proxy.UnavailableRepairer(err)
+	}
+	if c, ok := rep.(io.Closer); ok {
+		defer c.Close() // stops the repair engines' JDT LS processes
+	}
+	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return proxy.Run(ctx, os.Stdin, os.Stdout, proxy.Options{
+		JDTLSHome: home,
+		StateDir:  serveFlags.stateDir,
+		Repairer:  rep,
+		Log:       logw,
+		Trace:     serveFlags.trace,
+	})
+}

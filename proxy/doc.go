@@ -1,0 +1,65 @@
+// Package proxy is the editor-facing language server of repilot-lsp: it sits
+// between the editor and Eclipse JDT LS, forwards every LSP message both ways
+// as raw bytes, and adds a few features (extensions) of its own.
+//
+// # Bird's-eye view
+//
+//	editor --stdin--> clientLoop --(raw bytes, arrival order)--> JDT LS stdin
+//	editor <--stdout-- (raw bytes) <-- serverLoop <------------- JDT LS stdout
+//
+// Only a short, named list of methods is intercepted (see intercepted below);
+// everything else, including JDT LS's own extensions (language/status, java/*,
+// workspace/executeClientCommand "_java.reloadBundles.command") and opaque
+// "data" fields, passes through byte-for-byte. Server-to-client requests and
+// their responses pass through as well.
+//
+// # Code map
+//
+//   - proxy.go: Options, Run, the routing loops and the tables of requests in
+//     flight.
+//   - lsp.go: the few LSP 3.17 shapes decoded locally, and message builders.
+//   - mirror.go: the document mirror (didOpen/didChange/didClose, UTF-16
+//     positions through package textpos).
+//   - initialize.go: merging the proxy's capabilities into JDT LS's initialize
+//     result and into its dynamic registrations.
+//   - codeaction.go, command.go: the intercepted feature requests, and the
+//     Client handle extensions use to talk to the editor.
+//   - supervise.go: starting JDT LS, crash handling, restart, shutdown.
+//   - extension.go: the Extension interface features implement.
+//   - repair.go: the "Repair hunk with Repilot" extension.
+//
+// # Id spaces
+//
+// Requests the proxy itself sends, to either side, use string ids
+// "repilot/<n>"; their responses are consumed by the proxy and never
+// forwarded. Client requests keep their ids on the way to JDT LS, and JDT LS's
+// requests keep theirs on the way to the editor: the two peers' id spaces are
+// independent (LSP 3.17, "Base Protocol"), so the proxy tracks them in
+// separate tables.
+//
+// # Architecture invariants
+//
+//   - Client messages reach JDT LS in arrival order; nothing that can block
+//     (model work, waiting on the editor) runs on the read loops.
+//   - The proxy never writes to stdout except LSP messages, and never writes
+//     the user's files: edits are offered to the editor as WorkspaceEdits.
+//   - Extensions see editor terms (documents, ranges, commands); only this
+//     package speaks the wire.
+package proxy
+
+// intercepted lists the client-to-server methods the proxy looks at before
+// (or instead of) forwarding them. Everything else is forwarded unchanged.
+var intercepted = []string{
+	"initialize",       // remember params; merge our capabilities into the result
+	"initialized",      // remember params for a restart
+	"shutdown", "exit", // lifecycle
+	"textDocument/didOpen",           // document mirror
+	"textDocument/didChange",         // document mirror
+	"textDocument/didClose",          // document mirror
+	"textDocument/codeAction",        // add extension code actions to JDT LS's
+	"codeAction/resolve",             // answer for our own code actions
+	"workspace/executeCommand",       // run our commands; reject unknown ones
+	"workspace/symbol",               // let an extension answer some queries
+	"$/cancelRequest",                // cancel our own requests
+	"window/workDoneProgress/cancel", // cancel our own progress
+}

@@ -1,0 +1,559 @@
+package proxy
+
+// features_test.go tests the extension side with a fake JDT LS and a fake
+// Repairer: code action merging, the repair command (progress, cancellation,
+// results, every unhappy path), the document mirror, and crash recovery.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+func onePatch() *repair.Result {
+	return &repair.Result{Patches: []repair.Patch{
+		{Hunk: "        for (int i = 0; i < s.length(); i++) {\n", Diff: "-<=\n+<\n", LogProb: -1.5, Compilable: true, Plausible: true},
+		{Hunk: "        for (int i = 1; i <= s.length(); i++) {\n", Diff: "d2", LogProb: -3, Compilable: true},
+	}, Stats: repair.Stats{Samples: 20, Unique: 2, Duration: 1500 * time.Millisecond}}
+}
+
+// repairCmd is executeCommand params for repilot.repairHunk.
+func repairCmd(uri string, sl, sc, el, ec, version int) map[string]any {
+	return map[string]any{"command": CommandRepairHunk, "arguments": []any{map[string]any{
+		"uri": uri, "version": version,
+		"range": map[string]any{"start": map[string]any{"line": sl, "character": sc}, "end": map[string]any{"line": el, "character": ec}}}}}
+}
+
+func codeActionParams(uri string, sl, sc, el, ec int, only ...string) map[string]any {
+	ctx := map[string]any{"diagnostics": []any{}}
+	if len(only) > 0 {
+		ctx["only"] = only
+	}
+	return map[string]any{"textDocument": map[string]any{"uri": uri}, "context": ctx,
+		"range": map[string]any{"start": map[string]any{"line": sl, "character": sc}, "end": map[string]any{"line": el, "character": ec}}}
+}
+
+// titles decodes a codeAction result's titles.
+func titles(t *testing.T, r *jsonrpc.Message) []string {
+	t.Helper()
+	if r.Error != nil {
+		t.Fatalf("codeAction: %v", r.Error)
+	}
+	var acts []struct{ Title string }
+	if err := json.Unmarshal(r.Result, &acts); err != nil {
+		t.Fatalf("codeAction result %s: %v", r.Result, err)
+	}
+	var out []string
+	for _, a := range acts {
+		out = append(out, a.Title)
+	}
+	return out
+}
+
+func TestCodeActionMerge(t *testing.T) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{}})
+	f, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	e.open("file:///work/project/notes.txt", "hello\nworld\n", 1)
+
+	// Ours after JDT LS's, whose bytes (and opaque data) are kept.
+	id := e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0))
+	r := e.response(id)
+	if !strings.HasPrefix(string(r.Result), `[{"title":"Invert conditions","kind":"refactor","data":{"pid":"0","rid":"0"}},{"title":"Repair hunk with Repilot","kind":"quickfix"`) {
+		t.Errorf("merged result %s", r.Result)
+	}
+	var acts []protocol.CodeAction
+	json.Unmarshal(r.Result, &acts)
+	cmd := acts[1].Command
+	if cmd == nil || cmd.Command != CommandRepairHunk {
+		t.Fatalf("repair action %+v", acts[1])
+	}
+	raw, _ := json.Marshal(cmd.Arguments[0])
+	var args RepairArgs
+	json.Unmarshal(raw, &args)
+	if args.URI != javaURI || args.Range != (protocol.Range{Start: protocol.Position{Line: 5}, End: protocol.Position{Line: 6}}) ||
+		args.Version == nil || *args.Version != 1 {
+		t.Errorf("args %s", raw)
+	}
+
+	// No actions of ours: the request and response pass unchanged.
+	for _, c := range []struct {
+		name   string
+		params map[string]any
+	}{
+		{"empty range", codeActionParams(javaURI, 5, 3, 5, 3)},
+		{"not java", codeActionParams("file:///work/project/notes.txt", 0, 0, 1, 0)},
+		{"not open", codeActionParams("file:///work/project/src/demo/Other.java", 0, 0, 1, 0)},
+		{"only refactor", codeActionParams(javaURI, 5, 0, 6, 0, "refactor")},
+	} {
+		id := e.request("textDocument/codeAction", c.params)
+		if got := titles(t, e.response(id)); fmt.Sprint(got) != "[Invert conditions]" {
+			t.Errorf("%s: %v", c.name, got)
+		}
+	}
+	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0, "quickfix")))); len(got) != 2 {
+		t.Errorf("only quickfix: %v", got)
+	}
+
+	// JDT LS fails or answers null: ours alone.
+	f.setHandle(func(f *fakeJDT, m *jsonrpc.Message) {
+		if m.Method == "textDocument/codeAction" {
+			f.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"NPE"}}`, m.ID))
+		}
+	})
+	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Repair hunk with Repilot]" {
+		t.Errorf("JDT LS error: %v", got)
+	}
+	f.setHandle(func(f *fakeJDT, m *jsonrpc.Message) {
+		if m.Method == "textDocument/codeAction" {
+			f.reply(m, "null")
+		}
+	})
+	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Repair hunk with Repilot]" {
+		t.Errorf("JDT LS null: %v", got)
+	}
+
+	// codeAction/resolve for ours is answered here; JDT LS's is forwarded.
+	f.setHandle(defaultHandle)
+	ours, _ := json.Marshal(acts[1])
+	id = e.request("codeAction/resolve", json.RawMessage(ours))
+	if r := e.response(id); string(r.Result) != string(ours) {
+		t.Errorf("resolve ours: %s", r.Raw)
+	}
+	id = e.request("codeAction/resolve", json.RawMessage(`{"title":"Invert conditions","data":{"pid":"0","rid":"0"}}`))
+	f.expectMethod("codeAction/resolve")
+	e.response(id)
+}
+
+func TestCommandsOnlyClient(t *testing.T) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{}})
+	id := e.request("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{}})
+	e.server()
+	e.response(id)
+	e.open(javaURI, greeter, 1)
+	r := e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))
+	if !strings.HasSuffix(string(r.Result), `,{"title":"Repair hunk with Repilot","command":"repilot.repairHunk","arguments":[{"uri":"`+javaURI+`","range":{"start":{"line":5,"character":0},"end":{"line":6,"character":0}},"version":1}]}]`) {
+		t.Errorf("an editor without codeActionLiteralSupport got %s", r.Result)
+	}
+}
+
+func TestRepairCommand(t *testing.T) {
+	rep := &fakeRepairer{result: onePatch()}
+	e := startEditor(t, harness{repairer: rep})
+	f, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	// An incremental edit the repair must see: rename "s" on line 3 (0-based) to "word"... in two steps.
+	e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": 2},
+		"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 3, "character": 21}, "end": map[string]any{"line": 3, "character": 22}}, "text": "w"}}})
+	f.expectMethod("textDocument/didChange")
+	want := strings.Replace(greeter, "count(String s)", "count(String w)", 1)
+
+	id := e.request("workspace/executeCommand", repairCmd(javaURI, 5, 4, 6, 0, 2))
+	create := e.expectMethod("window/workDoneProgress/create")
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
+	var tok tokenParams
+	json.Unmarshal(create.Params, &tok)
+	var kinds []string
+	for len(kinds) == 0 || kinds[len(kinds)-1] != "end" {
+		m := e.expectMethod("$/progress")
+		var pp struct {
+			Token json.RawMessage
+			Value workDoneProgressValue
+		}
+		json.Unmarshal(m.Params, &pp)
+		if string(pp.Token) != string(tok.Token) {
+			t.Fatalf("progress token %s, want %s", pp.Token, tok.Token)
+		}
+		kinds = append(kinds, pp.Value.Kind)
+	}
+	if fmt.Sprint(kinds) != "[begin report report end]" {
+		t.Errorf("progress %v", kinds)
+	}
+	r := e.response(id)
+	if r.Error != nil {
+		t.Fatalf("repair: %v", r.Error)
+	}
+	var res RepairResult
+	if err := json.Unmarshal(r.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Patches) != 2 || res.Patches[0].Title != "Apply Repilot patch 1: for (int i = 0; i < s.length(); i++) {" ||
+		!res.Patches[0].Compilable || !res.Patches[0].Plausible || res.Patches[0].LogProb != -1.5 || res.Patches[0].Diff == "" {
+		t.Errorf("patches %+v", res.Patches)
+	}
+	if res.Stats.Samples != 20 || !strings.Contains(string(r.Result), `"stats":{"samples":20`) {
+		t.Errorf("stats %s", r.Result)
+	}
+	dc := res.Patches[0].Edit.DocumentChanges
+	if len(dc) != 1 || *dc[0].TextDocument.Version != 2 || dc[0].TextDocument.URI != javaURI ||
+		dc[0].Edits[0].Range != (protocol.Range{Start: protocol.Position{Line: 5}, End: protocol.Position{Line: 6}}) {
+		t.Errorf("edit %+v", res.Patches[0].Edit)
+	}
+	reqs := rep.requests()
+	if len(reqs) != 1 {
+		t.Fatalf("%d repair requests", len(reqs))
+	}
+	q := reqs[0]
+	if q.Root != testRoot || q.File != "/work/project/src/demo/Greeter.java" || q.Text != want || q.StartLine != 6 || q.EndLine != 6 {
+		t.Errorf("request %+v", q)
+	}
+	e.expect("summary", func(m *jsonrpc.Message) bool {
+		return m.Method == "window/showMessage" && strings.Contains(string(m.Params), "2 patches, 2 compilable")
+	})
+	f.none(t, 100*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "workspace/executeCommand" })
+
+	// Later code actions on the same lines and version offer the patches.
+	got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 5, 10))))
+	if fmt.Sprint(got) != "[Invert conditions Repair hunk with Repilot Apply Repilot patch 1: for (int i = 0; i < s.length(); i++) { Apply Repilot patch 2: for (int i = 1; i <= s.length(); i++) {]" {
+		t.Errorf("after repair: %q", got)
+	}
+	r = e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 5, 10)))
+	var acts []protocol.CodeAction
+	json.Unmarshal(r.Result, &acts)
+	if acts[2].Edit == nil || acts[2].Edit.DocumentChanges[0].Edits[0].NewText != onePatch().Patches[0].Hunk {
+		t.Errorf("apply action %+v", acts[2])
+	}
+	// Other lines, or a new version: no patches.
+	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 4, 0, 5, 10)))); len(got) != 2 {
+		t.Errorf("other lines: %v", got)
+	}
+	e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": 3},
+		"contentChanges": []any{map[string]any{"text": greeter}}})
+	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 5, 10)))); len(got) != 2 {
+		t.Errorf("new version: %v", got)
+	}
+}
+
+func TestRepairUnhappyPaths(t *testing.T) {
+	big := "class Big {\n" + strings.Repeat("// padding padding padding padding\n", 40000) + "}\n"
+	cases := []struct {
+		name   string
+		rep    *fakeRepairer
+		params map[string]any
+		code   int64
+		msg    string
+	}{
+		{"empty range", &fakeRepairer{result: onePatch()}, repairCmd(javaURI, 5, 2, 5, 2, 1), jsonrpc.CodeInvalidParams, "the selection is empty"},
+		{"not java", &fakeRepairer{result: onePatch()}, repairCmd("file:///work/project/notes.txt", 0, 0, 1, 0, 1), jsonrpc.CodeInvalidParams, "not a .java file"},
+		{"not open", &fakeRepairer{result: onePatch()}, repairCmd("file:///work/project/Other.java", 0, 0, 1, 0, 1), jsonrpc.CodeInvalidParams, "is not open in the editor"},
+		{"stale version", &fakeRepairer{result: onePatch()}, repairCmd(javaURI, 5, 0, 6, 0, 7), jsonrpc.CodeContentModified, "the document changed"},
+		{"past the end", &fakeRepairer{result: onePatch()}, repairCmd(javaURI, 5, 0, 40, 0, 1), jsonrpc.CodeInvalidParams, "the document has 12 lines"},
+		{"repairer error", &fakeRepairer{err: errors.New("engine: JDT LS did not start")}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, "Repilot repair failed: engine: JDT LS did not start"},
+		{"unavailable", nil, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, "the repair service is not available: repair service not wired yet"},
+		{"no patch", &fakeRepairer{result: &repair.Result{}}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, MsgNoCandidate},
+		{"huge file", &fakeRepairer{result: onePatch()}, repairCmd("file:///work/project/Big.java", 1, 0, 2, 0, 1), jsonrpc.CodeRequestFailed, "Repilot repairs files up to 1024 KiB"},
+		{"bad args", &fakeRepairer{result: onePatch()}, map[string]any{"command": CommandRepairHunk, "arguments": []any{"x"}}, jsonrpc.CodeInvalidParams, "bad argument"},
+		{"no args", &fakeRepairer{result: onePatch()}, map[string]any{"command": CommandRepairHunk}, jsonrpc.CodeInvalidParams, "takes one argument"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var rep repair.Repairer = c.rep
+			if c.rep == nil {
+				rep = UnavailableRepairer(errors.New("repair service not wired yet"))
+			}
+			e := startEditor(t, harness{repairer: rep})
+			f, _ := e.initialize(false)
+			e.open(javaURI, greeter, 1)
+			e.open("file:///work/project/notes.txt", "a\nb\n", 1)
+			if c.name == "huge file" {
+				e.open("file:///work/project/Big.java", big, 1)
+			}
+			id := e.request("workspace/executeCommand", c.params)
+			m := e.expect("response or create", func(m *jsonrpc.Message) bool {
+				return (m.IsResponse() && m.IDKey() == string(id)) || m.Method == "window/workDoneProgress/create"
+			})
+			if m.Method != "" {
+				e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, m.ID))
+				m = e.response(id)
+			}
+			if m.Error == nil || m.Error.Code != c.code || !strings.Contains(m.Error.Message, c.msg) {
+				t.Fatalf("got %s, want code %d and %q", m.Raw, c.code, c.msg)
+			}
+			if c.name == "no patch" {
+				e.expect("showMessage", func(m *jsonrpc.Message) bool {
+					return m.Method == "window/showMessage" && strings.Contains(string(m.Params), MsgNoCandidate)
+				})
+			}
+			// The server keeps serving.
+			hid := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 0, "character": 0}})
+			if r := e.response(hid); r.Error != nil {
+				t.Errorf("hover afterwards: %v", r.Error)
+			}
+			_ = f
+		})
+	}
+}
+
+func TestRepairCancellation(t *testing.T) {
+	for _, how := range []string{"cancelRequest", "progressCancel", "ignoring ctx"} {
+		t.Run(how, func(t *testing.T) {
+			rep := &fakeRepairer{block: make(chan struct{}), started: make(chan struct{}), result: onePatch(), ignore: how == "ignoring ctx"}
+			defer close(rep.block)
+			e := startEditor(t, harness{repairer: rep})
+			f, _ := e.initialize(false)
+			e.open(javaURI, greeter, 1)
+			id := e.request("workspace/executeCommand", repairCmd(javaURI, 5, 0, 6, 0, 1))
+			create := e.expectMethod("window/workDoneProgress/create")
+			e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
+			<-rep.started
+			var tok tokenParams
+			json.Unmarshal(create.Params, &tok)
+			if how == "progressCancel" {
+				e.notify("window/workDoneProgress/cancel", map[string]any{"token": tok.Token})
+			} else {
+				e.notify("$/cancelRequest", map[string]any{"id": id})
+			}
+			r := e.response(id)
+			if r.Error == nil || r.Error.Code != jsonrpc.CodeRequestCancelled {
+				t.Fatalf("cancelled repair: %s", r.Raw)
+			}
+			e.expect("progress end", func(m *jsonrpc.Message) bool {
+				return m.Method == "$/progress" && strings.Contains(string(m.Params), `"kind":"end"`)
+			})
+			f.none(t, 100*time.Millisecond, func(m *jsonrpc.Message) bool {
+				return m.Method == "$/cancelRequest" || m.Method == "window/workDoneProgress/cancel"
+			})
+		})
+	}
+	// A cancellation of a JDT LS request is forwarded.
+	e := startEditor(t, harness{})
+	f, _ := e.initialize(false)
+	e.notify("$/cancelRequest", map[string]any{"id": 99})
+	f.expectMethod("$/cancelRequest")
+	e.notify("window/workDoneProgress/cancel", map[string]any{"token": "jdt-token"})
+	f.expectMethod("window/workDoneProgress/cancel")
+}
+
+func TestCrashRestartReopen(t *testing.T) {
+	// The restart waits until the test has sent an edit and a request, so
+	// that both happen while JDT LS is down.
+	sent := make(chan struct{})
+	gate := func(gen int) {
+		if gen == 2 {
+			<-sent
+		}
+	}
+	e := startEditor(t, harness{repairer: &fakeRepairer{}, dynamic: true, gate: gate})
+	f1, _ := e.initialize(true)
+	regs := e.answerRegistrations(2)
+	e.open(javaURI, greeter, 1)
+	f1.expectMethod("textDocument/didOpen")
+
+	// A hover JDT LS never answers, then the crash.
+	f1.setHandle(func(f *fakeJDT, m *jsonrpc.Message) {})
+	hid := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 1, "character": 0}})
+	f1.expectMethod("textDocument/hover")
+	cid := e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0))
+	f1.expectMethod("textDocument/codeAction")
+	f1.crash()
+
+	r := e.response(hid)
+	if r.Error == nil || !strings.Contains(r.Error.Message, "JDT LS exited unexpectedly (exit status 13) before answering textDocument/hover") {
+		t.Errorf("in-flight hover: %s", r.Raw)
+	}
+	if got := titles(t, e.response(cid)); fmt.Sprint(got) != "[Repair hunk with Repilot]" {
+		t.Errorf("in-flight codeAction: %v", got)
+	}
+	sm := e.expectMethod("window/showMessage")
+	var smp protocol.ShowMessageParams
+	json.Unmarshal(sm.Params, &smp)
+	if smp.Type != protocol.MessageTypeError || smp.Message != "JDT LS exited unexpectedly (exit status 13); restarting" {
+		t.Errorf("showMessage %+v", smp)
+	}
+
+	// Edits and requests while it restarts are kept.
+	e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": 2},
+		"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 0}, "end": map[string]any{"line": 0, "character": 0}}, "text": "// edited\n"}}})
+	qid := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 1, "character": 0}})
+	// The proxy answers this itself, in order: once the answer is here, the
+	// edit and the hover above have been read (and queued).
+	rid := e.request("codeAction/resolve", map[string]any{"title": "Repair hunk with Repilot", "data": map[string]any{dataKey: "repair"}})
+	e.response(rid)
+	close(sent)
+
+	f2 := e.server()
+	init := f2.expectMethod("initialize")
+	if !strings.HasPrefix(init.IDKey(), `"repilot/`) {
+		t.Errorf("re-initialize id %s", init.IDKey())
+	}
+	if !strings.Contains(string(init.Params), `"rootUri":"file:///work/project"`) {
+		t.Errorf("re-initialize params %s", init.Params)
+	}
+	f2.expectMethod("initialized")
+	open := f2.expectMethod("textDocument/didOpen")
+	var op protocol.DidOpenTextDocumentParams
+	json.Unmarshal(open.Params, &op)
+	if op.TextDocument.Version != 2 || op.TextDocument.Text != "// edited\n"+greeter {
+		t.Errorf("re-opened %d %q", op.TextDocument.Version, op.TextDocument.Text)
+	}
+	f2.expect("queued hover", func(m *jsonrpc.Message) bool { return m.Method == "textDocument/hover" })
+	if r := e.response(qid); !strings.Contains(string(r.Result), "hover from fake #2") {
+		t.Errorf("queued hover: %s", r.Raw)
+	}
+	// The initialize response and the repeated registrations stayed in the proxy.
+	e.none("re-registration", 200*time.Millisecond, func(m *jsonrpc.Message) bool {
+		return m.Method == "client/registerCapability" || strings.Contains(m.IDKey(), "repilot/")
+	})
+	f2.expect("registration answered", func(m *jsonrpc.Message) bool { return m.IsResponse() && m.IDKey() == `"1"` && m.Error == nil })
+
+	// Unregistering with the new id reaches the editor with the id it knows.
+	f2.send(`{"jsonrpc":"2.0","id":"9","method":"client/unregisterCapability","params":{"unregisterations":[{"id":"ca-1","method":"textDocument/codeAction"}]}}`)
+	u := e.expectMethod("client/unregisterCapability")
+	var rp registrationParams
+	json.Unmarshal(regs[1].Params, &rp)
+	if !strings.Contains(string(u.Params), `"id":"`+rp.Registrations[0].ID+`"`) {
+		t.Errorf("unregister %s", u.Params)
+	}
+
+	id := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 1, "character": 0}})
+	if r := e.response(id); !strings.Contains(string(r.Result), "hover from fake #2") {
+		t.Errorf("hover after restart: %s", r.Raw)
+	}
+}
+
+func TestCrashRestartIDsAreNotReused(t *testing.T) {
+	// The restarted fake re-registers with new ids; make them differ from
+	// generation 1 so the alias is observable.
+	handle := func(f *fakeJDT, m *jsonrpc.Message) {
+		if m.Method == "initialized" && f.gen > 1 {
+			f.send(`{"jsonrpc":"2.0","id":"1","method":"client/registerCapability","params":{"registrations":[{"id":"exec-new","method":"workspace/executeCommand","registerOptions":{"commands":["java.edit.organizeImports"]}}]}}`)
+			return
+		}
+		defaultHandle(f, m)
+	}
+	e := startEditor(t, harness{repairer: &fakeRepairer{}, dynamic: true, handle: handle})
+	f1, _ := e.initialize(true)
+	e.answerRegistrations(2)
+	f1.crash()
+	f2 := e.server()
+	f2.expect("registration answered by the proxy", func(m *jsonrpc.Message) bool { return m.IsResponse() && m.IDKey() == `"1"` })
+	f2.send(`{"jsonrpc":"2.0","id":"2","method":"client/unregisterCapability","params":{"unregisterations":[{"id":"exec-new","method":"workspace/executeCommand"}]}}`)
+	u := e.expectMethod("client/unregisterCapability")
+	if !strings.Contains(string(u.Params), `"id":"exec-1"`) {
+		t.Errorf("unregister %s, want the editor's id exec-1", u.Params)
+	}
+	// Our commands left with that registration; the next one carries them.
+	f2.send(`{"jsonrpc":"2.0","id":"3","method":"client/registerCapability","params":{"registrations":[{"id":"exec-3","method":"workspace/executeCommand","registerOptions":{"commands":["java.edit.organizeImports","java.reloadBundles"]}}]}}`)
+	reg := e.expectMethod("client/registerCapability")
+	if !strings.Contains(string(reg.Params), CommandRepairHunk) {
+		t.Errorf("re-registration without our commands: %s", reg.Params)
+	}
+}
+
+func TestRestartLimit(t *testing.T) {
+	rep := &fakeRepairer{result: onePatch()}
+	e := startEditor(t, harness{repairer: rep, mutate: func(o *Options) { o.MaxRestarts = 1 }})
+	f1, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	f1.crash()
+	e.expect("restarting", func(m *jsonrpc.Message) bool {
+		return m.Method == "window/showMessage" && strings.Contains(string(m.Params), "restarting")
+	})
+	f2 := e.server()
+	f2.expectMethod("textDocument/didOpen")
+	f2.crash()
+	e.expect("giving up", func(m *jsonrpc.Message) bool {
+		return m.Method == "window/showMessage" && strings.Contains(string(m.Params), "2 times within 5m0s; not restarting it again")
+	})
+	id := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 0, "character": 0}})
+	if r := e.response(id); r.Error == nil || !strings.Contains(r.Error.Message, "JDT LS is not running") {
+		t.Errorf("hover with JDT LS down: %s", r.Raw)
+	}
+	// Repair does not need the editor's JDT LS.
+	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Repair hunk with Repilot]" {
+		t.Errorf("code actions with JDT LS down: %v", got)
+	}
+	id = e.request("workspace/executeCommand", repairCmd(javaURI, 5, 0, 6, 0, 1))
+	m := e.expectMethod("window/workDoneProgress/create")
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, m.ID))
+	if r := e.response(id); r.Error != nil {
+		t.Errorf("repair with JDT LS down: %v", r.Error)
+	}
+	select {
+	case f := <-e.servers:
+		t.Errorf("JDT LS #%d started after the limit", f.gen)
+	case <-time.After(100 * time.Millisecond):
+	}
+}
+
+func TestCrashDuringRepair(t *testing.T) {
+	rep := &fakeRepairer{block: make(chan struct{}), started: make(chan struct{}), result: onePatch()}
+	e := startEditor(t, harness{repairer: rep})
+	f1, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	id := e.request("workspace/executeCommand", repairCmd(javaURI, 5, 0, 6, 0, 1))
+	m := e.expectMethod("window/workDoneProgress/create")
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, m.ID))
+	<-rep.started
+	f1.crash()
+	e.server().expectMethod("textDocument/didOpen")
+	close(rep.block)
+	if r := e.response(id); r.Error != nil || !strings.Contains(string(r.Result), `"patches"`) {
+		t.Errorf("repair across a JDT LS crash: %s", r.Raw)
+	}
+}
+
+func TestRepairTimeout(t *testing.T) {
+	rep := &fakeRepairer{block: make(chan struct{}), result: onePatch(), ignore: true}
+	defer close(rep.block)
+	e := startEditor(t, harness{repairer: rep, mutate: func(o *Options) { o.RepairTimeout = 200 * time.Millisecond }})
+	id := e.request("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{}}) // no progress support
+	e.server()
+	e.response(id)
+	e.open(javaURI, greeter, 1)
+	id = e.request("workspace/executeCommand", repairCmd(javaURI, 5, 0, 6, 0, 1))
+	if r := e.response(id); r.Error == nil || !strings.Contains(r.Error.Message, "did not finish within 200ms") {
+		t.Errorf("stuck repair: %s", r.Raw)
+	}
+}
+
+// panicky is an extension that panics everywhere, and a SymbolProvider.
+type panicky struct{}
+
+func (panicky) Name() string       { return "panicky" }
+func (panicky) Commands() []string { return []string{"panicky.run"} }
+func (panicky) CodeActions(*Document, *protocol.CodeActionParams) []protocol.CodeAction {
+	panic("CodeActions bug")
+}
+func (panicky) Execute(context.Context, Client, string, []json.RawMessage) (any, error) {
+	panic("Execute bug")
+}
+func (panicky) ClaimsSymbolQuery(q string) bool { return strings.HasPrefix(q, "?") }
+func (panicky) WorkspaceSymbols(ctx context.Context, c Client, p *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
+	return []protocol.SymbolInformation{{Name: "found " + p.Query, Kind: protocol.SymbolKindMethod,
+		Location: protocol.Location{URI: javaURI}}}, nil
+}
+
+func TestExtensionBugsAndSymbols(t *testing.T) {
+	e := startEditor(t, harness{exts: []Extension{panicky{}}})
+	f, caps := e.initialize(false)
+	if !strings.Contains(string(caps["executeCommandProvider"]), "panicky.run") {
+		t.Errorf("caps %s", caps["executeCommandProvider"])
+	}
+	e.open(javaURI, greeter, 1)
+	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Invert conditions]" {
+		t.Errorf("code actions with a panicking extension: %v", got)
+	}
+	r := e.response(e.request("workspace/executeCommand", map[string]any{"command": "panicky.run"}))
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError || !strings.Contains(r.Error.Message, "Execute bug") {
+		t.Errorf("panicking command: %s", r.Raw)
+	}
+	r = e.response(e.request("workspace/symbol", map[string]any{"query": "?where is the greeting built"}))
+	if !strings.Contains(string(r.Result), `"name":"found ?where is the greeting built"`) {
+		t.Errorf("claimed symbol query: %s", r.Raw)
+	}
+	id := e.request("workspace/symbol", map[string]any{"query": "Greeter"})
+	f.expectMethod("workspace/symbol")
+	if r := e.response(id); !strings.Contains(string(r.Result), "echo") {
+		t.Errorf("JDT LS symbol query: %s", r.Raw)
+	}
+}

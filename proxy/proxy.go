@@ -1,0 +1,627 @@
+package proxy
+
+// proxy.go defines Options and Run, the proxy's state, the two read loops
+// (editor -> JDT LS and JDT LS -> editor) and the tables that route responses
+// back to whoever sent the request.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+// Options configure Run. The zero value of every field but the ones marked
+// required has a usable default.
+type Options struct {
+	// JDTLSHome is the JDT LS install directory (flag --jdtls); "" lets
+	// jdtls.ResolveHome find it ($REPILOT_JDTLS_HOME, then the default cache).
+	JDTLSHome string
+	// StateDir holds the editor-facing JDT LS's configuration and workspace
+	// data (in StateDir/jdtls). "" means StateDirFor(root), computed when the
+	// initialize request names the project root.
+	StateDir string
+	// HeapMB bounds JDT LS's Java heap in MiB; 0 means 1024.
+	HeapMB int
+	// Repairer backs the "Repair hunk with Repilot" extension (added first,
+	// before Extensions); nil leaves repair out. See UnavailableRepairer.
+	Repairer repair.Repairer
+	// Extensions are further features, e.g. semantic search.
+	Extensions []Extension
+	// Log receives the proxy's log; nil means os.Stderr. Never stdout: that
+	// is the LSP stream.
+	Log io.Writer
+	// Trace logs the method and id of every message routed.
+	Trace bool
+	// Launch starts JDT LS; nil means JDTLSLauncher(JDTLSHome, HeapMB, Log).
+	Launch Launcher
+	// MaxRestarts bounds restarts after crashes within RestartWindow
+	// (defaults 3 and 5 minutes); a crash beyond that leaves JDT LS down and
+	// tells the user.
+	MaxRestarts   int
+	RestartWindow time.Duration
+	// ExitTimeout bounds the wait for JDT LS to exit after exit, or after
+	// the editor went away, before it is killed (default 10 s).
+	ExitTimeout time.Duration
+	// InitTimeout bounds JDT LS's answer to the initialize request the proxy
+	// re-sends after a restart (default 2 minutes).
+	InitTimeout time.Duration
+	// RepairMaxBytes is the largest file the repair extension accepts
+	// (default 1 MiB).
+	RepairMaxBytes int
+	// RepairTimeout bounds one repair (default 10 minutes).
+	RepairTimeout time.Duration
+}
+
+func (o *Options) setDefaults() {
+	if o.Log == nil {
+		o.Log = os.Stderr
+	}
+	if o.MaxRestarts == 0 {
+		o.MaxRestarts = 3
+	}
+	if o.RestartWindow == 0 {
+		o.RestartWindow = 5 * time.Minute
+	}
+	if o.ExitTimeout == 0 {
+		o.ExitTimeout = 10 * time.Second
+	}
+	if o.InitTimeout == 0 {
+		o.InitTimeout = 2 * time.Minute
+	}
+	if o.RepairMaxBytes == 0 {
+		o.RepairMaxBytes = 1 << 20
+	}
+	if o.RepairTimeout == 0 {
+		o.RepairTimeout = 10 * time.Minute
+	}
+	if o.Launch == nil {
+		o.Launch = JDTLSLauncher(o.JDTLSHome, o.HeapMB, o.Log)
+	}
+}
+
+// ErrExitWithoutShutdown is returned by Run when the editor sent exit without
+// shutdown first (LSP 3.17 "exit": the server then exits with code 1).
+var ErrExitWithoutShutdown = errors.New("the editor sent exit without shutdown")
+
+// Run serves LSP on in/out (the editor's stream) until the editor sends exit,
+// closes in, or ctx ends. It starts JDT LS when the initialize request
+// arrives, forwards messages both ways, restarts JDT LS after a crash, and on
+// the way out shuts JDT LS down (killing it after Options.ExitTimeout).
+//
+// It returns nil after shutdown+exit or when in ends, ErrExitWithoutShutdown
+// for exit without shutdown, ctx.Err() when ctx ends, and an error naming the
+// problem when the editor's stream has an unreadable header (the framing is
+// then lost; bad JSON in a well-framed body is answered with ParseError and
+// the stream continues).
+func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
+	opts.setDefaults()
+	p := newProxy(ctx, out, opts)
+	defer p.cancel()
+	p.log.Printf("proxy started; intercepting %s; forwarding everything else unchanged", strings.Join(intercepted, ", "))
+
+	loopDone := make(chan error, 1)
+	go func() { loopDone <- p.clientLoop(in) }()
+	var err error
+	select {
+	case err = <-loopDone:
+	case <-ctx.Done():
+		p.log.Printf("context ended (%v): stopping", ctx.Err())
+		err = ctx.Err()
+	}
+	p.stop(err)
+	return err
+}
+
+// serverState says what the proxy does with a client message meant for JDT LS.
+type serverState int
+
+const (
+	stateNew      serverState = iota // before initialize: requests get ServerNotInitialized
+	stateStarting                    // JDT LS (re)starting: messages are queued
+	stateReady                       // messages are forwarded
+	stateDead                        // JDT LS could not be (re)started: requests get an error
+	stateStopped                     // JDT LS exited after shutdown/exit
+)
+
+// respHook rewrites JDT LS's response to a client request (or the error the
+// proxy makes up when JDT LS is gone) into the body sent to the editor.
+type respHook func(resp *jsonrpc.Message) []byte
+
+// inflight is a client request forwarded to JDT LS generation gen.
+type inflight struct {
+	method string
+	gen    int
+	hook   respHook
+}
+
+// queued is a client message held while JDT LS restarts.
+type queued struct {
+	m    *jsonrpc.Message
+	hook respHook
+}
+
+// ownCall is a request the proxy sent; srv is nil for requests to the editor.
+type ownCall struct {
+	ch  chan *jsonrpc.Message
+	srv *backendProc
+}
+
+// regInfo is a dynamic registration the editor has been told about.
+type regInfo struct {
+	method string
+	gen    int // the JDT LS generation that owns it (re-registrations move it)
+}
+
+type proxy struct {
+	opts    Options
+	log     *log.Logger
+	ctx     context.Context // ends when Run returns
+	cancel  context.CancelFunc
+	cout    *jsonrpc.Writer
+	mirror  *mirror
+	exts    []Extension
+	cmds    map[string]Extension // our command ids
+	symbols []SymbolProvider
+	nextID  atomic.Int64
+
+	// Set once by handleInitialize, before JDT LS starts; read-only after.
+	initRaw  json.RawMessage
+	caps     ClientCapabilities
+	dynExec  bool // client: dynamic registration of workspace/executeCommand
+	dynCode  bool // client: dynamic registration of textDocument/codeAction
+	root     string
+	stateDir string
+
+	mu          sync.Mutex
+	state       serverState
+	srv         *backendProc
+	gen         int
+	deadReason  string
+	queue       []queued
+	inflight    map[string]*inflight // client -> JDT LS requests, by id
+	serverReqs  map[string]int       // JDT LS -> client requests, by id: generation
+	own         map[string]*ownCall  // the proxy's requests, by id
+	active      map[string]func()    // client requests the proxy answers itself: cancel
+	progress    map[string]func()    // our progress tokens: cancel
+	initialized json.RawMessage      // the client's initialized params
+	regs        map[string]*regInfo  // registration ids the editor knows
+	regAlias    map[string]string    // id from a restarted JDT LS -> id the editor knows
+	jdtCommands map[string]bool      // commands JDT LS advertised
+	cmdDynamic  bool                 // our commands ride on JDT LS's dynamic registration
+	cmdRegID    string               // ... the one they were injected into
+	crashes     []time.Time          // recent unexpected exits
+	shutdown    bool                 // the client sent shutdown
+	exiting     bool                 // the proxy is stopping
+	wroteClient atomic.Bool          // set after the first write error to the editor
+}
+
+func newProxy(ctx context.Context, out io.Writer, opts Options) *proxy {
+	ctx, cancel := context.WithCancel(ctx)
+	p := &proxy{
+		opts: opts, log: log.New(opts.Log, "repilot-lsp: ", log.LstdFlags|log.Lmicroseconds),
+		ctx: ctx, cancel: cancel, cout: jsonrpc.NewWriter(out), mirror: newMirror(),
+		cmds: map[string]Extension{}, inflight: map[string]*inflight{}, serverReqs: map[string]int{},
+		own: map[string]*ownCall{}, active: map[string]func(){}, progress: map[string]func(){},
+		regs: map[string]*regInfo{}, regAlias: map[string]string{}, jdtCommands: map[string]bool{},
+	}
+	if opts.Repairer != nil {
+		p.exts = append(p.exts, newRepairExtension(opts.Repairer, opts.RepairMaxBytes, opts.RepairTimeout))
+	}
+	p.exts = append(p.exts, opts.Extensions...)
+	for _, e := range p.exts {
+		for _, c := range e.Commands() {
+			if prev, dup := p.cmds[c]; dup {
+				p.log.Printf("bug: command %s claimed by extensions %s and %s; %s keeps it", c, prev.Name(), e.Name(), prev.Name())
+				continue
+			}
+			p.cmds[c] = e
+		}
+		if sp, ok := e.(SymbolProvider); ok {
+			p.symbols = append(p.symbols, sp)
+		}
+	}
+	return p
+}
+
+// ourCommands returns the extension command ids, sorted.
+func (p *proxy) ourCommands() []string {
+	out := make([]string, 0, len(p.cmds))
+	for c := range p.cmds {
+		out = append(out, c)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// clientLoop reads the editor's messages until exit or the end of the stream.
+func (p *proxy) clientLoop(in io.Reader) error {
+	r := jsonrpc.NewReader(in)
+	for {
+		body, err := r.ReadBody()
+		if err != nil {
+			if errors.Is(err, io.EOF) {
+				p.log.Printf("the editor closed its stream first (no exit notification)")
+				return nil
+			}
+			p.log.Printf("cannot read the editor's stream (%v): the framing is lost, stopping", err)
+			return fmt.Errorf("reading from the editor: %w", err)
+		}
+		m, err := jsonrpc.Decode(body)
+		if err != nil {
+			p.log.Printf("editor sent a body that is not JSON (%d bytes): answering ParseError", len(body))
+			p.writeClient(errorBody(nil, lspError(jsonrpc.CodeParseError, "parse error: the message body is not valid JSON")))
+			continue
+		}
+		if m.Method == "" && len(m.ID) == 0 {
+			p.log.Printf("editor sent a message with neither method nor id: answering InvalidRequest")
+			p.writeClient(errorBody(nil, lspError(jsonrpc.CodeInvalidRequest, "invalid request: a message needs a method or an id")))
+			continue
+		}
+		if p.opts.Trace {
+			p.log.Printf("editor -> %s %s", describe(m), m.IDKey())
+		}
+		if exit := p.fromClient(m); exit {
+			p.mu.Lock()
+			shut := p.shutdown
+			p.mu.Unlock()
+			p.log.Printf("the editor sent exit (after shutdown: %v)", shut)
+			if !shut {
+				return ErrExitWithoutShutdown
+			}
+			return nil
+		}
+	}
+}
+
+func describe(m *jsonrpc.Message) string {
+	if m.Method != "" {
+		return m.Method
+	}
+	return "response"
+}
+
+// fromClient routes one editor message; it reports true for exit.
+func (p *proxy) fromClient(m *jsonrpc.Message) bool {
+	if m.IsResponse() {
+		p.clientResponse(m)
+		return false
+	}
+	switch m.Method {
+	case "exit":
+		p.handleExit(m)
+		return true
+	case "initialize":
+		p.handleInitialize(m)
+		return false
+	}
+	p.mu.Lock()
+	st := p.state
+	p.mu.Unlock()
+	if st == stateNew {
+		if m.IsRequest() {
+			p.replyError(m.ID, lspError(jsonrpc.CodeServerNotReady, "%s before initialize: the server is not initialized yet", m.Method))
+		} else {
+			p.log.Printf("dropping %s sent before initialize", m.Method)
+		}
+		return false
+	}
+	switch m.Method {
+	case "initialized":
+		p.handleInitialized(m)
+	case "shutdown":
+		p.handleShutdown(m)
+	case "textDocument/didOpen", "textDocument/didChange", "textDocument/didClose":
+		p.handleDocSync(m)
+	case "textDocument/codeAction":
+		p.handleCodeAction(m)
+	case "codeAction/resolve":
+		p.handleCodeActionResolve(m)
+	case "workspace/executeCommand":
+		p.handleExecuteCommand(m)
+	case "workspace/symbol":
+		p.handleWorkspaceSymbol(m)
+	case "$/cancelRequest":
+		p.handleCancelRequest(m)
+	case "window/workDoneProgress/cancel":
+		p.handleProgressCancel(m)
+	default:
+		p.forward(m, nil)
+	}
+	if m.IsNotification() {
+		p.observe(m)
+	}
+	return false
+}
+
+// observe passes a client notification to the Observer extensions.
+func (p *proxy) observe(m *jsonrpc.Message) {
+	for _, e := range p.exts {
+		if o, ok := e.(Observer); ok {
+			func() {
+				defer p.recoverBug(e, "Observe")
+				o.Observe(m.Method, m.Params)
+			}()
+		}
+	}
+}
+
+// forward sends a client message to JDT LS (or queues it, or answers it with
+// an error when JDT LS is down). hook, for requests, rewrites the response.
+func (p *proxy) forward(m *jsonrpc.Message, hook respHook) {
+	p.mu.Lock()
+	send := p.routeLocked(m, hook)
+	p.mu.Unlock()
+	send()
+}
+
+// handleDocSync updates the document mirror and forwards the notification,
+// both under p.mu so that a restart's re-open sees each change exactly once
+// (see restart).
+func (p *proxy) handleDocSync(m *jsonrpc.Message) {
+	p.mu.Lock()
+	err := p.mirror.apply(m.Method, m.Params)
+	send := p.routeLocked(m, nil)
+	p.mu.Unlock()
+	if err != nil {
+		p.log.Printf("%s: %v", m.Method, err)
+	}
+	send()
+}
+
+// routeLocked decides, under p.mu, what happens to a client message and
+// returns the IO to do after unlocking. Registering a request in p.inflight
+// under the same lock that reads the state means a crash handler that
+// changes the state later sees the request and answers it.
+func (p *proxy) routeLocked(m *jsonrpc.Message, hook respHook) func() {
+	switch p.state {
+	case stateReady:
+		s := p.srv
+		if m.IsRequest() {
+			p.inflight[m.IDKey()] = &inflight{method: m.Method, gen: s.gen, hook: hook}
+		}
+		return func() { s.write(m.Raw) }
+	case stateStarting:
+		p.queue = append(p.queue, queued{m: m, hook: hook})
+		return func() {}
+	default:
+		if !m.IsRequest() {
+			return func() {}
+		}
+		e := lspError(jsonrpc.CodeRequestFailed, "JDT LS is not running (%s)", p.deadReason)
+		if p.state == stateStopped {
+			e = lspError(jsonrpc.CodeInvalidRequest, "%s after shutdown: the server is shutting down", m.Method)
+		}
+		return func() { p.answerWithError(m.ID, e, hook) }
+	}
+}
+
+// answerWithError answers a client request with e, through hook if any.
+func (p *proxy) answerWithError(id json.RawMessage, e *jsonrpc.Error, hook respHook) {
+	if hook == nil {
+		p.writeClient(errorBody(id, e))
+		return
+	}
+	resp := &jsonrpc.Message{ID: id, Error: e}
+	resp.Raw = errorBody(id, e)
+	p.writeClient(hook(resp))
+}
+
+// clientResponse routes the editor's response: to a waiting proxy request, or
+// to the JDT LS that asked.
+func (p *proxy) clientResponse(m *jsonrpc.Message) {
+	key := m.IDKey()
+	p.mu.Lock()
+	if c, ok := p.own[key]; ok && c.srv == nil {
+		delete(p.own, key)
+		p.mu.Unlock()
+		c.ch <- m
+		return
+	}
+	gen, known := p.serverReqs[key]
+	delete(p.serverReqs, key)
+	s := p.srv
+	alive := s != nil && (p.state == stateReady || p.state == stateStarting)
+	p.mu.Unlock()
+	switch {
+	case known && (!alive || gen != s.gen):
+		p.log.Printf("dropping the editor's response %s: the JDT LS that asked has exited", key)
+	case !alive:
+		p.log.Printf("dropping the editor's response %s: JDT LS is not running", key)
+	default:
+		// Responses bypass the restart queue: a restarting JDT LS may wait for
+		// one (workspace/configuration) before it answers initialize.
+		s.write(m.Raw)
+	}
+}
+
+// serverLoop reads one JDT LS's messages until its stdout ends, then reports
+// the exit.
+func (p *proxy) serverLoop(s *backendProc) {
+	r := jsonrpc.NewReader(s.b.Stdout)
+	for {
+		body, err := r.ReadBody()
+		if err != nil {
+			if !errors.Is(err, io.EOF) {
+				p.log.Printf("JDT LS #%d: unreadable output (%v)", s.gen, err)
+			}
+			break
+		}
+		m, err := jsonrpc.Decode(body)
+		if err != nil {
+			p.log.Printf("JDT LS #%d sent a body that is not JSON (%d bytes); skipped", s.gen, len(body))
+			continue
+		}
+		if p.opts.Trace {
+			p.log.Printf("JDT LS #%d -> %s %s", s.gen, describe(m), m.IDKey())
+		}
+		p.fromServer(s, m)
+	}
+	p.serverExited(s)
+}
+
+// fromServer routes one JDT LS message.
+func (p *proxy) fromServer(s *backendProc, m *jsonrpc.Message) {
+	if m.IsResponse() {
+		key := m.IDKey()
+		p.mu.Lock()
+		if c, ok := p.own[key]; ok && c.srv == s {
+			delete(p.own, key)
+			p.mu.Unlock()
+			c.ch <- m
+			return
+		}
+		f, ok := p.inflight[key]
+		if ok && f.gen == s.gen {
+			delete(p.inflight, key)
+		} else {
+			f = nil
+		}
+		p.mu.Unlock()
+		if f != nil && f.hook != nil {
+			p.writeClient(f.hook(m))
+			return
+		}
+		p.writeClient(m.Raw)
+		return
+	}
+	if m.IsRequest() {
+		switch m.Method {
+		case "client/registerCapability":
+			p.handleRegister(s, m)
+		case "client/unregisterCapability":
+			p.handleUnregister(s, m)
+		default:
+			p.forwardServerRequest(s, m, m.Raw)
+		}
+		return
+	}
+	p.writeClient(m.Raw)
+}
+
+// forwardServerRequest sends a JDT LS request to the editor, remembering
+// which JDT LS asked.
+func (p *proxy) forwardServerRequest(s *backendProc, m *jsonrpc.Message, body []byte) {
+	p.mu.Lock()
+	p.serverReqs[m.IDKey()] = s.gen
+	p.mu.Unlock()
+	p.writeClient(body)
+}
+
+// writeClient writes one body to the editor.
+func (p *proxy) writeClient(body []byte) {
+	if err := p.cout.WriteBody(body); err != nil && !p.wroteClient.Swap(true) {
+		p.log.Printf("cannot write to the editor: %v", err)
+	}
+}
+
+// reply answers a client request with result.
+func (p *proxy) reply(id json.RawMessage, result any) {
+	body, err := responseBody(id, result)
+	if err != nil {
+		p.log.Printf("bug: cannot encode a result: %v", err)
+		body = errorBody(id, lspError(jsonrpc.CodeInternalError, "internal error: cannot encode the result: %v", err))
+	}
+	p.writeClient(body)
+}
+
+// replyError answers a client request with an error.
+func (p *proxy) replyError(id json.RawMessage, e *jsonrpc.Error) {
+	p.writeClient(errorBody(id, e))
+}
+
+// rawResponse builds a response body around an exact result, so that
+// merged results keep JDT LS's bytes.
+func rawResponse(id json.RawMessage, result []byte) []byte {
+	var b bytes.Buffer
+	b.WriteString(`{"jsonrpc":"2.0","id":`)
+	b.Write(id)
+	b.WriteString(`,"result":`)
+	b.Write(result)
+	b.WriteString(`}`)
+	return b.Bytes()
+}
+
+// newID returns a fresh id in the proxy's id space, as raw JSON.
+func (p *proxy) newID() json.RawMessage {
+	return json.RawMessage(strconv.Quote("repilot/" + strconv.FormatInt(p.nextID.Add(1), 10)))
+}
+
+// errClosed is returned by calls whose peer went away.
+var errClosed = errors.New("the peer went away before answering")
+
+// call sends a request in the proxy's id space to the editor (srv nil) or to
+// srv, and waits for the answer or ctx. When ctx ends first it sends
+// $/cancelRequest.
+func (p *proxy) call(ctx context.Context, srv *backendProc, method string, params any) (json.RawMessage, error) {
+	pj, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	id := p.newID()
+	key := string(id)
+	c := &ownCall{ch: make(chan *jsonrpc.Message, 1), srv: srv}
+	p.mu.Lock()
+	p.own[key] = c
+	p.mu.Unlock()
+	body, err := requestBody(id, method, pj)
+	if err != nil {
+		return nil, err
+	}
+	write := p.writeClient
+	if srv != nil {
+		write = func(b []byte) { srv.write(b) }
+	}
+	// The write runs on its own goroutine so that a peer that stopped reading
+	// cannot hold the caller past ctx; what the caller sends after the answer
+	// still follows the request.
+	go write(body)
+	select {
+	case m, ok := <-c.ch:
+		if !ok {
+			return nil, errClosed
+		}
+		if m.Error != nil {
+			return nil, m.Error
+		}
+		return m.Result, nil
+	case <-ctx.Done():
+		p.mu.Lock()
+		delete(p.own, key)
+		p.mu.Unlock()
+		if b, err := notificationBody("$/cancelRequest", cancelParams{ID: id}); err == nil {
+			write(b)
+		}
+		return nil, ctx.Err()
+	}
+}
+
+// notifyClient sends a notification to the editor.
+func (p *proxy) notifyClient(method string, params any) {
+	b, err := notificationBody(method, params)
+	if err != nil {
+		p.log.Printf("bug: cannot encode %s: %v", method, err)
+		return
+	}
+	p.writeClient(b)
+}
+
+// recoverBug turns a panic in extension code into a logged bug report.
+func (p *proxy) recoverBug(e Extension, where string) {
+	if r := recover(); r != nil {
+		p.log.Printf("bug: extension %s panicked in %s: %v", e.Name(), where, r)
+	}
+}

@@ -1,0 +1,311 @@
+package proxy
+
+// repair.go is the "Repair hunk with Repilot" extension: a code action on any
+// non-empty selection of a Java document, a command that runs the Repairer
+// on the selected lines of the editor's buffer, and, once patches exist,
+// code actions that apply them. It never writes to disk: patches reach the
+// file only as WorkspaceEdits the editor applies.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/repair"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
+)
+
+// CommandRepairHunk is the workspace/executeCommand id of "Repair hunk with
+// Repilot". Its one argument is RepairArgs; its result is RepairResult.
+const CommandRepairHunk = "repilot.repairHunk"
+
+// RepairActionKind is the kind of the repair code actions: "quickfix". A
+// repair is a fix for a bug on the selected lines, so it belongs with JDT
+// LS's quick fixes (editors list those first, VS Code's "Quick Fix..." menu
+// and Neovim's code_action filter both show it), not among refactorings,
+// which promise to keep behaviour unchanged.
+const RepairActionKind = protocol.QuickFix
+
+// RepairArgs is the argument of CommandRepairHunk: the hunk as the editor
+// selected it. Version is the document version the action was offered for;
+// when set and the buffer has moved on, the command fails with
+// ContentModified instead of repairing other lines than the user saw.
+type RepairArgs struct {
+	URI     protocol.DocumentURI `json:"uri"`
+	Range   protocol.Range       `json:"range"`
+	Version *int32               `json:"version,omitempty"`
+}
+
+// RepairResult is CommandRepairHunk's result: the ranked patches (compilable
+// first) and the repair's counters (repair.Stats, with its own JSON names).
+type RepairResult struct {
+	Patches []RepairPatch `json:"patches"`
+	Stats   repair.Stats  `json:"stats"`
+}
+
+// RepairPatch is one candidate patch, ready to apply: Edit replaces the
+// hunk's whole lines in the document version the repair read.
+type RepairPatch struct {
+	Title      string                 `json:"title"`
+	Edit       protocol.WorkspaceEdit `json:"edit"`
+	Hunk       string                 `json:"hunk"`
+	Compilable bool                   `json:"compilable"`
+	Plausible  bool                   `json:"plausible"`
+	LogProb    float64                `json:"logProb"`
+	Diff       string                 `json:"diff"`
+}
+
+// MsgNoCandidate is the message of the error CommandRepairHunk returns when
+// the model produced no candidate patch.
+const MsgNoCandidate = "the language model produced no candidate patch"
+
+// UnavailableRepairer returns a Repairer whose every Repair fails with err,
+// for when the repair service could not be built: the proxy keeps serving
+// and the repair command tells the user why it cannot run.
+func UnavailableRepairer(err error) repair.Repairer { return unavailable{err} }
+
+type unavailable struct{ err error }
+
+func (u unavailable) Repair(context.Context, repair.Request, repair.Progress) (*repair.Result, error) {
+	return nil, fmt.Errorf("the repair service is not available: %w", u.err)
+}
+
+// repairExt is the extension.
+type repairExt struct {
+	r        repair.Repairer
+	maxBytes int
+	timeout  time.Duration
+
+	mu   sync.Mutex
+	last map[protocol.DocumentURI]*remembered // the latest result per document
+}
+
+// remembered is a repair result for a document version and hunk, offered as
+// "Apply Repilot patch k" actions while the document stays at that version.
+type remembered struct {
+	version          int32
+	startLine, endLn int // 1-based, inclusive
+	patches          []RepairPatch
+}
+
+func newRepairExtension(r repair.Repairer, maxBytes int, timeout time.Duration) *repairExt {
+	return &repairExt{r: r, maxBytes: maxBytes, timeout: timeout, last: map[protocol.DocumentURI]*remembered{}}
+}
+
+func (x *repairExt) Name() string       { return "repair" }
+func (x *repairExt) Commands() []string { return []string{CommandRepairHunk} }
+
+// CodeActions offers "Repair hunk with Repilot" on a non-empty range of an
+// open .java document, and the remembered patches for the same lines and
+// document version. No model work happens here.
+func (x *repairExt) CodeActions(doc *Document, params *protocol.CodeActionParams) []protocol.CodeAction {
+	if doc == nil || !isJavaURI(string(doc.URI)) || params.Range.Start == params.Range.End {
+		return nil
+	}
+	version := doc.Version
+	args := RepairArgs{URI: doc.URI, Range: params.Range, Version: &version}
+	acts := []protocol.CodeAction{{
+		Title:   "Repair hunk with Repilot",
+		Kind:    RepairActionKind,
+		Command: &protocol.Command{Title: "Repair hunk with Repilot", Command: CommandRepairHunk, Arguments: []any{args}},
+	}}
+	start, end := hunkLines(params.Range)
+	x.mu.Lock()
+	rem := x.last[doc.URI]
+	x.mu.Unlock()
+	if rem != nil && rem.version == doc.Version && rem.startLine == start && rem.endLn == end {
+		for _, pt := range rem.patches {
+			edit := pt.Edit
+			acts = append(acts, protocol.CodeAction{Title: pt.Title, Kind: RepairActionKind, Edit: &edit})
+		}
+	}
+	return acts
+}
+
+// hunkLines converts a range to whole 1-based lines: a range that ends at
+// character 0 of a later line does not include that line.
+func hunkLines(r protocol.Range) (start, end int) {
+	start = int(r.Start.Line) + 1
+	end = int(r.End.Line) + 1
+	if r.End.Character == 0 && r.End.Line > r.Start.Line {
+		end--
+	}
+	return start, end
+}
+
+// Execute runs CommandRepairHunk.
+func (x *repairExt) Execute(ctx context.Context, c Client, command string, args []json.RawMessage) (any, error) {
+	if command != CommandRepairHunk {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "the repair extension has no command %q", command)
+	}
+	var a RepairArgs
+	if len(args) != 1 {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "%s takes one argument {uri, range, version}, got %d", command, len(args))
+	}
+	if err := json.Unmarshal(args[0], &a); err != nil || a.URI == "" {
+		msg := "uri is missing"
+		if err != nil {
+			msg = err.Error()
+		}
+		return nil, lspError(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, range, version}): %s", command, msg)
+	}
+	if !isJavaURI(string(a.URI)) {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "Repilot repairs Java source files; %s is not a .java file", a.URI)
+	}
+	doc, ok := c.Document(a.URI)
+	if !ok {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "%s is not open in the editor: open it and select the lines to repair", a.URI)
+	}
+	if a.Range.Start == a.Range.End {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "the selection is empty: select the lines of the hunk to repair")
+	}
+	if a.Version != nil && *a.Version != doc.Version {
+		return nil, lspError(jsonrpc.CodeContentModified, "the document changed since the action was offered (version %d, now %d): select the hunk again", *a.Version, doc.Version)
+	}
+	if len(doc.Text) > x.maxBytes {
+		return nil, lspError(jsonrpc.CodeRequestFailed, "%s is %d KiB; Repilot repairs files up to %d KiB",
+			path.Base(string(a.URI)), len(doc.Text)>>10, x.maxBytes>>10)
+	}
+	file, err := uriPath(string(a.URI))
+	if err != nil {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "Repilot needs a file on disk: %v", err)
+	}
+	mp := textpos.New(doc.Text)
+	startLine, endLine := hunkLines(a.Range)
+	if a.Range.End.Line < a.Range.Start.Line || (a.Range.End.Line == a.Range.Start.Line && a.Range.End.Character < a.Range.Start.Character) {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "the range ends before it starts")
+	}
+	if endLine > mp.LineCount() {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "the range ends at line %d but the document has %d lines", endLine, mp.LineCount())
+	}
+	root := c.Root()
+	if root == "" {
+		root = filepath.Dir(file)
+	}
+	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine}
+
+	base := filepath.Base(file)
+	pr := c.BeginProgress(ctx, fmt.Sprintf("Repilot: repairing %s lines %d-%d", base, startLine, endLine))
+	ctx, cancel := context.WithTimeout(ctx, x.timeout)
+	defer cancel()
+	res, err := x.run(ctx, req, pr)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			pr.End("cancelled")
+			return nil, lspError(jsonrpc.CodeRequestCancelled, "the repair of %s lines %d-%d was cancelled", base, startLine, endLine)
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			pr.End("timed out")
+			return nil, lspError(jsonrpc.CodeRequestFailed, "the repair of %s lines %d-%d did not finish within %v", base, startLine, endLine, x.timeout)
+		}
+		pr.End("failed")
+		return nil, lspError(jsonrpc.CodeRequestFailed, "Repilot repair failed: %v", err)
+	}
+	if res == nil || len(res.Patches) == 0 {
+		pr.End("no candidate patch")
+		c.ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Repilot: %s for %s lines %d-%d.", MsgNoCandidate, base, startLine, endLine))
+		return nil, lspError(jsonrpc.CodeRequestFailed, "%s", MsgNoCandidate)
+	}
+
+	out := RepairResult{Stats: res.Stats}
+	compilable := 0
+	for i, pt := range res.Patches {
+		out.Patches = append(out.Patches, RepairPatch{
+			Title:      fmt.Sprintf("Apply Repilot patch %d: %s", i+1, firstLine(pt.Hunk, startLine, endLine)),
+			Edit:       hunkEdit(doc, mp, startLine, endLine, pt.Hunk, c.Capabilities().DocumentChanges),
+			Hunk:       pt.Hunk,
+			Compilable: pt.Compilable,
+			Plausible:  pt.Plausible,
+			LogProb:    pt.LogProb,
+			Diff:       pt.Diff,
+		})
+		if pt.Compilable {
+			compilable++
+		}
+	}
+	x.mu.Lock()
+	x.last[doc.URI] = &remembered{version: doc.Version, startLine: startLine, endLn: endLine, patches: out.Patches}
+	x.mu.Unlock()
+	summary := fmt.Sprintf("%d patches, %d compilable", len(out.Patches), compilable)
+	pr.End(summary)
+	c.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Repilot: %s for %s lines %d-%d. Open the code actions on those lines to apply one.",
+		summary, base, startLine, endLine))
+	return out, nil
+}
+
+// run calls the Repairer and returns when it does or when ctx ends, whichever
+// is first: a Repairer that ignores ctx cannot hang the request.
+func (x *repairExt) run(ctx context.Context, req repair.Request, pr Progress) (*repair.Result, error) {
+	type outcome struct {
+		res *repair.Result
+		err error
+	}
+	done := make(chan outcome, 1)
+	go func() {
+		var o outcome
+		defer func() {
+			if r := recover(); r != nil {
+				o.err = fmt.Errorf("internal error in the repair service: %v", r)
+			}
+			done <- o
+		}()
+		o.res, o.err = x.r.Repair(ctx, req, func(msg string, pct int) { pr.Report(msg, pct) })
+	}()
+	select {
+	case o := <-done:
+		if o.err != nil && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		return o.res, o.err
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// hunkEdit builds the WorkspaceEdit replacing lines startLine..endLine
+// (1-based, inclusive) with hunk, against the document version it was
+// computed on. A hunk that ends the file keeps the file's missing final
+// newline missing.
+func hunkEdit(doc Document, mp *textpos.Mapper, startLine, endLine int, hunk string, versioned bool) protocol.WorkspaceEdit {
+	startOff := mp.LineStart(startLine - 1)
+	endOff := mp.LineStart(endLine) // the start of the line after the hunk, or the end of the text
+	if endOff == len(doc.Text) && !strings.HasSuffix(doc.Text, "\n") {
+		hunk = strings.TrimSuffix(hunk, "\n")
+	}
+	te := protocol.TextEdit{
+		Range:   protocol.Range{Start: fromTextpos(mp.Position(startOff)), End: fromTextpos(mp.Position(endOff))},
+		NewText: hunk,
+	}
+	if !versioned {
+		return protocol.WorkspaceEdit{Changes: map[protocol.DocumentURI][]protocol.TextEdit{doc.URI: {te}}}
+	}
+	v := doc.Version
+	return protocol.WorkspaceEdit{DocumentChanges: []protocol.TextDocumentEdit{{
+		TextDocument: protocol.OptionalVersionedTextDocumentIdentifier{
+			TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: doc.URI}, Version: &v},
+		Edits: []protocol.TextEdit{te},
+	}}}
+}
+
+// firstLine is the first non-blank line of a hunk, trimmed and shortened,
+// for titles.
+func firstLine(hunk string, start, end int) string {
+	for _, l := range strings.Split(hunk, "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			if r := []rune(l); len(r) > 60 {
+				l = string(r[:57]) + "..."
+			}
+			return l
+		}
+	}
+	return fmt.Sprintf("delete lines %d-%d", start, end)
+}
