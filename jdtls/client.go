@@ -62,6 +62,10 @@ type Options struct {
 	// workspace folder. JDT LS imports it (Maven, Gradle, or a plain folder
 	// as an "invisible project").
 	Root string
+	// Folders are further project directories (absolute) sent as workspace
+	// folders with Root, so that one server serves several projects (JDT LS
+	// imports each).
+	Folders []string
 	// StateDir holds the server's configuration and workspace data (created).
 	// Two live servers must not share one.
 	StateDir string
@@ -213,6 +217,11 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	if o.Root == "" || !filepath.IsAbs(o.Root) {
 		return nil, fmt.Errorf("jdtls: project root %q is not an absolute path", o.Root)
 	}
+	for _, f := range o.Folders {
+		if !filepath.IsAbs(f) {
+			return nil, fmt.Errorf("jdtls: workspace folder %q is not an absolute path", f)
+		}
+	}
 	if o.StateDir == "" {
 		return nil, errors.New("jdtls: no state directory")
 	}
@@ -287,18 +296,22 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 // initialize sends initialize and initialized (LSP 3.17 "Initialize Request").
 func (c *Client) initialize(ctx context.Context) error {
 	rootURI := FileURI(c.opts.Root)
+	folders := []any{map[string]any{"uri": rootURI, "name": filepath.Base(c.opts.Root)}}
+	folderURIs := []string{rootURI}
+	for _, f := range c.opts.Folders {
+		folders = append(folders, map[string]any{"uri": FileURI(f), "name": filepath.Base(f)})
+		folderURIs = append(folderURIs, FileURI(f))
+	}
 	params := map[string]any{
-		"processId":  os.Getpid(),
-		"clientInfo": map[string]any{"name": "repilot-lsp engine"},
-		"rootUri":    rootURI,
-		"rootPath":   c.opts.Root,
-		"workspaceFolders": []any{map[string]any{
-			"uri": rootURI, "name": filepath.Base(c.opts.Root),
-		}},
-		"capabilities": clientCapabilities(),
+		"processId":        os.Getpid(),
+		"clientInfo":       map[string]any{"name": "repilot-lsp engine"},
+		"rootUri":          rootURI,
+		"rootPath":         c.opts.Root,
+		"workspaceFolders": folders,
+		"capabilities":     clientCapabilities(),
 		"initializationOptions": map[string]any{
 			"settings":                   c.settings,
-			"workspaceFolders":           []string{rootURI},
+			"workspaceFolders":           folderURIs,
 			"extendedClientCapabilities": map[string]any{"classFileContentsSupport": false},
 		},
 		"trace": "off",
