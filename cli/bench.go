@@ -34,6 +34,8 @@ type benchRepairFlags struct {
 	variants []string
 	samples  int
 	seed     int64
+	temp     float64
+	topP     float64
 	noTests  bool
 	jsonOut  bool
 	perBug   bool
@@ -71,6 +73,8 @@ after another on the same JDT LS per bug.`,
 	fl.StringSliceVar(&f.variants, "variant", []string{"full"}, "variants to run (repeat or comma-separate): "+strings.Join(repair.Variants, ", ")+", or all")
 	fl.IntVar(&f.samples, "samples", repair.DefaultSamples, "samples per bug")
 	fl.Int64Var(&f.seed, "seed", 0, "sampling seed")
+	fl.Float64Var(&f.temp, "temperature", repair.DefaultTemperature, "sampling temperature (0: greedy)")
+	fl.Float64Var(&f.topP, "top-p", repair.DefaultTopP, "nucleus mass in (0,1]")
 	fl.BoolVar(&f.noTests, "no-tests", false, "skip test_cmd (plausible columns then read 0)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print JSON (per-bug results and totals)")
 	fl.BoolVar(&f.perBug, "per-bug", false, "also print one line per bug and variant")
@@ -92,6 +96,19 @@ type bugRun struct {
 	ExactRank  int          `json:"exact_rank,omitempty"` // 1-based rank of the exact fix among candidates
 	Stats      repair.Stats `json:"stats"`
 	Error      string       `json:"error,omitempty"`
+	// Candidates are the validated unique candidates in ranked order.
+	Candidates []benchCandidate `json:"candidates,omitempty"`
+}
+
+// benchCandidate is one validated candidate in --json output.
+type benchCandidate struct {
+	Hunk       string  `json:"hunk"`
+	Compilable bool    `json:"compilable"`
+	Plausible  bool    `json:"plausible"`
+	Exact      bool    `json:"exact"`
+	LogProb    float64 `json:"logprob"`
+	Tokens     int     `json:"tokens"`
+	Count      int     `json:"count"`
 }
 
 // benchRow is one variant's totals: the Table-3 columns.
@@ -225,6 +242,7 @@ func benchOne(ctx context.Context, r repair.Repairer, b corpus.Bug, variant stri
 	run := bugRun{Bug: b.ID, Variant: variant}
 	opts, _ := repair.DefaultOptions().WithVariant(variant)
 	opts.Samples, opts.Seed, opts.KeepTop = f.samples, f.seed, 1<<30
+	opts.Temperature, opts.TopP = f.temp, f.topP
 	text, err := os.ReadFile(b.FilePath())
 	if err != nil {
 		run.Error = err.Error()
@@ -253,9 +271,12 @@ func benchOne(ctx context.Context, r repair.Repairer, b corpus.Bug, variant stri
 		if p.Plausible {
 			run.Plausible++
 		}
-		if !run.Exact && repair.Normalize(p.Hunk) == fixed {
+		exact := repair.Normalize(p.Hunk) == fixed
+		if exact && !run.Exact {
 			run.Exact, run.ExactRank = true, i+1
 		}
+		run.Candidates = append(run.Candidates, benchCandidate{Hunk: p.Hunk, Compilable: p.Compilable, Plausible: p.Plausible,
+			Exact: exact, LogProb: p.LogProb, Tokens: p.Tokens, Count: p.Count})
 	}
 	return run
 }

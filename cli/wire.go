@@ -2,10 +2,29 @@ package cli
 
 // wire.go builds the real repair service (embedded or OpenAI-compatible model,
 // JDT LS completion engine) from command-line flags, for "serve" and "repair".
+//
+// Per project root (started on the first repair there, kept for later ones,
+// closed least recently used first and on shutdown; see pool.go):
+//   - a shadow JDT LS as completion engine and compiler (engine.StartJDT),
+//     with its data in <state>/engine/<hash of root>;
+//   - the embedded n-gram model (lm/ngram) trained on the project's .java
+//     files plus the JDK's java.base sources, whose counts are cached on disk
+//     in <cache>/ngram, so a later start only lexes the project.
 
 import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/lm/ngram"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -21,7 +40,127 @@ type RepairConfig struct {
 	MaxRoots int
 }
 
-// buildRepairer returns the repair service used by serve and repair.
+// engineStartTimeout bounds starting a shadow JDT LS until ServiceReady
+// (Maven projects import their build first).
+const engineStartTimeout = 5 * time.Minute
+
+// cacheDir is $REPILOT_CACHE, else ~/.cache/repilot-lsp (as jdtls.DefaultHome).
+func cacheDir() string {
+	if c := os.Getenv("REPILOT_CACHE"); c != "" {
+		return c
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "repilot-lsp")
+	}
+	return filepath.Join(home, ".cache", "repilot-lsp")
+}
+
+// rootKey is the first 16 hex digits of the SHA-256 of a project root.
+func rootKey(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return hex.EncodeToString(sum[:8])
+}
+
+// engineStateDir is where the shadow JDT LS of root keeps its data: apart from
+// the editor-facing JDT LS's (<state>/jdtls), since two live servers must not
+// share one.
+func engineStateDir(stateDir, root string) string {
+	if stateDir != "" {
+		return filepath.Join(stateDir, "engine", rootKey(root))
+	}
+	return filepath.Join(cacheDir(), "state", rootKey(root), "engine")
+}
+
+// buildRepairer returns the repair service used by serve and repair. It fails
+// at once when JDT LS or java is missing; JDT LS and the model start on the
+// first repair of each project. The result implements io.Closer: Close stops
+// every JDT LS it started.
 func buildRepairer(cfg RepairConfig) (repair.Repairer, error) {
-	return nil, errors.New("repair service not wired yet")
+	home, err := jdtls.ResolveHome(cfg.JDTLSHome)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := jdtls.JavaBinary(); err != nil {
+		return nil, err
+	}
+	progress := cfg.Progress
+	if progress == nil {
+		progress = func(string, int) {}
+	}
+	start := func(ctx context.Context, root string) (repair.Backends, func() error, error) {
+		return startBackends(ctx, home, cfg.StateDir, root, progress)
+	}
+	return newPool(start, cfg.MaxRoots), nil
+}
+
+// startBackends starts the shadow JDT LS and trains the model for root, in
+// parallel.
+func startBackends(ctx context.Context, home, stateDir, root string, progress repair.Progress) (repair.Backends, func() error, error) {
+	began := time.Now()
+	ctx, cancel := context.WithTimeout(ctx, engineStartTimeout)
+	defer cancel()
+
+	var (
+		wg     sync.WaitGroup
+		eng    *engine.JDT
+		engErr error
+		model  *ngram.Model
+		lmErr  error
+	)
+	wg.Add(2)
+	go func() {
+		defer wg.Done()
+		dir := engineStateDir(stateDir, root)
+		if engErr = os.MkdirAll(dir, 0o755); engErr != nil {
+			return
+		}
+		logf, err := os.OpenFile(filepath.Join(dir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			engErr = err
+			return
+		}
+		progress(fmt.Sprintf("starting JDT LS (completion engine) for %s", root), 0)
+		eng, engErr = engine.StartJDT(ctx, jdtls.Options{Home: home, Root: root, StateDir: dir, Stderr: logf})
+		if engErr != nil {
+			logf.Close()
+			engErr = fmt.Errorf("starting JDT LS for %s (log: %s): %w", root, logf.Name(), engErr)
+			return
+		}
+		go func() { <-eng.Client().Done(); logf.Close() }()
+		progress(fmt.Sprintf("JDT LS ready after %s", time.Since(began).Round(100*time.Millisecond)), 0)
+	}()
+	go func() {
+		defer wg.Done()
+		progress(fmt.Sprintf("training the n-gram model on %s and the JDK sources", root), 0)
+		last := ""
+		model, lmErr = ngram.Train(ctx, ngram.Sources{Roots: []string{root}}, ngram.Options{
+			UseJDK:   true,
+			CacheDir: filepath.Join(cacheDir(), "ngram"),
+			Progress: func(stage string, done, total int) {
+				if stage != last {
+					last = stage
+					progress(fmt.Sprintf("n-gram model: %s (%d/%d)", stage, done, total), 0)
+				}
+			},
+		})
+		if lmErr != nil {
+			lmErr = fmt.Errorf("training the n-gram model on %s: %w", root, lmErr)
+			return
+		}
+		for _, s := range model.Sources() {
+			if s.Note != "" {
+				progress(fmt.Sprintf("n-gram model: %s source not used: %s", s.Kind, s.Note), 0)
+			}
+		}
+		progress(fmt.Sprintf("n-gram model %s ready after %s", model.Name(), time.Since(began).Round(100*time.Millisecond)), 0)
+	}()
+	wg.Wait()
+	if err := errors.Join(engErr, lmErr); err != nil {
+		if eng != nil {
+			eng.Close()
+		}
+		return repair.Backends{}, nil, err
+	}
+	return repair.Backends{Model: model, Engine: eng, Compiler: eng}, eng.Close, nil
 }
