@@ -7,27 +7,37 @@
 #   3. builds bin/repilot-lsp (go build; modules come from the Go proxy and
 #      are cached by Go in its module cache);
 #   4. warms the local Maven repository for the Maven bug fixtures
-#      (scripts/warm-maven.sh; skipped with --no-maven).
+#      (scripts/warm-maven.sh; skipped with --no-maven);
+#   5. with --tests only: what the model integration tests need, llama.cpp's
+#      llama-server built from source (scripts/install-llama.sh, about 10
+#      minutes once on 2 cores; needs cmake, g++, git) and a tiny random-weight
+#      GGUF model (scripts/models/make-random.sh; needs python3 with numpy,
+#      which is installed with apt-get when missing and running as root).
+#      REPILOT_SKIP_LLAMA=1 skips this step (the tests then skip too).
 # Idempotent: finished steps are detected and not redone, so a second run takes
 # seconds. Nothing is written outside the clone except the caches named here.
-# Usage: scripts/install.sh [--no-maven]
+# Usage: scripts/install.sh [--no-maven] [--tests]
 #   REPILOT_CACHE        cache root (default: $HOME/.cache/repilot-lsp)
 #   REPILOT_JDTLS_HOME   use this JDT LS install instead of installing one
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 
 maven=1
+tests=0
 for arg in "$@"; do
   case "$arg" in
     --no-maven) maven=0 ;;
-    -h|--help) sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown argument $arg (usage: scripts/install.sh [--no-maven])" ;;
+    --tests) tests=1 ;;
+    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument $arg (usage: scripts/install.sh [--no-maven] [--tests])" ;;
   esac
 done
+steps=4
+[ "$tests" = 1 ] && steps=5
 cd "$root"
 start=$(date +%s)
 
-step "1/4 checking prerequisites"
+step "1/$steps checking prerequisites"
 need java "Install Java 17 or newer (Debian: apt-get install -y openjdk-17-jdk-headless)"
 need javac "Install a JDK, not only a JRE (Debian: apt-get install -y openjdk-17-jdk-headless)"
 major=$(java_major)
@@ -41,7 +51,7 @@ if ! ls "$jhome/lib/src.zip" >/dev/null 2>&1; then
 fi
 info "java $major, $(go version | cut -d' ' -f3), node $(node --version 2>/dev/null || echo '?'), npm $(npm --version)"
 
-step "2/4 Eclipse JDT LS"
+step "2/$steps Eclipse JDT LS"
 if [ -n "${REPILOT_JDTLS_HOME:-}" ]; then
   ls "$REPILOT_JDTLS_HOME"/plugins/org.eclipse.equinox.launcher_*.jar >/dev/null 2>&1 ||
     die "REPILOT_JDTLS_HOME=$REPILOT_JDTLS_HOME holds no plugins/org.eclipse.equinox.launcher_*.jar"
@@ -54,15 +64,42 @@ else
   info "JDT LS at $home"
 fi
 
-step "3/4 building bin/repilot-lsp"
+step "3/$steps building bin/repilot-lsp"
 go build -o bin/repilot-lsp ./cmd/repilot-lsp || die "go build failed"
 info "built $root/bin/repilot-lsp"
 
-step "4/4 Maven dependencies of the bug fixtures"
+step "4/$steps Maven dependencies of the bug fixtures"
 if [ "$maven" = 1 ]; then
   scripts/warm-maven.sh
 else
   info "skipped (--no-maven)"
+fi
+
+if [ "$tests" = 1 ]; then
+  step "5/5 llama-server and a tiny random model (for the model integration tests)"
+  if [ "${REPILOT_SKIP_LLAMA:-}" = 1 ]; then
+    info "skipped (REPILOT_SKIP_LLAMA=1)"
+  else
+    for tool in cmake g++ git python3; do
+      need "$tool" "Debian: apt-get install -y cmake g++ git python3 (or set REPILOT_SKIP_LLAMA=1)"
+    done
+    if ! python3 -c 'import numpy' 2>/dev/null; then
+      if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+        info "installing python3-numpy with apt-get (the model generator needs numpy)"
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-numpy >/dev/null ||
+          die "apt-get install python3-numpy failed"
+      else
+        die "python3 has no numpy: apt-get install -y python3-numpy (as root), or set REPILOT_SKIP_LLAMA=1"
+      fi
+    fi
+    if [ ! -f "$cache/llama.cpp/node-llama-cpp-3.21.1/.complete" ]; then
+      info "building llama-server from source: about 10 minutes on 2 cores, once"
+    fi
+    server=$(scripts/install-llama.sh) || die "building llama-server failed (scripts/install-llama.sh)"
+    info "llama-server at $server"
+    model=$(scripts/models/make-random.sh) || die "making the random test model failed (scripts/models/make-random.sh)"
+    info "test model at $model"
+  fi
 fi
 
 step "installed in $(( $(date +%s) - start ))s"
