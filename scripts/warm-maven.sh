@@ -25,21 +25,26 @@ fi
 
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# mvn DIR ARGS...: runs Maven quietly in DIR; its output is shown only when it fails.
+mvn_in() {
+  local dir=$1; shift
+  (cd "$dir" && mvn -B -q "$@") >"$tmp/mvn.log" 2>&1 || { cat "$tmp/mvn.log" >&2; return 1; }
+}
 start=$(date +%s)
 info "fetching plugins and the JUnit 4 provider (scripts/maven-warmup)"
 cp -r scripts/maven-warmup "$tmp/warmup"
-(cd "$tmp/warmup" && mvn -B -q test) || die "the Maven warm-up project failed (is Maven Central reachable?)"
+mvn_in "$tmp/warmup" test || die "the Maven warm-up project failed (is Maven Central reachable?)"
 for pom in "${poms[@]}"; do
   info "resolving $(dirname "$pom")"
   d="$tmp/$(echo "$pom" | tr / _)"
   mkdir -p "$d"
   cp "$pom" "$d/pom.xml"
-  (cd "$d" && mvn -B -q org.apache.maven.plugins:maven-dependency-plugin:3.6.1:go-offline) ||
+  mvn_in "$d" org.apache.maven.plugins:maven-dependency-plugin:3.6.1:go-offline ||
     die "could not resolve the dependencies of $pom"
 done
 info "checking that the warm-up project now builds offline"
 rm -rf "$tmp/warmup/target"
-(cd "$tmp/warmup" && mvn -B -q -o test) || die "offline Maven build failed after warm-up"
+mvn_in "$tmp/warmup" -o test || die "offline Maven build failed after warm-up"
 mkdir -p "$(dirname "$stamp")"
 date -u +%FT%TZ > "$stamp"
 info "Maven cache warm for ${#poms[@]} projects in $(( $(date +%s) - start ))s"
