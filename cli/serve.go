@@ -45,9 +45,13 @@ func init() {
 
 func addServeFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&serveFlags.jdtls, "jdtls", "", "JDT LS install directory (default $"+jdtls.EnvHome+", then "+jdtls.DefaultHome()+")")
-	fs.StringVar(&serveFlags.stateDir, "state-dir", "", "directory for JDT LS state (default ~/.cache/repilot-lsp/state/<hash of the project root>)")
+	fs.StringVar(&serveFlags.stateDir, "state-dir", "", "directory for state; JDT LS data goes in <dir>/jdtls (default ~/.cache/repilot-lsp/state/<hash of the project root>)")
 	fs.StringVar(&serveFlags.logFile, "log-file", "", "append the log to this file instead of stderr")
 	fs.BoolVar(&serveFlags.trace, "trace", false, "log the method and id of every message routed")
+	// vscode-languageclient appends --stdio to an executable server's
+	// arguments when the transport is stdio; stdio is the only transport.
+	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the default and only transport)")
+	_ = fs.MarkHidden("stdio")
 }
 
 func runServe(cmd *cobra.Command, args []string) error {

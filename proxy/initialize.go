@@ -144,21 +144,23 @@ func (p *proxy) mergeInitialize(resp *jsonrpc.Message) []byte {
 	}
 	ours := p.ourCommands()
 
-	p.mu.Lock()
 	route := ""
-	if opts, cmds, ok := commandOptions(caps["executeCommandProvider"]); ok {
-		p.noteJDTCommandsLocked(cmds)
-		opts["commands"] = mustJSON(appendNew(cmds, ours))
-		caps["executeCommandProvider"] = mustJSON(opts)
-		route = "static, appended to JDT LS's"
-	} else if p.dynExec {
-		p.cmdDynamic = true
-		route = "dynamic, injected into JDT LS's workspace/executeCommand registration"
-	} else if len(ours) > 0 {
-		caps["executeCommandProvider"] = mustJSON(map[string]any{"commands": ours})
-		route = "static, declared by the proxy"
-	}
-	p.mu.Unlock()
+	func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		if opts, cmds, ok := commandOptions(caps["executeCommandProvider"]); ok {
+			p.noteJDTCommandsLocked(cmds)
+			opts["commands"] = mustJSON(appendNew(cmds, ours))
+			caps["executeCommandProvider"] = mustJSON(opts)
+			route = "static, appended to JDT LS's"
+		} else if p.dynExec {
+			p.cmdDynamic = true
+			route = "dynamic, injected into JDT LS's workspace/executeCommand registration"
+		} else if len(ours) > 0 {
+			caps["executeCommandProvider"] = mustJSON(map[string]any{"commands": ours})
+			route = "static, declared by the proxy"
+		}
+	}()
 
 	caRoute := "JDT LS's static provider"
 	if raw, ok := caps["codeActionProvider"]; ok && !isNullOrFalse(raw) {
@@ -203,43 +205,43 @@ func (p *proxy) handleRegister(s *backendProc, m *jsonrpc.Message) {
 	ours := p.ourCommands()
 	changed := false
 	var keep []registration
-	p.mu.Lock()
-	for _, r := range params.Registrations {
-		if old := p.claimRegistrationLocked(r.Method, s.gen); old != "" {
-			p.regAlias[r.ID] = old
-			changed = true
-			p.log.Printf("JDT LS #%d re-registered %s; the editor has it already (id %s), answering myself", s.gen, r.Method, old)
-			continue
-		}
-		switch r.Method {
-		case "workspace/executeCommand":
-			opts, cmds, ok := commandOptions(r.RegisterOptions)
-			if !ok {
-				opts = map[string]json.RawMessage{}
-			}
-			p.noteJDTCommandsLocked(cmds)
-			if p.cmdDynamic && p.cmdRegID == "" && len(ours) > 0 {
-				opts["commands"] = mustJSON(appendNew(cmds, ours))
-				r.RegisterOptions = mustJSON(opts)
-				p.cmdRegID = r.ID
+	func() {
+		p.mu.Lock()
+		defer p.mu.Unlock()
+		for _, r := range params.Registrations {
+			if old := p.claimRegistrationLocked(r.Method, s.gen); old != "" {
+				p.regAlias[r.ID] = old
 				changed = true
-				p.log.Printf("injected %v into JDT LS's workspace/executeCommand registration %s", ours, r.ID)
+				p.log.Printf("JDT LS #%d re-registered %s; the editor has it already (id %s), answering myself", s.gen, r.Method, old)
+				continue
 			}
-		case "textDocument/codeAction":
-			if fixed, ch := ensureKinds(r.RegisterOptions, "quickfix"); ch {
-				r.RegisterOptions = fixed
-				changed = true
+			switch r.Method {
+			case "workspace/executeCommand":
+				opts, cmds, ok := commandOptions(r.RegisterOptions)
+				if !ok {
+					opts = map[string]json.RawMessage{}
+				}
+				p.noteJDTCommandsLocked(cmds)
+				if p.cmdDynamic && p.cmdRegID == "" && len(ours) > 0 {
+					opts["commands"] = mustJSON(appendNew(cmds, ours))
+					r.RegisterOptions = mustJSON(opts)
+					p.cmdRegID = r.ID
+					changed = true
+					p.log.Printf("injected %v into JDT LS's workspace/executeCommand registration %s", ours, r.ID)
+				}
+			case "textDocument/codeAction":
+				if fixed, ch := ensureKinds(r.RegisterOptions, "quickfix"); ch {
+					r.RegisterOptions = fixed
+					changed = true
+				}
 			}
+			p.regs[r.ID] = &regInfo{method: r.Method, gen: s.gen}
+			keep = append(keep, r)
 		}
-		p.regs[r.ID] = &regInfo{method: r.Method, gen: s.gen}
-		keep = append(keep, r)
-	}
-	p.mu.Unlock()
+	}()
 	if len(keep) == 0 {
-		// Answered on another goroutine: the read loop must not wait on
-		// JDT LS's input while JDT LS may be waiting on its output.
 		b, _ := responseBody(m.ID, nil)
-		go s.write(b)
+		s.write(b)
 		return
 	}
 	body := m.Raw

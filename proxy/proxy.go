@@ -13,6 +13,7 @@ import (
 	"io"
 	"log"
 	"os"
+	"runtime/debug"
 	"sort"
 	"strconv"
 	"strings"
@@ -274,7 +275,7 @@ func (p *proxy) clientLoop(in io.Reader) error {
 		if p.opts.Trace {
 			p.log.Printf("editor -> %s %s", describe(m), m.IDKey())
 		}
-		if exit := p.fromClient(m); exit {
+		if exit := p.safeFromClient(m); exit {
 			p.mu.Lock()
 			shut := p.shutdown
 			p.mu.Unlock()
@@ -468,9 +469,38 @@ func (p *proxy) serverLoop(s *backendProc) {
 		if p.opts.Trace {
 			p.log.Printf("JDT LS #%d -> %s %s", s.gen, describe(m), m.IDKey())
 		}
-		p.fromServer(s, m)
+		p.safeFromServer(s, m)
 	}
 	p.serverExited(s)
+}
+
+// safeFromClient is fromClient with a panic reported as a bug (and, for a
+// request, answered with InternalError) instead of ending the proxy.
+func (p *proxy) safeFromClient(m *jsonrpc.Message) (exit bool) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.log.Printf("bug: handling %s from the editor panicked: %v\n%s", describe(m), r, debug.Stack())
+			if m.IsRequest() {
+				p.replyError(m.ID, lspError(jsonrpc.CodeInternalError, "internal error in repilot-lsp while handling %s: %v", m.Method, r))
+			}
+			exit = false
+		}
+	}()
+	return p.fromClient(m)
+}
+
+// safeFromServer is fromServer with a panic reported as a bug; a response
+// whose rewriting panicked is forwarded unchanged.
+func (p *proxy) safeFromServer(s *backendProc, m *jsonrpc.Message) {
+	defer func() {
+		if r := recover(); r != nil {
+			p.log.Printf("bug: handling %s from JDT LS panicked: %v\n%s", describe(m), r, debug.Stack())
+			if m.IsResponse() {
+				p.writeClient(m.Raw)
+			}
+		}
+	}()
+	p.fromServer(s, m)
 }
 
 // fromServer routes one JDT LS message.
@@ -582,13 +612,10 @@ func (p *proxy) call(ctx context.Context, srv *backendProc, method string, param
 		return nil, err
 	}
 	write := p.writeClient
-	if srv != nil {
-		write = func(b []byte) { srv.write(b) }
+	if srv != nil { // queued: never blocks on a JDT LS that is not reading
+		write = srv.write
 	}
-	// The write runs on its own goroutine so that a peer that stopped reading
-	// cannot hold the caller past ctx; what the caller sends after the answer
-	// still follows the request.
-	go write(body)
+	write(body)
 	select {
 	case m, ok := <-c.ch:
 		if !ok {

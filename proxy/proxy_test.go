@@ -59,6 +59,7 @@ func TestPassThroughIsByteForByte(t *testing.T) {
 	if r := e.response(json.RawMessage("78")); string(r.Raw) != jdtResp {
 		t.Errorf("editor got %s, want %s", r.Raw, jdtResp)
 	}
+	f.setHandle(defaultHandle) // answers shutdown at the end
 }
 
 func TestIDSpacesDoNotCollide(t *testing.T) {
@@ -107,6 +108,7 @@ func TestIDSpacesDoNotCollide(t *testing.T) {
 	}
 	// JDT LS never saw the proxy's request or its response.
 	f.none(t, 200*time.Millisecond, func(m *jsonrpc.Message) bool { return strings.Contains(m.IDKey(), "repilot/") })
+	f.setHandle(defaultHandle)
 }
 
 func TestInitializeMerge(t *testing.T) {

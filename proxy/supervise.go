@@ -118,17 +118,56 @@ type backendProc struct {
 	b       *Backend
 	w       *jsonrpc.Writer
 	logf    func(string, ...any)
-	once    sync.Once
 	exitErr error         // set before exited closes
 	exited  chan struct{} // the process has exited
 	done    chan struct{} // serverLoop has finished (after exited)
+
+	// Bodies for JDT LS wait in an unbounded FIFO drained by writer: JDT LS
+	// stops reading its input while a notification handler blocks (on a
+	// workspace lock during its first build, say), and the editor's read loop
+	// must not stop with it.
+	qmu    sync.Mutex
+	q      [][]byte
+	broken bool
+	kick   chan struct{}
 }
 
-// write sends one body to this JDT LS; errors are logged once (the exit
-// handler answers what it leaves unanswered).
+// write queues one body for this JDT LS, in order; it never blocks. After
+// a write error the rest is dropped (the exit handler answers what is left
+// unanswered).
 func (s *backendProc) write(body []byte) {
-	if err := s.w.WriteBody(body); err != nil {
-		s.once.Do(func() { s.logf("cannot write to JDT LS #%d: %v", s.gen, err) })
+	s.qmu.Lock()
+	if !s.broken {
+		s.q = append(s.q, body)
+	}
+	s.qmu.Unlock()
+	select {
+	case s.kick <- struct{}{}:
+	default:
+	}
+}
+
+// writer drains the queue into JDT LS's stdin until the process exits.
+func (s *backendProc) writer() {
+	for {
+		s.qmu.Lock()
+		batch := s.q
+		s.q = nil
+		s.qmu.Unlock()
+		for _, b := range batch {
+			if err := s.w.WriteBody(b); err != nil {
+				s.logf("cannot write to JDT LS #%d: %v", s.gen, err)
+				s.qmu.Lock()
+				s.broken, s.q = true, nil
+				s.qmu.Unlock()
+				return
+			}
+		}
+		select {
+		case <-s.kick:
+		case <-s.exited:
+			return
+		}
 	}
 }
 
@@ -140,7 +179,8 @@ func (p *proxy) launch(gen int) (*backendProc, error) {
 		return nil, err
 	}
 	s := &backendProc{gen: gen, b: b, w: jsonrpc.NewWriter(b.Stdin), logf: p.log.Printf,
-		exited: make(chan struct{}), done: make(chan struct{})}
+		exited: make(chan struct{}), done: make(chan struct{}), kick: make(chan struct{}, 1)}
+	go s.writer()
 	p.log.Printf("JDT LS #%d started (state in %s)", gen, dir)
 	return s, nil
 }
