@@ -27,6 +27,8 @@
 //   - supervise.go: starting JDT LS, crash handling, restart, shutdown.
 //   - extension.go: the Extension interface features implement.
 //   - repair.go: the "Repair hunk with Repilot" extension.
+//   - EXTENSIONS.md: what editors see beyond JDT LS (commands, results,
+//     errors), kept in step by extensions_doc_test.go.
 //
 // # Id spaces
 //
