@@ -112,6 +112,15 @@ type CompletionItem struct {
 	Label string
 	// Detail is the item's detail (a signature or a type), possibly empty.
 	Detail string
+	// Edit is the edit the item applies (see normalizeItem), or nil.
+	Edit *TextEdit
+}
+
+// TextEdit is an LSP TextEdit: replace Range with NewText (snippet syntax
+// removed).
+type TextEdit struct {
+	Range   Range
+	NewText string
 }
 
 // Completion item kinds used by callers (LSP 3.17 "CompletionItemKind").
@@ -706,8 +715,17 @@ type wireItem struct {
 	InsertTextFormat int    `json:"insertTextFormat"`
 	TextEditText     string `json:"textEditText"`
 	TextEdit         *struct {
+		Range   *Range `json:"range"`
 		NewText string `json:"newText"`
 	} `json:"textEdit"`
+}
+
+// itemDefaults are a CompletionList's defaults (LSP 3.17
+// "CompletionList.itemDefaults"; editRange as a plain Range, since the
+// client declares no insertReplaceSupport).
+type itemDefaults struct {
+	InsertTextFormat int    `json:"insertTextFormat"`
+	EditRange        *Range `json:"editRange"`
 }
 
 // ParseCompletion decodes a textDocument/completion result (null, an item
@@ -720,18 +738,16 @@ func ParseCompletion(raw json.RawMessage) (*CompletionList, error) {
 		return out, nil
 	}
 	var items []wireItem
-	defaultFormat := 0
+	defaults := &itemDefaults{}
 	if strings.HasPrefix(s, "[") {
 		if err := json.Unmarshal(raw, &items); err != nil {
 			return nil, fmt.Errorf("jdtls: completion result: %w", err)
 		}
 	} else {
 		var l struct {
-			IsIncomplete bool       `json:"isIncomplete"`
-			Items        []wireItem `json:"items"`
-			ItemDefaults *struct {
-				InsertTextFormat int `json:"insertTextFormat"`
-			} `json:"itemDefaults"`
+			IsIncomplete bool          `json:"isIncomplete"`
+			Items        []wireItem    `json:"items"`
+			ItemDefaults *itemDefaults `json:"itemDefaults"`
 		}
 		if err := json.Unmarshal(raw, &l); err != nil {
 			return nil, fmt.Errorf("jdtls: completion result: %w", err)
@@ -739,12 +755,12 @@ func ParseCompletion(raw json.RawMessage) (*CompletionList, error) {
 		out.IsIncomplete = l.IsIncomplete
 		items = l.Items
 		if l.ItemDefaults != nil {
-			defaultFormat = l.ItemDefaults.InsertTextFormat
+			defaults = l.ItemDefaults
 		}
 	}
 	out.Items = make([]CompletionItem, 0, len(items))
 	for _, it := range items {
-		out.Items = append(out.Items, normalizeItem(it, defaultFormat))
+		out.Items = append(out.Items, normalizeItem(it, defaults))
 	}
 	return out, nil
 }
@@ -756,7 +772,11 @@ func ParseCompletion(raw json.RawMessage) (*CompletionList, error) {
 // name is taken and its last segment kept: "greet() : String" -> "greet",
 // "java.util.AbstractCollection" (a type completed after "java.util.", whose
 // edit replaces the qualifier too) -> "AbstractCollection".
-func normalizeItem(it wireItem, defaultFormat int) CompletionItem {
+//
+// Edit is the item's own textEdit (1.20), or the list's editRange with
+// textEditText, insertText or label as new text (LSP 3.17 itemDefaults), with
+// snippet syntax removed; nil when the item has neither.
+func normalizeItem(it wireItem, defaults *itemDefaults) CompletionItem {
 	label := it.Label
 	if it.LabelDetails != nil {
 		label += it.LabelDetails.Detail
@@ -766,7 +786,7 @@ func normalizeItem(it wireItem, defaultFormat int) CompletionItem {
 	}
 	format := it.InsertTextFormat
 	if format == 0 {
-		format = defaultFormat
+		format = defaults.InsertTextFormat
 	}
 	name := ""
 	for _, src := range []string{it.TextEditText, textEditNew(it), it.InsertText, it.FilterText, it.Label} {
@@ -780,7 +800,24 @@ func normalizeItem(it wireItem, defaultFormat int) CompletionItem {
 			break
 		}
 	}
-	return CompletionItem{Name: name, Kind: it.Kind, Label: label, Detail: it.Detail}
+	var edit *TextEdit
+	switch {
+	case it.TextEdit != nil && it.TextEdit.Range != nil:
+		edit = &TextEdit{Range: *it.TextEdit.Range, NewText: it.TextEdit.NewText}
+	case defaults.EditRange != nil:
+		text := it.TextEditText
+		if text == "" {
+			text = it.InsertText
+		}
+		if text == "" {
+			text = it.Label
+		}
+		edit = &TextEdit{Range: *defaults.EditRange, NewText: text}
+	}
+	if edit != nil && format == 2 {
+		edit.NewText = stripSnippet(edit.NewText)
+	}
+	return CompletionItem{Name: name, Kind: it.Kind, Label: label, Detail: it.Detail, Edit: edit}
 }
 
 // lastSegment returns the last identifier of the dotted name s starts with

@@ -88,6 +88,31 @@ func TestParseCompletionShapes(t *testing.T) {
 			t.Errorf("%s: incomplete", c.name)
 		}
 	}
+	// The edits: the item's own textEdit (1.20) or the list's editRange
+	// with textEditText (1.60); snippet syntax removed.
+	edits := map[string][]TextEdit{
+		completion120: {
+			{Range{textpos.Position{Line: 13, Character: 10}, textpos.Position{Line: 13, Character: 10}}, "greet"},
+			{Range{textpos.Position{Line: 13, Character: 10}, textpos.Position{Line: 13, Character: 10}}, "setName"},
+			{Range{textpos.Position{Line: 13, Character: 8}, textpos.Position{Line: 13, Character: 18}}, "java.util.AbstractCollection"},
+			{Range{textpos.Position{Line: 13, Character: 16}, textpos.Position{Line: 13, Character: 16}}, "class"},
+			{Range{textpos.Position{Line: 13, Character: 10}, textpos.Position{Line: 13, Character: 10}}, "greet(who)"},
+		},
+		completion160: {
+			{Range{textpos.Position{Line: 13, Character: 10}, textpos.Position{Line: 13, Character: 10}}, "equals"},
+			{Range{textpos.Position{Line: 13, Character: 10}, textpos.Position{Line: 13, Character: 10}}, "getName"},
+			{Range{textpos.Position{Line: 13, Character: 10}, textpos.Position{Line: 13, Character: 10}}, "java.util.AbstractCollection"},
+			{Range{textpos.Position{Line: 13, Character: 10}, textpos.Position{Line: 13, Character: 10}}, "new"},
+		},
+	}
+	for raw, want := range edits {
+		l, _ := ParseCompletion(json.RawMessage(raw))
+		for i, w := range want {
+			if e := l.Items[i].Edit; e == nil || *e != w {
+				t.Errorf("item %s: edit %+v, want %+v", l.Items[i].Label, e, w)
+			}
+		}
+	}
 	if l, err := ParseCompletion(json.RawMessage(`{"isIncomplete":true,"items":[]}`)); err != nil || !l.IsIncomplete {
 		t.Errorf("isIncomplete lost: %+v %v", l, err)
 	}
