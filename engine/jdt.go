@@ -42,9 +42,10 @@ const (
 	// DefaultSiteCacheSize is how many receiver sites' member lists are kept.
 	DefaultSiteCacheSize = 2048
 	// DefaultRequestTimeout bounds one completion request; on timeout the
-	// decision is Unknown. The first completion on a fresh JDT LS that must
-	// index the JDK took up to 6 s here.
-	DefaultRequestTimeout = 15 * time.Second
+	// decision is Unknown. The first completion on a fresh JDT LS, which
+	// indexes the JDK, took 6 s on an idle 2-core machine and 17 s on a
+	// loaded one.
+	DefaultRequestTimeout = 30 * time.Second
 	// DefaultCompileTimeout bounds waiting for a text's diagnostics.
 	DefaultCompileTimeout = 60 * time.Second
 )
@@ -92,10 +93,12 @@ type JDT struct {
 
 // shadowDoc is a document open in the shadow server: by sessions (count) or
 // by CompileErrors (compile, kept open until the next CompileErrors on
-// another URI or Close).
+// another URI or Close). borrowed: it was already open in the client (another
+// engine on the same client opened it), so this engine never closes it.
 type shadowDoc struct {
 	sessions int
 	compile  bool
+	borrowed bool
 }
 
 // memberList is JDT LS's answer at one receiver site: the distinct names,
@@ -153,19 +156,36 @@ func (e *JDT) Open(ctx context.Context, h Hunk) (Session, error) {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	d := e.open[h.URI]
-	if d == nil {
-		if _, err := e.client.Open(h.URI, h.Prefix+h.Suffix); err != nil {
-			return nil, err
-		}
-		d = &shadowDoc{}
-		e.open[h.URI] = d
-	} else if _, err := e.client.Change(h.URI, h.Prefix+h.Suffix); err != nil {
+	d, _, err := e.openLocked(h.URI, h.Prefix+h.Suffix)
+	if err != nil {
 		return nil, err
 	}
 	d.sessions++
 	sum := sha256.Sum256([]byte(h.URI + "\x00" + h.Prefix + "\x00" + h.Suffix))
 	return &jdtSession{e: e, h: h, id: hex.EncodeToString(sum[:12]), win: newLexWindow(h.Prefix)}, nil
+}
+
+// openLocked makes uri's shadow document hold text, opening it if needed,
+// and returns its record and version. Called with e.mu held.
+func (e *JDT) openLocked(uri, text string) (*shadowDoc, int, error) {
+	if d := e.open[uri]; d != nil {
+		v, err := e.client.Change(uri, text)
+		return d, v, err
+	}
+	d := &shadowDoc{}
+	var v int
+	var err error
+	if _, _, open := e.client.Document(uri); open {
+		d.borrowed = true
+		v, err = e.client.Change(uri, text)
+	} else {
+		v, err = e.client.Open(uri, text)
+	}
+	if err != nil {
+		return nil, 0, err
+	}
+	e.open[uri] = d
+	return d, v, nil
 }
 
 // release drops one user of uri; the last one closes the shadow document.
@@ -182,7 +202,9 @@ func (e *JDT) releaseLocked(uri string, compile bool) {
 	}
 	if d.sessions == 0 && !d.compile {
 		delete(e.open, uri)
-		_ = e.client.Close(uri)
+		if !d.borrowed {
+			_ = e.client.Close(uri)
+		}
 	}
 }
 
@@ -206,18 +228,11 @@ func (e *JDT) CompileErrors(ctx context.Context, uri, text string) ([]CompileErr
 			e.releaseLocked(other, true)
 		}
 	}
-	var version int
-	var err error
-	if d := e.open[uri]; d == nil {
-		version, err = e.client.Open(uri, text)
-		e.open[uri] = &shadowDoc{compile: true}
-	} else {
-		d.compile = true
-		version, err = e.client.Change(uri, text)
-	}
+	d, version, err := e.openLocked(uri, text)
 	if err != nil {
 		return nil, err
 	}
+	d.compile = true
 	diags, err := e.client.Diagnostics(ctx, uri, version)
 	if err != nil {
 		return nil, err
@@ -404,7 +419,8 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 		}
 	}
 	text := s.h.Prefix + gen + s.h.Suffix
-	pos := textpos.New(text).Position(st.DotEnd)
+	m := textpos.New(text)
+	pos := m.Position(st.DotEnd)
 
 	s.e.mu.Lock()
 	s.requests.Add(1)
@@ -418,6 +434,10 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 			return nil, fmt.Errorf("engine: shadow JDT LS: %w", err)
 		}
 		s.errs.Add(1)
+		return nil, nil
+	}
+	if !consistent(list, text, m, st.DotEnd) {
+		s.errs.Add(1) // an answer for some other text or caret: not evidence
 		return nil, nil
 	}
 	ml := newMemberList(list)
@@ -440,6 +460,26 @@ func (s *jdtSession) complete(ctx context.Context, text string, pos textpos.Posi
 		list, err = s.e.client.Completion(rctx, s.h.URI, pos) // once more
 	}
 	return list, err
+}
+
+// consistent reports whether a completion list answers the request made:
+// every item's edit must end at the caret and replace text that its new text
+// starts with ("" for a member, "java.util." for a type completed with its
+// qualifier). A list computed on another version of the document, or at
+// another position, fails this; its names prove nothing.
+func consistent(l *jdtls.CompletionList, text string, m *textpos.Mapper, caret int) bool {
+	for _, it := range l.Items {
+		if it.Edit == nil || it.Kind == jdtls.KindSnippet {
+			continue
+		}
+		start, err1 := m.Offset(it.Edit.Range.Start)
+		end, err2 := m.Offset(it.Edit.Range.End)
+		if err1 != nil || err2 != nil || end != caret || start > caret ||
+			!strings.HasPrefix(it.Edit.NewText, text[start:caret]) {
+			return false
+		}
+	}
+	return true
 }
 
 // newMemberList keeps the names of a completion list's items that can

@@ -98,7 +98,7 @@ func TestCheckUnknownOutsideStrictSites(t *testing.T) {
 	s, _ := mainSession(t)
 	runChecks(t, s, []checkCase{
 		{ind + "foo.", "bar", Unknown}, // unresolvable receiver: JDT lists nothing
-		{ind + "g.getNam().", "xyz", Unknown},
+		{ind + "int n = foo.bar().", "xyz", Unknown},
 		{ind + `String t = "g.`, "gxx", Unknown}, // in a string
 		{ind + "// g.", "gxx", Unknown},          // in a comment
 		{ind + "/* g.", "gxx", Unknown},

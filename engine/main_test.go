@@ -93,7 +93,10 @@ func sharedJDT(t testing.TB) (*JDT, string) {
 		ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 		defer cancel()
 		began := time.Now()
-		shared.eng, shared.err = StartJDT(ctx, jdtls.Options{Home: home, Root: root, StateDir: state, Stderr: os.Stderr})
+		// A generous request timeout: on a loaded machine the first answers
+		// (JDK indexing) can exceed the default, and a timeout is Unknown.
+		shared.eng, shared.err = StartJDT(ctx, jdtls.Options{Home: home, Root: root, StateDir: state, Stderr: os.Stderr},
+			WithRequestTimeout(2*time.Minute))
 		shared.took = time.Since(began)
 		shared.root = root
 	})

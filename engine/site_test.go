@@ -1,13 +1,17 @@
 package engine
 
 // site_test.go checks the text-only parts of the engine: where a caret is
-// strict (siteAt), how tokens split (splitToken), and how one identifier is
-// judged against a member list (verdict). No JDT LS is needed.
+// strict (siteAt), how tokens split (splitToken), how one identifier is
+// judged against a member list (verdict), and whether a completion list
+// answers the request made (consistent). No JDT LS is needed.
 
 import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 func TestSiteAt(t *testing.T) {
@@ -146,5 +150,34 @@ func TestVerdict(t *testing.T) {
 	}
 	if got := verdict(&memberList{Names: []string{"a"}, Incomplete: true}, "x", false); got != Unknown {
 		t.Errorf("incomplete list: %v, want unknown", got)
+	}
+}
+
+func TestConsistent(t *testing.T) {
+	text := "class A { void m(Greeter g) {\n  g.\n  java.util.\n} }\n"
+	m := textpos.New(text)
+	caret := strings.Index(text, "g.\n") + 2
+	qcaret := strings.Index(text, "util.\n") + 5
+	edit := func(from, to int, newText string) *jdtls.TextEdit {
+		return &jdtls.TextEdit{Range: jdtls.Range{Start: m.Position(from), End: m.Position(to)}, NewText: newText}
+	}
+	list := func(items ...jdtls.CompletionItem) *jdtls.CompletionList { return &jdtls.CompletionList{Items: items} }
+	qstart := strings.Index(text, "java.util.")
+	cases := []struct {
+		name  string
+		l     *jdtls.CompletionList
+		caret int
+		want  bool
+	}{
+		{"members", list(jdtls.CompletionItem{Name: "greet", Edit: edit(caret, caret, "greet")}, jdtls.CompletionItem{Name: "x"}), caret, true},
+		{"qualified type", list(jdtls.CompletionItem{Name: "List", Edit: edit(qstart, qcaret, "java.util.List")}), qcaret, true},
+		{"edit ends elsewhere", list(jdtls.CompletionItem{Name: "greet", Edit: edit(caret-1, caret-1, "greet")}), caret, false},
+		{"replaces other text", list(jdtls.CompletionItem{Name: "NameCallback", Edit: edit(caret-2, caret, "NameCallback")}), caret, false},
+		{"snippets ignored", list(jdtls.CompletionItem{Name: "sysout", Kind: jdtls.KindSnippet, Edit: edit(0, 1, "x")}), caret, true},
+	}
+	for _, c := range cases {
+		if got := consistent(c.l, text, m, c.caret); got != c.want {
+			t.Errorf("%s: consistent = %v, want %v", c.name, got, c.want)
+		}
 	}
 }

@@ -92,7 +92,8 @@ func TestSoundnessOnBugCorpus(t *testing.T) {
 	defer cancel()
 	began := time.Now()
 	eng, err := StartJDT(ctx, jdtls.Options{Home: home, Root: roots[0], Folders: roots[1:], StateDir: t.TempDir(),
-		Stderr: os.Stderr, Settings: map[string]any{"java.import.maven.offline.enabled": true}})
+		Stderr: os.Stderr, Settings: map[string]any{"java.import.maven.offline.enabled": true}},
+		WithRequestTimeout(2*time.Minute))
 	if err != nil {
 		t.Fatal(err)
 	}
