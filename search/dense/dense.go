@@ -193,6 +193,35 @@ func (s *Store) Sync(ctx context.Context, progress func(done, total int)) error 
 	}
 }
 
+// Warm embeds the texts of us that are not cached yet into the cache,
+// without adding the units to the store (a later Upsert of the same text is
+// then immediate).
+func (s *Store) Warm(ctx context.Context, us []units.Unit) error {
+	var texts []string
+	seen := map[string]bool{}
+	for i := range us {
+		t := s.opt.DocPrefix + TextOf(&us[i], s.opt.MaxChars)
+		if _, ok := s.cache.Get(s.key(t)); !ok && !seen[t] {
+			seen[t] = true
+			texts = append(texts, t)
+		}
+	}
+	for start := 0; start < len(texts); start += s.opt.Batch {
+		batch := texts[start:min(start+s.opt.Batch, len(texts))]
+		vs, err := s.emb.Embed(ctx, batch)
+		if err != nil {
+			s.cache.Flush()
+			return err
+		}
+		for i, t := range batch {
+			if err := s.cache.Put(s.key(t), vs[i]); err != nil {
+				return err
+			}
+		}
+	}
+	return s.cache.Flush()
+}
+
 // EmbedQuery embeds a query text (with the query prefix), through the cache.
 func (s *Store) EmbedQuery(ctx context.Context, text string) ([]float32, error) {
 	return s.embedOne(ctx, s.opt.QueryPrefix+text)

@@ -7,6 +7,7 @@ import (
 	"container/heap"
 	"context"
 	"math"
+	"strings"
 	"sync"
 
 	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
@@ -19,16 +20,32 @@ const (
 	BM25B  = 0.75
 )
 
+// Defaults of BM25.Expand and BM25.NameBoost (measured: search/README.md).
+const (
+	DefaultExpand    = 1.0
+	DefaultNameBoost = 0.5
+)
+
 type posting struct {
 	doc int32
 	tf  float32 // field-weighted term frequency
 }
 
 type bm25Doc struct {
-	id    string
-	len   float32 // field-weighted length in terms
-	terms []int32 // distinct term ids, to keep df exact on delete
-	alive bool
+	id       string
+	len      float32  // field-weighted length in terms
+	terms    []int32  // distinct term ids, to keep df exact on delete
+	surfaces []string // its names that are run-together words ("resetbuffer")
+	name     []string // lower-case parts of its name, for the name boost
+	alive    bool
+}
+
+// surface is a name written as one lower-case run ("resetbuffer",
+// "isasyncgenfunction") with the term it is indexed as and the number of
+// live units named so.
+type surface struct {
+	term string
+	refs int
 }
 
 // BM25 is an in-memory BM25F index. The zero value is not usable; call
@@ -36,6 +53,21 @@ type bm25Doc struct {
 type BM25 struct {
 	an tokenize.Analyzer
 	w  Weights
+	// K1 and B are the BM25 parameters (defaults BM25K1, BM25B).
+	K1, B float64
+	// Expand is the query weight of run-together name expansion (0: off).
+	// Many names are lower-case words written together, which camelCase and
+	// snake_case splitting cannot cut ("resetbuffer", "isasyncgenfunction").
+	// Such a name is segmented into words the index has seen as parts of
+	// split identifiers (fewest pieces wins: reset+buffer), and each query
+	// word equal to a segment adds the name's term to the query with this
+	// weight. Measured with bench search (search/README.md).
+	Expand float64
+	// NameBoost multiplies a unit's score by 1 + NameBoost × c, where c is
+	// the fraction of its name's words that the query contains (run-together
+	// names count by their segments). A function's name summarises it, so a
+	// query that covers the name is strong evidence (0: off).
+	NameBoost float64
 
 	mu       sync.RWMutex
 	termIDs  map[string]int32
@@ -45,11 +77,19 @@ type BM25 struct {
 	byID     map[string]int32
 	totalLen float64 // over alive docs
 	alive    int
+	surfaces map[string]*surface
+	vocab    map[string]struct{} // lower-case parts of multi-part identifiers
+
+	segMu    sync.Mutex
+	segs     map[string][]string // segmentation cache of surfaces (nil: none)
+	segVocab int                 // len(vocab) when segs was filled
 }
 
 // NewBM25 returns an empty index using the analyzer and field weights given.
 func NewBM25(an tokenize.Analyzer, w Weights) *BM25 {
-	return &BM25{an: an, w: w, termIDs: map[string]int32{}, byID: map[string]int32{}}
+	return &BM25{an: an, w: w, K1: BM25K1, B: BM25B, Expand: DefaultExpand, NameBoost: DefaultNameBoost,
+		termIDs: map[string]int32{}, byID: map[string]int32{}, surfaces: map[string]*surface{},
+		vocab: map[string]struct{}{}}
 }
 
 // Name implements Index.
@@ -64,8 +104,14 @@ func (x *BM25) Len() int {
 
 // analyze returns the weighted term frequencies and length of u. It runs
 // without the lock.
-func (x *BM25) analyze(u *units.Unit, tf map[string]float32) float32 {
+func (x *BM25) analyze(u *units.Unit, tf map[string]float32, surf *[]string) float32 {
 	var length float32
+	tokenize.Words(u.Name, func(word string, parts []string) {
+		w := strings.Trim(word, "_")
+		if len(parts) == 1 && len(w) >= 6 && isLowerASCII(w) {
+			*surf = append(*surf, w)
+		}
+	})
 	fs := fields(u)
 	for f, text := range fs {
 		w := float32(x.w[f])
@@ -81,9 +127,21 @@ func (x *BM25) analyze(u *units.Unit, tf map[string]float32) float32 {
 }
 
 type analyzed struct {
-	id  string
-	tf  map[string]float32
-	len float32
+	name     []string
+	id       string
+	tf       map[string]float32
+	len      float32
+	surfaces []string
+	vocab    []string
+}
+
+func isLowerASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return true
 }
 
 // Upsert implements Index.
@@ -91,7 +149,31 @@ func (x *BM25) Upsert(us []units.Unit) error {
 	batch := make([]analyzed, len(us))
 	for i := range us {
 		tf := make(map[string]float32, 64)
-		batch[i] = analyzed{us[i].ID, tf, x.analyze(&us[i], tf)}
+		var surf []string
+		l := x.analyze(&us[i], tf, &surf)
+		var vocab []string
+		for _, text := range []string{us[i].Name, us[i].Signature, us[i].Code} {
+			tokenize.Words(text, func(_ string, parts []string) {
+				if len(parts) < 2 {
+					return
+				}
+				for _, p := range parts {
+					if len(p) >= 2 {
+						vocab = append(vocab, strings.ToLower(p))
+					}
+				}
+			})
+		}
+		var name []string
+		tokenize.Words(us[i].Name, func(_ string, parts []string) {
+			for _, p := range parts {
+				p = strings.ToLower(p)
+				if len(p) >= 2 && !tokenize.IsStopWord(p) {
+					name = append(name, p)
+				}
+			}
+		})
+		batch[i] = analyzed{name, us[i].ID, tf, l, surf, vocab}
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -100,7 +182,19 @@ func (x *BM25) Upsert(us []units.Unit) error {
 			x.kill(old)
 		}
 		n := int32(len(x.docs))
-		d := bm25Doc{id: a.id, len: a.len, alive: true, terms: make([]int32, 0, len(a.tf))}
+		for _, v := range a.vocab {
+			x.vocab[v] = struct{}{}
+		}
+		d := bm25Doc{id: a.id, len: a.len, alive: true, terms: make([]int32, 0, len(a.tf)), surfaces: a.surfaces, name: a.name}
+		for _, w := range a.surfaces {
+			sf := x.surfaces[w]
+			if sf == nil {
+				term, _ := x.an.Part(w)
+				sf = &surface{term: term}
+				x.surfaces[w] = sf
+			}
+			sf.refs++
+		}
 		for term, f := range a.tf {
 			t, ok := x.termIDs[term]
 			if !ok {
@@ -147,6 +241,14 @@ func (x *BM25) kill(n int32) {
 		x.df[t]--
 	}
 	d.terms = nil
+	for _, w := range d.surfaces {
+		if sf := x.surfaces[w]; sf != nil {
+			if sf.refs--; sf.refs <= 0 {
+				delete(x.surfaces, w)
+			}
+		}
+	}
+	d.surfaces = nil
 	x.totalLen -= float64(d.len)
 	x.alive--
 }
@@ -182,9 +284,9 @@ func (x *BM25) maybeCompact() {
 
 // Search implements Index.
 func (x *BM25) Search(ctx context.Context, query string, k int) ([]Hit, error) {
-	qtf := map[string]int{}
-	x.an.Each(query, func(term string, _ int) { qtf[term]++ })
-	if len(qtf) == 0 || k <= 0 {
+	qw := map[string]float64{}
+	x.an.Each(query, func(term string, _ int) { qw[term]++ })
+	if len(qw) == 0 || k <= 0 {
 		return nil, nil
 	}
 	x.mu.RLock()
@@ -192,32 +294,79 @@ func (x *BM25) Search(ctx context.Context, query string, k int) ([]Hit, error) {
 	if x.alive == 0 {
 		return nil, nil
 	}
+	words := x.queryWords(query)
+	var extra map[string][]int32
+	if x.Expand > 0 || x.NameBoost > 0 {
+		extra = x.expand(words)
+	}
 	n := float64(x.alive)
 	avgdl := x.totalLen / n
 	acc := make([]float32, len(x.docs))
 	var touched []int32
-	for term, q := range qtf {
-		t, ok := x.termIDs[term]
-		if !ok || x.df[t] == 0 {
-			continue
+	add := func(doc int32, idf float64, q float64, tf float32) {
+		d := &x.docs[doc]
+		norm := float32(x.K1 * (1 - x.B + x.B*float64(d.len)/avgdl))
+		if acc[doc] == 0 {
+			touched = append(touched, doc)
 		}
+		acc[doc] += float32(idf*q*(x.K1+1)) * tf / (tf + norm)
+	}
+	for term, q := range qw {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
+		t, ok := x.termIDs[term]
+		if ex := extra[term]; len(ex) > 0 {
+			// The term's own postings plus those of the run-together names
+			// that contain it, as if those names had been split.
+			tfs := map[int32]float32{}
+			if ok {
+				for _, p := range x.postings[t] {
+					if x.docs[p.doc].alive {
+						tfs[p.doc] += p.tf
+					}
+				}
+			}
+			for _, e := range ex {
+				if x.Expand == 0 {
+					break
+				}
+				for _, p := range x.postings[e] {
+					if x.docs[p.doc].alive {
+						tfs[p.doc] += float32(x.Expand) * p.tf
+					}
+				}
+			}
+			df := float64(len(tfs))
+			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+			for doc, tf := range tfs {
+				add(doc, idf, q, tf)
+			}
+			continue
+		}
+		if !ok || x.df[t] == 0 {
+			continue
+		}
 		df := float64(x.df[t])
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		wq := float32(idf * float64(q) * (BM25K1 + 1))
 		for _, p := range x.postings[t] {
-			d := &x.docs[p.doc]
-			if !d.alive {
-				continue
+			if x.docs[p.doc].alive {
+				add(p.doc, idf, q, p.tf)
 			}
-			norm := float32(BM25K1 * (1 - BM25B + BM25B*float64(d.len)/avgdl))
-			if acc[p.doc] == 0 {
-				touched = append(touched, p.doc)
-			}
-			acc[p.doc] += wq * p.tf / (p.tf + norm)
 		}
+	}
+	if x.NameBoost > 0 {
+		terms := make(map[string]bool, len(qw))
+		for t := range qw {
+			terms[t] = true
+		}
+		x.segMu.Lock()
+		for _, doc := range touched {
+			if c := x.nameCoverage(&x.docs[doc], words, terms); c > 0 {
+				acc[doc] *= float32(1 + x.NameBoost*c)
+			}
+		}
+		x.segMu.Unlock()
 	}
 	h := &hitHeap{}
 	for _, doc := range touched {
@@ -235,6 +384,117 @@ func (x *BM25) Search(ctx context.Context, query string, k int) ([]Hit, error) {
 		out[i] = Hit{x.docs[s.doc].id, float64(s.score)}
 	}
 	return out, nil
+}
+
+// queryWords maps the lower-case words of a query (and the singular of
+// plurals) to their terms.
+func (x *BM25) queryWords(query string) map[string]string {
+	words := map[string]string{}
+	tokenize.Words(query, func(_ string, parts []string) {
+		for _, p := range parts {
+			p = strings.ToLower(p)
+			term, ok := x.an.Part(p)
+			if len(p) < 3 || !ok {
+				continue
+			}
+			words[p] = term
+			if len(p) > 4 && strings.HasSuffix(p, "s") {
+				words[strings.TrimSuffix(p, "s")] = term // "buffers" meets "resetbuffer"
+			}
+		}
+	})
+	return words
+}
+
+// nameCoverage is the fraction of a unit's name words (run-together names:
+// their segments) that are query words or share their term. The caller
+// holds segMu.
+func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[string]bool) float64 {
+	total, hit := 0, 0
+	for _, w := range d.name {
+		segs := x.segs[w]
+		if len(segs) == 0 {
+			segs = []string{w}
+		}
+		for _, s := range segs {
+			if tokenize.IsStopWord(s) {
+				continue
+			}
+			total++
+			if _, ok := words[s]; ok {
+				hit++
+			} else if t, ok := x.an.Part(s); ok && terms[t] {
+				hit++
+			}
+		}
+	}
+	if total == 0 {
+		return 0
+	}
+	return float64(hit) / float64(total)
+}
+
+// expand maps query terms to the terms of run-together names that contain
+// the query word as a segment (see BM25.Expand), filling the segmentation
+// cache. The caller holds the read lock.
+func (x *BM25) expand(words map[string]string) map[string][]int32 {
+	if len(words) == 0 {
+		return nil
+	}
+	x.segMu.Lock()
+	defer x.segMu.Unlock()
+	if x.segs == nil || len(x.vocab) > x.segVocab+x.segVocab/100 {
+		x.segs, x.segVocab = map[string][]string{}, len(x.vocab)
+	}
+	out := map[string][]int32{}
+	for s, sf := range x.surfaces {
+		segs, ok := x.segs[s]
+		if !ok {
+			segs = x.segment(s)
+			x.segs[s] = segs
+		}
+		t, ok := x.termIDs[sf.term]
+		if !ok {
+			continue
+		}
+		for _, seg := range segs {
+			if term, ok := words[seg]; ok {
+				out[term] = append(out[term], t)
+			}
+		}
+	}
+	return out
+}
+
+// segment cuts a run-together name into the fewest vocabulary words of two
+// or more letters; nil when the name is a vocabulary word itself or cannot
+// be covered by two or more of them.
+func (x *BM25) segment(s string) []string {
+	if _, ok := x.vocab[s]; ok {
+		return nil
+	}
+	n := len(s)
+	best := make([]int, n+1) // fewest pieces covering s[:i]; -1: impossible
+	from := make([]int, n+1)
+	for i := 1; i <= n; i++ {
+		best[i] = -1
+		for j := max(0, i-20); j <= i-2; j++ {
+			if best[j] < 0 {
+				continue
+			}
+			if _, ok := x.vocab[s[j:i]]; ok && (best[i] < 0 || best[j]+1 < best[i]) {
+				best[i], from[i] = best[j]+1, j
+			}
+		}
+	}
+	if best[n] < 2 {
+		return nil
+	}
+	var out []string
+	for i := n; i > 0; i = from[i] {
+		out = append(out, s[from[i]:i])
+	}
+	return out
 }
 
 type scored struct {

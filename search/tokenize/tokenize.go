@@ -24,11 +24,12 @@ type Analyzer struct {
 	Stop      bool // drop English stop words
 	Compounds bool // also emit a multi-part identifier as one term
 	MinLen    int  // drop terms shorter than this many bytes (0: keep all)
+	Abbrev    bool // also emit the words a known abbreviation stands for (abbrev.go)
 }
 
 // Default is the analyzer the lexical stream uses; each switch was measured
 // with `repilot-lsp bench search` (see search/lexical).
-var Default = Analyzer{Stem: true, Stop: true, Compounds: true, MinLen: 2}
+var Default = Analyzer{Stem: true, Stop: true, Compounds: true, MinLen: 2, Abbrev: true}
 
 // Token is one term and its ordinal position in the token stream (parts of
 // one identifier share the identifier's position).
@@ -54,6 +55,54 @@ func (a Analyzer) Tokens(text string) []Token {
 // (words) from 0.
 func (a Analyzer) Each(text string, emit func(term string, pos int)) {
 	pos := 0
+	Words(text, func(word string, parts []string) {
+		emitted := false
+		if a.Compounds && len(parts) > 1 {
+			whole := strings.ToLower(strings.Trim(word, "_$"))
+			if len(whole) >= a.MinLen {
+				emit(whole, pos)
+				emitted = true
+			}
+		}
+		for _, p := range parts {
+			if t, ok := a.Part(p); ok {
+				emit(t, pos)
+				emitted = true
+			}
+			if a.Abbrev {
+				for _, w := range abbrevs[strings.ToLower(p)] {
+					if t, ok := a.Part(w); ok {
+						emit(t, pos)
+					}
+				}
+			}
+		}
+		if emitted {
+			pos++
+		}
+	})
+}
+
+// Part returns the term of one identifier part (lower-cased, stemmed), or
+// false when the analyzer drops it (too short, a stop word).
+func (a Analyzer) Part(p string) (string, bool) {
+	p = strings.ToLower(p)
+	if len(p) < a.MinLen || (a.Stop && stopWords[p]) {
+		return "", false
+	}
+	if a.Stem && len(p) > 3 && isASCIILetters(p) {
+		p = porter.StemString(p)
+	}
+	return p, true
+}
+
+// IsStopWord says whether a lower-case word is on the stop list.
+func IsStopWord(w string) bool { return stopWords[w] }
+
+// Words calls fn for every identifier-like word of text (letters, digits,
+// "_" and "$") with its parts (Split; case preserved). parts is reused
+// between calls.
+func Words(text string, fn func(word string, parts []string)) {
 	var parts []string
 	for i := 0; i < len(text); {
 		r, size := utf8.DecodeRuneInString(text[i:])
@@ -72,30 +121,8 @@ func (a Analyzer) Each(text string, emit func(term string, pos int)) {
 		word := text[i:j]
 		i = j
 		parts = Split(word, parts[:0])
-		if len(parts) == 0 {
-			continue
-		}
-		emitted := false
-		if a.Compounds && len(parts) > 1 {
-			whole := strings.ToLower(strings.Trim(word, "_$"))
-			if len(whole) >= a.MinLen {
-				emit(whole, pos)
-				emitted = true
-			}
-		}
-		for _, p := range parts {
-			p = strings.ToLower(p)
-			if len(p) < a.MinLen || (a.Stop && stopWords[p]) {
-				continue
-			}
-			if a.Stem && len(p) > 3 && isASCIILetters(p) {
-				p = porter.StemString(p)
-			}
-			emit(p, pos)
-			emitted = true
-		}
-		if emitted {
-			pos++
+		if len(parts) > 0 {
+			fn(word, parts)
 		}
 	}
 }

@@ -33,7 +33,8 @@ func (b *builder) pyBlock(n *sitter.Node, container string) []string {
 		case "class_definition":
 			lines = append(lines, b.pyClass(def, start, container))
 		case "expression_statement":
-			if container != "" && i > 0 { // class attributes (i == 0 is the docstring)
+			// Class attributes; string statements (the docstring) stay out.
+			if container != "" && !(c.NamedChildCount() == 1 && strings.Contains(c.NamedChild(0).Type(), "string")) {
 				lines = append(lines, clip(collapse(b.text(c)), 200))
 			}
 		case "if_statement", "try_statement", "with_statement":

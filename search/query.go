@@ -1,0 +1,358 @@
+package search
+
+// query.go runs one search: the streams, their fusion and the reranking.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/search/dense"
+	"github.com/repilot-lsp/repilot-lsp/search/fuse"
+	"github.com/repilot-lsp/repilot-lsp/search/llm"
+	"github.com/repilot-lsp/repilot-lsp/search/units"
+)
+
+// Query is one search request.
+type Query struct {
+	// Text is the query: natural language, or code (a selection).
+	Text string
+	// K is the number of hits wanted (default 10).
+	K int
+	// Lang is the language of the code the generation stream writes
+	// (default: the workspace's main language).
+	Lang string
+}
+
+// Hit is one result.
+type Hit struct {
+	Unit units.Unit
+	// Score is the fused RRF score divided by its maximum (every enabled
+	// stream ranking the unit first), in (0, 1]. After reranking, hits are
+	// in the reranker's order, which may not follow Score.
+	Score float64
+	// Ranks gives the unit's 1-based rank in each stream that found it.
+	Ranks map[string]int
+}
+
+// Result is the answer to a Query.
+type Result struct {
+	Hits []Hit
+	// Streams holds each stream's ranking (unit IDs, best first, at most
+	// Config.Depth), including "fused" and, when it ran, "rerank".
+	Streams map[string][]string
+	// Augmented is the rewritten query and Generated the generated code,
+	// when those streams ran.
+	Augmented, Generated string
+	// Errors holds the streams that failed (a model down, say) and why; the
+	// other streams still answered.
+	Errors map[string]string
+	// Timings per step.
+	Timings map[string]time.Duration
+}
+
+// Search runs the enabled streams for q and fuses them. A failing model
+// stream is reported in Result.Errors and skipped; Search itself fails only
+// when ctx ends or no stream could answer.
+func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
+	text := strings.TrimSpace(q.Text)
+	if text == "" {
+		return nil, errors.New("search: empty query")
+	}
+	if q.K <= 0 {
+		q.K = 10
+	}
+	if q.Lang == "" {
+		q.Lang = e.mainLang()
+	}
+	st := e.cfg.Streams
+	chat := e.cfg.Chat
+	r := &run{e: e, ctx: ctx, res: &Result{Streams: map[string][]string{}, Errors: map[string]string{},
+		Timings: map[string]time.Duration{}}}
+	start := time.Now()
+
+	// The lexical hits of the query also name the symbols given to the model
+	// as repository context, so they run first (they take milliseconds).
+	lexIDs := r.lexical(StreamLexical, text)
+	if !st.Lexical {
+		delete(r.res.Streams, StreamLexical)
+	}
+	var wg sync.WaitGroup
+	if st.Dense && e.dense != nil {
+		wg.Add(1)
+		go func() { defer wg.Done(); r.denseText(StreamDense, text) }()
+	}
+	if chat != nil && (st.Augment || st.Generate) {
+		rc := e.repoContext(lexIDs, q.Lang)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			genFrom := text
+			if st.Augment {
+				t0 := time.Now()
+				aug, err := llm.Augment(ctx, chat, text, rc)
+				r.time("augment", t0)
+				if err != nil {
+					r.fail("augment", err)
+				} else {
+					r.setAugmented(aug)
+					genFrom = aug
+					var wg2 sync.WaitGroup
+					wg2.Add(1)
+					go func() { defer wg2.Done(); r.lexical(StreamAugLexical, aug) }()
+					if e.dense != nil {
+						wg2.Add(1)
+						go func() { defer wg2.Done(); r.denseText(StreamAugDense, aug) }()
+					}
+					defer wg2.Wait()
+				}
+			}
+			if st.Generate {
+				r.generate(genFrom, q.Lang, rc)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+
+	var lists []fuse.List
+	maxScore := 0.0
+	k := e.cfg.RRFK
+	if k <= 0 {
+		k = fuse.DefaultK
+	}
+	for _, name := range []string{StreamLexical, StreamDense, StreamAugLexical, StreamAugDense,
+		StreamGenDense, StreamGenParts, StreamGenLexical} {
+		ids, ok := r.res.Streams[name]
+		if !ok {
+			continue
+		}
+		w := 1.0
+		if v, ok := e.cfg.StreamWeights[name]; ok {
+			w = v
+		}
+		lists = append(lists, fuse.List{Name: name, Weight: w, IDs: ids})
+		if w > 0 {
+			maxScore += w / (k + 1)
+		}
+	}
+	if len(lists) == 0 {
+		if len(r.res.Errors) > 0 {
+			return nil, fmt.Errorf("search: every stream failed: %v", r.res.Errors)
+		}
+		return nil, errors.New("search: no stream enabled")
+	}
+	fused := fuse.RRF(lists, k)
+	if len(fused) > e.cfg.Depth {
+		fused = fused[:e.cfg.Depth]
+	}
+	order := make([]string, len(fused))
+	byID := make(map[string]fuse.Scored, len(fused))
+	for i, f := range fused {
+		order[i] = f.ID
+		byID[f.ID] = f
+	}
+	r.res.Streams[StreamFused] = order
+
+	if st.Rerank && chat != nil && len(order) > 1 {
+		t0 := time.Now()
+		if re, err := e.rerank(ctx, text, order); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			r.fail(StreamRerank, err)
+		} else {
+			order = re
+			r.res.Streams[StreamRerank] = re
+		}
+		r.time(StreamRerank, t0)
+	}
+
+	for _, id := range order {
+		if len(r.res.Hits) == q.K {
+			break
+		}
+		u, ok := e.Unit(id)
+		if !ok {
+			continue // removed while we searched
+		}
+		f := byID[id]
+		r.res.Hits = append(r.res.Hits, Hit{Unit: u, Score: f.Score / maxScore, Ranks: f.Ranks})
+	}
+	r.res.Timings["total"] = time.Since(start)
+	return r.res, nil
+}
+
+// run collects the streams of one search from several goroutines.
+type run struct {
+	e   *Engine
+	ctx context.Context
+	mu  sync.Mutex
+	res *Result
+}
+
+func (r *run) set(name string, ids []string) {
+	r.mu.Lock()
+	r.res.Streams[name] = ids
+	r.mu.Unlock()
+}
+
+func (r *run) fail(name string, err error) {
+	r.mu.Lock()
+	r.res.Errors[name] = err.Error()
+	r.mu.Unlock()
+}
+
+func (r *run) time(name string, since time.Time) {
+	r.mu.Lock()
+	r.res.Timings[name] = time.Since(since)
+	r.mu.Unlock()
+}
+
+func (r *run) setAugmented(s string) {
+	r.mu.Lock()
+	r.res.Augmented = s
+	r.mu.Unlock()
+}
+
+// lexical runs the lexical backend and records the stream; it returns the
+// IDs (also when the stream is disabled, for the repository context).
+func (r *run) lexical(name, text string) []string {
+	t0 := time.Now()
+	hs, err := r.e.lex.Search(r.ctx, text, r.e.cfg.Depth)
+	r.time(name, t0)
+	if err != nil {
+		r.fail(name, err)
+		return nil
+	}
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = h.ID
+	}
+	r.set(name, ids)
+	return ids
+}
+
+func (r *run) denseText(name, text string) {
+	t0 := time.Now()
+	v, err := r.e.dense.EmbedQuery(r.ctx, text)
+	if err != nil {
+		r.fail(name, err)
+		return
+	}
+	r.set(name, hitIDs(r.e.dense.Search(v, r.e.cfg.Depth)))
+	r.time(name, t0)
+}
+
+// generate runs stream 4: code from the model, compared whole (gen-dense),
+// function by function (gen-parts) and as a lexical query (gen-lexical).
+func (r *run) generate(from, lang string, rc llm.RepoContext) {
+	t0 := time.Now()
+	rc.Lang = lang
+	code, err := llm.Generate(r.ctx, r.e.cfg.Chat, from, rc)
+	r.time("generate", t0)
+	if err != nil {
+		r.fail("generate", err)
+		return
+	}
+	r.mu.Lock()
+	r.res.Generated = code
+	r.mu.Unlock()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() { defer wg.Done(); r.lexical(StreamGenLexical, code) }()
+	if d := r.e.dense; d != nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			t1 := time.Now()
+			whole, err := d.EmbedCode(r.ctx, code)
+			if err != nil {
+				r.fail(StreamGenDense, err)
+				return
+			}
+			r.set(StreamGenDense, hitIDs(d.Search(whole, r.e.cfg.Depth)))
+			r.time(StreamGenDense, t1)
+			// The component functions, one by one: each unit scores its best
+			// match among them. One function is the whole code again: skip.
+			parts, _ := units.ExtractLang(r.ctx, lang, "generated", []byte(code))
+			var vecs [][]float32
+			for _, p := range parts {
+				if p.Kind == units.Class {
+					continue
+				}
+				v, err := d.EmbedCode(r.ctx, p.Text())
+				if err != nil {
+					r.fail(StreamGenParts, err)
+					return
+				}
+				vecs = append(vecs, v)
+			}
+			if len(vecs) > 1 {
+				r.set(StreamGenParts, hitIDs(d.SearchMax(vecs, r.e.cfg.Depth)))
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+func hitIDs(hs []dense.Hit) []string {
+	ids := make([]string, len(hs))
+	for i, h := range hs {
+		ids[i] = h.ID
+	}
+	return ids
+}
+
+// rerank asks the chat model to order the top fused candidates; the ones it
+// leaves out follow in fused order, then the rest of the fused list.
+func (e *Engine) rerank(ctx context.Context, query string, order []string) ([]string, error) {
+	n := min(e.cfg.RerankTopN, len(order))
+	cands := make([]llm.Candidate, n)
+	for i, id := range order[:n] {
+		u, _ := e.Unit(id)
+		cands[i] = llm.Candidate{Path: u.Path, Signature: u.Signature, Snippet: u.Snippet(15)}
+	}
+	idx, err := llm.Rerank(ctx, e.cfg.Chat, query, cands)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]string, 0, len(order))
+	used := make([]bool, n)
+	for _, i := range idx {
+		out = append(out, order[i])
+		used[i] = true
+	}
+	for i := 0; i < n; i++ {
+		if !used[i] {
+			out = append(out, order[i])
+		}
+	}
+	return append(out, order[n:]...), nil
+}
+
+// repoContext gathers what the model is told about the repository.
+func (e *Engine) repoContext(lexIDs []string, lang string) llm.RepoContext {
+	e.mu.RLock()
+	readme := e.readme
+	e.mu.RUnlock()
+	rc := llm.RepoContext{Readme: readme, Packages: e.packages(25), Lang: lang}
+	seen := map[string]bool{}
+	for _, id := range lexIDs {
+		if len(rc.Symbols) == 20 {
+			break
+		}
+		if u, ok := e.Unit(id); ok && !seen[u.QualifiedName()] {
+			seen[u.QualifiedName()] = true
+			rc.Symbols = append(rc.Symbols, u.QualifiedName())
+		}
+	}
+	sort.Strings(rc.Symbols) // rank order could hint at the answer; names are context
+	return rc
+}

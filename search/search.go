@@ -1,0 +1,500 @@
+// Package search is semantic code search over a workspace: "find the code
+// that does X" for Java, Python and Go, in the editor and on the command
+// line. It follows the RepoRift pipeline (Jain et al. 2024) with an offline
+// default:
+//
+//  1. lexical: BM25 over code-aware terms of each unit (package lexical);
+//  2. dense: embeddings of the query against the units (package dense);
+//  3. augmentation: the chat model rewrites the query with the repository's
+//     own context (README, packages, related symbol names), and the
+//     rewritten query runs through streams 1 and 2 again;
+//  4. generation: the chat model writes code for the query; the code is
+//     embedded and compared with the units, then each of its functions is
+//     compared one by one (best match per unit), and it also serves as a
+//     lexical query;
+//  5. reranking: the chat model reorders the top fused candidates.
+//
+// The streams' rankings are fused with reciprocal rank fusion (package fuse).
+// Every stream can be switched off; with no model configured the lexical
+// stream alone answers (the offline default).
+//
+// Units come from the workspace index (package index), which stays in step
+// with the editor through Update, Remove and UpdateFromDisk.
+//
+// Architecture invariant: this package speaks in paths, units and byte or
+// LSP positions (textpos); it knows nothing of JSON-RPC or LSP messages.
+// The proxy (proxy/search.go) and the CLI (cli/search.go) adapt it.
+package search
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/search/dense"
+	"github.com/repilot-lsp/repilot-lsp/search/index"
+	"github.com/repilot-lsp/repilot-lsp/search/lexical"
+	"github.com/repilot-lsp/repilot-lsp/search/llm"
+	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
+	"github.com/repilot-lsp/repilot-lsp/search/units"
+)
+
+// Stream names, as they appear in Result.Streams, Hit.Ranks and reports.
+const (
+	StreamLexical    = "lexical"     // BM25 of the query
+	StreamDense      = "dense"       // cosine of query and unit embeddings
+	StreamAugLexical = "aug-lexical" // BM25 of the augmented query
+	StreamAugDense   = "aug-dense"   // cosine of the augmented query
+	StreamGenDense   = "gen-dense"   // cosine of the generated code
+	StreamGenParts   = "gen-parts"   // best cosine over the generated code's functions
+	StreamGenLexical = "gen-lexical" // BM25 with the generated code as the query
+	StreamFused      = "fused"       // reciprocal rank fusion of the above
+	StreamRerank     = "rerank"      // the chat model's order of the top fused
+)
+
+// Streams switches the pipeline's parts on. The zero value means all of
+// them; a stream whose model is not configured is off regardless.
+type Streams struct {
+	Lexical  bool // stream 1
+	Dense    bool // stream 2 (needs an Embedder)
+	Augment  bool // stream 3 (needs a Chat; its dense half needs an Embedder)
+	Generate bool // stream 4 (needs a Chat; its dense halves need an Embedder)
+	Rerank   bool // step 5 (needs a Chat)
+}
+
+// AllStreams enables everything.
+var AllStreams = Streams{true, true, true, true, true}
+
+// ParseStreams reads a comma-separated list of "lexical", "dense",
+// "augment", "generate", "rerank" (or "all").
+func ParseStreams(s string) (Streams, error) {
+	var st Streams
+	for _, f := range strings.Split(s, ",") {
+		switch strings.TrimSpace(f) {
+		case "all":
+			st = AllStreams
+		case "lexical":
+			st.Lexical = true
+		case "dense":
+			st.Dense = true
+		case "augment":
+			st.Augment = true
+		case "generate":
+			st.Generate = true
+		case "rerank":
+			st.Rerank = true
+		case "":
+		default:
+			return st, fmt.Errorf("search: unknown stream %q (want lexical, dense, augment, generate, rerank or all)", f)
+		}
+	}
+	return st, nil
+}
+
+// Config configures an Engine.
+type Config struct {
+	// Root is the workspace root.
+	Root string
+	// CacheDir keeps the unit cache and embeddings between runs ("" keeps
+	// nothing; DefaultCacheDir gives the usual place).
+	CacheDir string
+	// Lexical is the lexical backend: "bm25" (default) or "bleve".
+	Lexical string
+	// Analyzer and Weights tune the lexical stream (defaults:
+	// tokenize.Default, lexical.DefaultWeights).
+	Analyzer *tokenize.Analyzer
+	Weights  *lexical.Weights
+	// K1, B and Expand override the BM25 backend's parameters when non-nil
+	// (lexical.BM25).
+	K1, B, Expand, NameBoost *float64
+	// Embedder serves the dense streams; nil turns them off.
+	Embedder llm.Embedder
+	// Chat serves augmentation, generation and reranking; nil turns them off.
+	Chat llm.Chat
+	// Streams enabled (zero value: all that the models allow).
+	Streams Streams
+	// StreamWeights are RRF weights by stream name (missing: 1).
+	StreamWeights map[string]float64
+	// RRFK is the RRF constant (0: fuse.DefaultK = 60).
+	RRFK float64
+	// Depth is how many results each stream contributes to fusion and
+	// reports (default 100).
+	Depth int
+	// RerankTopN is how many fused candidates the reranker sees (default 20).
+	RerankTopN int
+	// Dense tunes the dense store.
+	Dense dense.Options
+	// Include limits the index to some files (nil: all supported files).
+	Include func(rel string) bool
+	// Transform, when set, rewrites each unit before the streams see it (the
+	// benchmark strips doc comments with it). Hits carry the rewritten unit.
+	Transform func(units.Unit) units.Unit
+}
+
+// DefaultCacheDir is where a workspace's caches live:
+// $REPILOT_CACHE/search/<hash of root>, else ~/.cache/repilot-lsp/search/...
+func DefaultCacheDir(root string) string {
+	base := os.Getenv("REPILOT_CACHE")
+	if base == "" {
+		if d, err := os.UserCacheDir(); err == nil {
+			base = filepath.Join(d, "repilot-lsp")
+		} else {
+			base = filepath.Join(os.TempDir(), "repilot-lsp")
+		}
+	}
+	abs, _ := filepath.Abs(root)
+	sum := sha256.Sum256([]byte(abs))
+	return filepath.Join(base, "search", filepath.Base(abs)+"-"+hex.EncodeToString(sum[:6]))
+}
+
+// Status is the state of the background work.
+type Status struct {
+	Indexing   bool   // the initial index build is running
+	Files      int    // files indexed so far
+	TotalFiles int    // files found
+	Units      int    // units indexed
+	Embedded   int    // units with a vector (dense streams)
+	Pending    int    // units waiting for a vector
+	Err        string // the last background error, if any
+}
+
+// Engine is the search service of one workspace. It is safe for concurrent
+// use.
+type Engine struct {
+	cfg   Config
+	idx   *index.Index
+	lex   lexical.Index
+	dense *dense.Store // nil without an Embedder
+	cache *dense.Cache
+
+	mu     sync.RWMutex
+	view   map[string]units.Unit // the units as the streams see them
+	langs  map[string]int        // units per language
+	dirs   map[string]int        // units per directory
+	readme string
+	status Status
+
+	kick chan struct{} // wakes the embedding loop
+}
+
+// New creates the engine; nothing is indexed until Build or Start.
+func New(cfg Config) (*Engine, error) {
+	if cfg.Root == "" {
+		return nil, errors.New("search: no workspace root")
+	}
+	if cfg.Streams == (Streams{}) {
+		cfg.Streams = AllStreams
+	}
+	if cfg.Depth <= 0 {
+		cfg.Depth = 100
+	}
+	if cfg.RerankTopN <= 0 {
+		cfg.RerankTopN = 20
+	}
+	an := tokenize.Default
+	if cfg.Analyzer != nil {
+		an = *cfg.Analyzer
+	}
+	w := lexical.DefaultWeights
+	if cfg.Weights != nil {
+		w = *cfg.Weights
+	}
+	e := &Engine{cfg: cfg, view: map[string]units.Unit{}, langs: map[string]int{}, dirs: map[string]int{},
+		kick: make(chan struct{}, 1)}
+	switch cfg.Lexical {
+	case "", "bm25":
+		b := lexical.NewBM25(an, w)
+		if cfg.K1 != nil {
+			b.K1 = *cfg.K1
+		}
+		if cfg.B != nil {
+			b.B = *cfg.B
+		}
+		if cfg.Expand != nil {
+			b.Expand = *cfg.Expand
+		}
+		if cfg.NameBoost != nil {
+			b.NameBoost = *cfg.NameBoost
+		}
+		e.lex = b
+	case "bleve":
+		b, err := lexical.NewBleve(an, w)
+		if err != nil {
+			return nil, err
+		}
+		e.lex = b
+	default:
+		return nil, fmt.Errorf("search: unknown lexical backend %q (want bm25 or bleve)", cfg.Lexical)
+	}
+	idx, err := index.New(index.Options{Root: cfg.Root, CacheDir: cfg.CacheDir, Include: cfg.Include})
+	if err != nil {
+		return nil, err
+	}
+	e.idx = idx
+	if cfg.Embedder != nil {
+		dir := ""
+		if cfg.CacheDir != "" {
+			dir = filepath.Join(cfg.CacheDir, "embeddings")
+		}
+		c, err := dense.OpenCache(dir, cfg.Embedder.Model())
+		if err != nil {
+			return nil, err
+		}
+		e.cache = c
+		e.dense = dense.NewStore(cfg.Embedder, c, cfg.Dense)
+	}
+	idx.Subscribe(e.apply)
+	return e, nil
+}
+
+// Index is the workspace index (for Update, Remove, UpdateFromDisk).
+func (e *Engine) Index() *index.Index { return e.idx }
+
+// Config returns the engine's configuration (with defaults filled in).
+func (e *Engine) Config() Config { return e.cfg }
+
+// HasDense says whether the dense streams can run.
+func (e *Engine) HasDense() bool { return e.dense != nil }
+
+// apply receives index changes and keeps the streams in step.
+func (e *Engine) apply(ch index.Change) {
+	ups := ch.Upserted
+	if e.cfg.Transform != nil {
+		ups = make([]units.Unit, len(ch.Upserted))
+		for i, u := range ch.Upserted {
+			ups[i] = e.cfg.Transform(u)
+		}
+	}
+	e.mu.Lock()
+	for _, id := range ch.Removed {
+		if old, ok := e.view[id]; ok {
+			e.count(old, -1)
+			delete(e.view, id)
+		}
+	}
+	for _, u := range ups {
+		if old, ok := e.view[u.ID]; ok {
+			e.count(old, -1)
+		}
+		e.view[u.ID] = u
+		e.count(u, +1)
+	}
+	e.status.Units = len(e.view)
+	e.mu.Unlock()
+	if len(ch.Removed) > 0 {
+		e.lex.Delete(ch.Removed)
+	}
+	if len(ups) > 0 {
+		e.lex.Upsert(ups)
+	}
+	if e.dense != nil {
+		e.dense.Delete(ch.Removed)
+		e.dense.Upsert(ups)
+		select {
+		case e.kick <- struct{}{}:
+		default:
+		}
+	}
+}
+
+func (e *Engine) count(u units.Unit, d int) {
+	e.langs[u.Lang] += d
+	e.dirs[filepath.ToSlash(filepath.Dir(u.Path))] += d
+}
+
+// Replace swaps the streams' view of one unit without touching the index
+// (the benchmark's "keep-docs" mode indexes a target without its doc for
+// one query). The unit's vector must be in the embedding cache already
+// (see WarmEmbeddings), or the dense streams will miss it.
+func (e *Engine) Replace(u units.Unit) {
+	e.mu.Lock()
+	e.view[u.ID] = u
+	e.mu.Unlock()
+	e.lex.Upsert([]units.Unit{u})
+	if e.dense != nil {
+		e.dense.Upsert([]units.Unit{u})
+	}
+}
+
+// Unit returns the streams' view of a unit.
+func (e *Engine) Unit(id string) (units.Unit, bool) {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	u, ok := e.view[id]
+	return u, ok
+}
+
+// Status reports the background work.
+func (e *Engine) Status() Status {
+	e.mu.RLock()
+	st := e.status
+	e.mu.RUnlock()
+	if e.dense != nil {
+		st.Embedded, st.Pending = e.dense.Len(), e.dense.Pending()
+	}
+	return st
+}
+
+// Build indexes the workspace (synchronously), reading the README for the
+// augmentation context. progress may be nil.
+func (e *Engine) Build(ctx context.Context, progress func(index.Progress)) error {
+	e.mu.Lock()
+	e.status.Indexing = true
+	e.mu.Unlock()
+	e.readReadme()
+	err := e.idx.Build(ctx, func(p index.Progress) {
+		e.mu.Lock()
+		e.status.Files, e.status.TotalFiles = p.Files, p.TotalFiles
+		e.mu.Unlock()
+		if progress != nil {
+			progress(p)
+		}
+	})
+	e.mu.Lock()
+	e.status.Indexing = false
+	if err != nil {
+		e.status.Err = err.Error()
+	}
+	e.mu.Unlock()
+	return err
+}
+
+func (e *Engine) readReadme() {
+	for _, name := range []string{"README.md", "README.rst", "README.txt", "README", "readme.md"} {
+		b, err := os.ReadFile(filepath.Join(e.idx.Root(), name))
+		if err == nil {
+			if len(b) > 4*llm.MaxReadme {
+				b = b[:4*llm.MaxReadme]
+			}
+			e.mu.Lock()
+			e.readme = string(b)
+			e.mu.Unlock()
+			return
+		}
+	}
+}
+
+// SyncEmbeddings embeds every unit still without a vector (synchronously).
+// It is a no-op without an Embedder.
+func (e *Engine) SyncEmbeddings(ctx context.Context, progress func(done, total int)) error {
+	if e.dense == nil {
+		return nil
+	}
+	return e.dense.Sync(ctx, progress)
+}
+
+// WarmEmbeddings puts the vectors of us into the embedding cache without
+// indexing them (for Replace).
+func (e *Engine) WarmEmbeddings(ctx context.Context, us []units.Unit) error {
+	if e.dense == nil {
+		return nil
+	}
+	return e.dense.Warm(ctx, us)
+}
+
+// Start builds the index in the background and then keeps embedding new
+// and changed units until ctx ends; report (may be nil) is called as the
+// status changes (at most every 200 ms, and when the build ends).
+func (e *Engine) Start(ctx context.Context, report func(Status)) {
+	var last time.Time
+	tell := func(force bool) {
+		if report != nil && (force || time.Since(last) > 200*time.Millisecond) {
+			last = time.Now()
+			report(e.Status())
+		}
+	}
+	go func() {
+		if err := e.Build(ctx, func(index.Progress) { tell(false) }); err != nil && ctx.Err() == nil {
+			e.mu.Lock()
+			e.status.Err = err.Error()
+			e.mu.Unlock()
+		}
+		tell(true)
+		go e.idx.AutoSave(ctx, time.Minute)
+		if e.dense == nil {
+			return
+		}
+		for {
+			if err := e.dense.Sync(ctx, func(int, int) { tell(false) }); err != nil && ctx.Err() == nil {
+				e.mu.Lock()
+				e.status.Err = err.Error()
+				e.mu.Unlock()
+			}
+			tell(true)
+			select {
+			case <-ctx.Done():
+				return
+			case <-e.kick:
+			}
+		}
+	}()
+}
+
+// Close saves the caches.
+func (e *Engine) Close() error {
+	err := e.idx.Save()
+	if e.cache != nil {
+		if cerr := e.cache.Close(); err == nil {
+			err = cerr
+		}
+	}
+	if c, ok := e.lex.(interface{ Close() error }); ok {
+		c.Close()
+	}
+	return err
+}
+
+// mainLang is the language with the most units ("java" when empty).
+func (e *Engine) mainLang() string {
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	best, n := "java", 0
+	for l, c := range e.langs {
+		if c > n || c == n && l < best {
+			best, n = l, c
+		}
+	}
+	return best
+}
+
+// packages lists the directories with the most units as package names.
+func (e *Engine) packages(max int) []string {
+	e.mu.RLock()
+	type dn struct {
+		d string
+		n int
+	}
+	var ds []dn
+	for d, n := range e.dirs {
+		if n > 0 && d != "." {
+			ds = append(ds, dn{d, n})
+		}
+	}
+	e.mu.RUnlock()
+	sort.Slice(ds, func(i, j int) bool {
+		if ds[i].n != ds[j].n {
+			return ds[i].n > ds[j].n
+		}
+		return ds[i].d < ds[j].d
+	})
+	var out []string
+	for _, d := range ds {
+		if len(out) == max {
+			break
+		}
+		p := d.d
+		for _, pre := range []string{"src/main/java/", "src/test/java/", "src/"} {
+			p = strings.TrimPrefix(p, pre)
+		}
+		out = append(out, strings.ReplaceAll(p, "/", "."))
+	}
+	return out
+}

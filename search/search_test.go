@@ -1,0 +1,269 @@
+package search
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/search/llm"
+	"github.com/repilot-lsp/repilot-lsp/search/llm/llmtest"
+	"github.com/repilot-lsp/repilot-lsp/search/units"
+)
+
+// project writes a small mixed Java/Python workspace.
+func project(t *testing.T) string {
+	t.Helper()
+	root := t.TempDir()
+	files := map[string]string{
+		"README.md": "# Shop\nAn online shop: carts, prices, invoices.\n",
+		"src/main/java/shop/Cart.java": `package shop;
+public class Cart {
+    /** Adds an item to the cart. */
+    public void addItem(Item item) { items.add(item); total += item.price(); }
+    /** Computes the total price including tax. */
+    public double totalWithTax(double rate) { return total * (1 + rate); }
+}`,
+		"src/main/java/shop/Invoice.java": `package shop;
+public class Invoice {
+    public String render(Cart cart) { return "Invoice: " + cart.totalWithTax(0.2); }
+}`,
+		"tools/report.py": `def write_csv_report(rows, path):
+    """Write rows as CSV."""
+    with open(path, "w") as f:
+        for r in rows:
+            f.write(",".join(r))
+`,
+	}
+	for rel, text := range files {
+		p := filepath.Join(root, rel)
+		os.MkdirAll(filepath.Dir(p), 0o755)
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return root
+}
+
+func names(hs []Hit) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.Unit.QualifiedName())
+	}
+	return out
+}
+
+func TestOfflineLexical(t *testing.T) {
+	root := project(t)
+	e, err := New(Config{Root: root, CacheDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if err := e.Build(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.Search(ctx, Query{Text: "total price with tax", K: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].Unit.QualifiedName() != "Cart.totalWithTax" {
+		t.Fatalf("hits %v", names(res.Hits))
+	}
+	h := res.Hits[0]
+	if h.Unit.Path != "src/main/java/shop/Cart.java" || h.Unit.Start.Line != 5 || h.Score <= 0 || h.Score > 1 || h.Ranks[StreamLexical] != 1 {
+		t.Errorf("hit %+v", h)
+	}
+	if _, ok := res.Streams[StreamDense]; ok || len(res.Errors) != 0 || res.Augmented != "" {
+		t.Errorf("offline search ran model streams: %+v", res)
+	}
+	// An edit is searchable at once; a removal disappears.
+	if _, err := e.Index().Update(ctx, filepath.Join(root, "tools/report.py"),
+		[]byte("def send_invoice_email(to):\n    smtp.send(to)\n")); err != nil {
+		t.Fatal(err)
+	}
+	res, _ = e.Search(ctx, Query{Text: "send invoice by email"})
+	if len(res.Hits) == 0 || res.Hits[0].Unit.Name != "send_invoice_email" {
+		t.Errorf("after Update: %v", names(res.Hits))
+	}
+	e.Index().Remove(filepath.Join(root, "tools"))
+	res, _ = e.Search(ctx, Query{Text: "send invoice by email"})
+	for _, h := range res.Hits {
+		if h.Unit.Path == "tools/report.py" {
+			t.Errorf("removed file still found: %v", names(res.Hits))
+		}
+	}
+}
+
+// fakeModels answers like a cooperative model: augmentation names the
+// invoice renderer, generation writes two functions, reranking reverses.
+func fakeModels(t *testing.T) (*llmtest.Server, llm.Embedder, llm.Chat) {
+	s := llmtest.New()
+	t.Cleanup(s.Close)
+	s.Chat = func(system, user string) string {
+		switch {
+		case strings.Contains(system, "Rewrite the search query"):
+			return "Render an invoice for a cart as text: Invoice.render(Cart)."
+		case strings.Contains(system, "fenced"):
+			return "```java\nString renderInvoice(Cart cart) { return \"Invoice\"; }\nString formatTotal(double total) { return \"\" + total; }\n```"
+		case strings.Contains(system, "JSON array"):
+			n := strings.Count(user, "\n[")
+			var b strings.Builder
+			b.WriteString("[")
+			for i := n; i >= 1; i-- {
+				b.WriteString(" " + strconv.Itoa(i) + ",")
+			}
+			return strings.TrimSuffix(b.String(), ",") + "]"
+		}
+		return ""
+	}
+	emb, _ := llm.NewEmbedder(llm.Config{BaseURL: s.BaseURL(), Model: "bow"})
+	chat, _ := llm.NewChat(llm.Config{BaseURL: s.BaseURL(), Model: "chat"})
+	return s, emb, chat
+}
+
+func TestFullPipeline(t *testing.T) {
+	root := project(t)
+	s, emb, chat := fakeModels(t)
+	cache := t.TempDir()
+	e, err := New(Config{Root: root, CacheDir: cache, Embedder: emb, Chat: chat, RerankTopN: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if err := e.Build(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncEmbeddings(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if st := e.Status(); st.Units != 6 || st.Embedded != 6 || st.Pending != 0 {
+		t.Errorf("status %+v", st)
+	}
+	res, err := e.Search(ctx, Query{Text: "make a bill for the basket", K: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{StreamLexical, StreamDense, StreamAugLexical, StreamAugDense, StreamGenDense,
+		StreamGenParts, StreamGenLexical, StreamFused, StreamRerank} {
+		if _, ok := res.Streams[name]; !ok {
+			t.Errorf("stream %s missing (errors %v)", name, res.Errors)
+		}
+	}
+	if len(res.Errors) != 0 {
+		t.Errorf("errors: %v", res.Errors)
+	}
+	if !strings.Contains(res.Augmented, "Invoice.render") || !strings.Contains(res.Generated, "renderInvoice") {
+		t.Errorf("augmented %q generated %q", res.Augmented, res.Generated)
+	}
+	// The augmentation prompt carried the README and related symbols.
+	if u := s.ChatUsers[0]; !strings.Contains(u, "online shop") || !strings.Contains(u, "Packages:") {
+		t.Errorf("augmentation prompt: %q", u)
+	}
+	// The reranker reversed the top 3 of the fused list.
+	fused, re := res.Streams[StreamFused], res.Streams[StreamRerank]
+	if len(fused) < 3 || re[0] != fused[2] || re[2] != fused[0] || len(re) != len(fused) {
+		t.Errorf("rerank %v of fused %v", re, fused)
+	}
+	if top := mustUnit(t, e, re[0]); names(res.Hits)[0] != top.QualifiedName() {
+		t.Errorf("hits not in reranked order: %v", names(res.Hits))
+	}
+	if res.Streams[StreamAugLexical][0] != "src/main/java/shop/Invoice.java#Invoice.render" {
+		t.Errorf("augmented lexical: %v", res.Streams[StreamAugLexical])
+	}
+	e.Close()
+
+	// A restart embeds nothing again.
+	_, before, _ := s.Counts()
+	e2, _ := New(Config{Root: root, CacheDir: cache, Embedder: emb, Streams: Streams{Lexical: true, Dense: true}})
+	e2.Build(ctx, nil)
+	e2.SyncEmbeddings(ctx, nil)
+	if _, after, _ := s.Counts(); after != before {
+		t.Errorf("restart embedded %d texts", after-before)
+	}
+	res, _ = e2.Search(ctx, Query{Text: "cart total"})
+	if _, ok := res.Streams[StreamAugLexical]; ok {
+		t.Error("augmentation ran while switched off")
+	}
+	e2.Close()
+}
+
+func mustUnit(t *testing.T, e *Engine, id string) units.Unit {
+	u, ok := e.Unit(id)
+	if !ok {
+		t.Fatalf("no unit %s", id)
+	}
+	return u
+}
+
+func TestModelFailureKeepsLexical(t *testing.T) {
+	root := project(t)
+	s, _, _ := fakeModels(t)
+	emb, _ := llm.NewEmbedder(llm.Config{BaseURL: s.BaseURL(), Model: "bow", Retries: -1})
+	chat, _ := llm.NewChat(llm.Config{BaseURL: s.BaseURL(), Model: "chat", Retries: -1})
+	e, _ := New(Config{Root: root, Embedder: emb, Chat: chat})
+	ctx := context.Background()
+	e.Build(ctx, nil)
+	e.SyncEmbeddings(ctx, nil)
+	s.FailNext = 1000
+	res, err := e.Search(ctx, Query{Text: "total price with tax"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 || res.Hits[0].Unit.Name != "totalWithTax" {
+		t.Errorf("hits %v", names(res.Hits))
+	}
+	for _, name := range []string{StreamDense, "augment", "generate"} {
+		if res.Errors[name] == "" {
+			t.Errorf("no error recorded for %s: %v", name, res.Errors)
+		}
+	}
+}
+
+func TestStartInBackground(t *testing.T) {
+	root := project(t)
+	_, emb, _ := fakeModels(t)
+	e, _ := New(Config{Root: root, Embedder: emb})
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan Status, 100)
+	e.Start(ctx, func(st Status) {
+		if !st.Indexing && st.Pending == 0 && st.Embedded == st.Units && st.Units > 0 {
+			select {
+			case done <- st:
+			default:
+			}
+		}
+	})
+	select {
+	case st := <-done:
+		if st.Units != 6 {
+			t.Errorf("status %+v", st)
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatalf("background build did not finish: %+v", e.Status())
+	}
+	// A didChange-style update is embedded by the background loop.
+	e.Index().Update(ctx, "tools/new.py", []byte("def brand_new():\n    pass\n"))
+	deadline := time.Now().Add(10 * time.Second)
+	for e.Status().Pending != 0 || e.Status().Embedded != 7 {
+		if time.Now().After(deadline) {
+			t.Fatalf("update not embedded: %+v", e.Status())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func TestParseStreams(t *testing.T) {
+	st, err := ParseStreams("lexical, rerank")
+	if err != nil || st != (Streams{Lexical: true, Rerank: true}) {
+		t.Errorf("%+v %v", st, err)
+	}
+	if _, err := ParseStreams("lexical,bogus"); err == nil {
+		t.Error("bogus stream accepted")
+	}
+}
