@@ -12,11 +12,16 @@ import "context"
 // FIM is a fill-in-the-middle context: the hunk to generate goes between
 // Prefix and Suffix (both exact file text). Indent is the leading whitespace of
 // the first line of the hunk being replaced; a model uses it to lay out the
-// lines it generates.
+// lines it generates. Buggy is the text of the hunk being replaced (whole
+// lines, "" for an insertion): like AlphaRepair and Repilot, which show the
+// model the buggy line, a model may condition on it, since most fixes are
+// small edits of it. A model must not simply return it: the repair loop
+// discards a candidate equal to Buggy.
 type FIM struct {
 	Prefix string
 	Suffix string
 	Indent string
+	Buggy  string
 }
 
 // Candidate is one possible next token. Text is exactly what is appended to
