@@ -75,7 +75,25 @@ else
   info "skipped (--no-maven)"
 fi
 
+apt_install() { # apt_install PACKAGE WHY: installs a Debian package when root, else says how.
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    info "installing $1 with apt-get ($2)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$1" >/dev/null ||
+      { DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$1" >/dev/null; } ||
+      die "apt-get install $1 failed"
+  else
+    die "$1 is missing ($2): apt-get install -y $1 as root"
+  fi
+}
+
 if [ "$tests" = 1 ]; then
+  # The tests need the JDK sources (the n-gram model's tests train on them)
+  # and Neovim (the plugin's end-to-end test); install them when missing.
+  if ! ls "$jhome/lib/src.zip" >/dev/null 2>&1 && ! ls /usr/lib/jvm/*/lib/src.zip >/dev/null 2>&1; then
+    apt_install openjdk-17-source "the n-gram model tests train on the JDK sources"
+  fi
+  command -v nvim >/dev/null 2>&1 || apt_install neovim "the Neovim plugin's end-to-end test"
   step "5/5 llama-server and a tiny random model (for the model integration tests)"
   if [ "${REPILOT_SKIP_LLAMA:-}" = 1 ]; then
     info "skipped (REPILOT_SKIP_LLAMA=1)"
