@@ -558,10 +558,12 @@ func (d *doer) Do(req *http.Request) (*http.Response, error) {
 	}
 }
 
+// retryableStatus: rate limits and the statuses of a server that is
+// starting, overloaded or behind a failing proxy. A plain 500 is not retried:
+// llama.cpp uses it for deterministic failures (see unusableOutput).
 func retryableStatus(code int) bool {
 	return code == http.StatusTooManyRequests || code == http.StatusBadGateway ||
-		code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout ||
-		code == http.StatusInternalServerError
+		code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout
 }
 
 // retryableErr: the request never reached a handler (refused, reset, a

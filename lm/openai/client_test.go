@@ -152,10 +152,10 @@ func TestNextLlamaCppShape(t *testing.T) {
 		{Text: " return", LogProb: -0.5},
 		{Text: "", LogProb: -1.5, End: true}, // llama.cpp renders EOS as ""
 		{Text: " x", LogProb: -3.0},
-		{Text: "\xe2\x80", LogProb: -4.0}, // exact bytes of a partial UTF-8 piece
+		// FIM marker and the partial UTF-8 piece "\xe2\x80" dropped
 	}
 	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("Next = %v\nwant   %v (FIM marker dropped)", got, want)
+		t.Errorf("Next = %v\nwant   %v", got, want)
 	}
 	b := f.last()
 	if p := b["prompt"]; p != "<｜fim▁begin｜>int f() {\n<｜fim▁hole｜>\n}\n<｜fim▁end｜>  int y =" {
@@ -604,42 +604,49 @@ func TestConfigErrors(t *testing.T) {
 	}
 }
 
-func TestNextBansIncompleteUTF8Token(t *testing.T) {
-	// llama.cpp gives no position when the greedy token is one byte of a
-	// multi-byte character. Next learns its id (verbose), bans it, and
-	// reads the pre-bias distribution of the same position.
+func TestNextResamplesWhenOutputUnusable(t *testing.T) {
+	// llama.cpp fails a request whose generated text is a lone byte (HTTP
+	// 500). The position's distribution does not depend on the generated
+	// token, so Next asks again with the server sampling under other seeds.
 	var calls []map[string]any
+	unusable := `{"error":{"code":500,"message":"The model produced output that does not match the expected Content-only format","type":"server_error"}}`
 	f := newFake(t, nil)
 	f.handlers = map[string]http.HandlerFunc{"/v1/completions": func(w http.ResponseWriter, r *http.Request) {
 		b := f.last()
 		calls = append(calls, b)
-		switch {
-		case b["logit_bias"] != nil:
-			jsonReply(llamaCompletion("x", "length", nil, [][][3]any{{{77, "\xe4", -0.3}, {5, "x", -1.1}}}))(w, r)
-		case b["verbose"] == true:
-			jsonReply(`{"choices":[{"text":"","index":0,"finish_reason":"length","logprobs":null}],"__verbose":{"tokens":[77]}}`)(w, r)
-		default:
-			jsonReply(`{"choices":[{"text":"","index":0,"finish_reason":"length","logprobs":null}]}`)(w, r)
+		if b["seed"] == 2.0 {
+			jsonReply(llamaCompletion("x", "length", []int{2}, [][][3]any{{{77, "\xe4", -0.3}, {5, "x", -1.1}, {6, "y", -1.5}}}))(w, r)
+			return
 		}
+		http.Error(w, unusable, http.StatusInternalServerError)
 	}}
 	m := newTestModel(t, f, Config{Model: "x", Dialect: DialectLlamaCpp, FIM: "none"})
 	s, _ := m.Start(context.Background(), lm.FIM{})
-	got, err := s.Next(context.Background(), "", 2)
+	got, err := s.Next(context.Background(), "", 3)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if fmt.Sprint(got) != fmt.Sprint([]lm.Candidate{{Text: "\xe4", LogProb: -0.3}, {Text: "x", LogProb: -1.1}}) {
+	// The partial-UTF-8 token is dropped: the hunk is text.
+	if fmt.Sprint(got) != fmt.Sprint([]lm.Candidate{{Text: "x", LogProb: -1.1}, {Text: "y", LogProb: -1.5}}) {
 		t.Errorf("Next = %v", got)
 	}
-	if len(calls) != 3 || fmt.Sprint(calls[2]["logit_bias"]) != "map[77:-100]" {
-		t.Errorf("requests: %v", calls)
+	if len(calls) != 3 || calls[0]["temperature"] != 0.0 || calls[1]["temperature"] != 1.0 || calls[1]["seed"] != 1.0 {
+		t.Errorf("requests (want greedy, then sampled with seeds 1, 2; a 500 is not retried as is): %v", calls)
 	}
 
-	// Propose whose first position is unusable falls back to Next's
-	// distribution with no proposed token.
+	// A proposal that fails this way gives this position's distribution
+	// with no proposed token.
 	calls = nil
-	steps, err := s.(lm.Speculator).Propose(context.Background(), "", lm.ProposeOptions{MaxTokens: 4, K: 2, Temperature: 1})
+	steps, err := s.(lm.Speculator).Propose(context.Background(), "", lm.ProposeOptions{MaxTokens: 4, K: 3, Temperature: 1, Seed: 9})
 	if err != nil || len(steps) != 1 || steps[0].Chosen != -1 || len(steps[0].Top) != 2 {
 		t.Errorf("Propose = %+v, %v; want one step with Next's distribution and Chosen -1", steps, err)
+	}
+
+	// Other servers: no such retry.
+	calls = nil
+	m2 := newTestModel(t, f, Config{Model: "x", Dialect: DialectOpenAI, FIM: "none"})
+	s2, _ := m2.Start(context.Background(), lm.FIM{})
+	if _, err := s2.Next(context.Background(), "", 3); err == nil || len(calls) != 1 {
+		t.Errorf("OpenAI dialect: err %v after %d requests; want the 500 after one", err, len(calls))
 	}
 }

@@ -70,8 +70,8 @@ type Config struct {
 	Timeout time.Duration
 	// MaxConcurrent bounds requests in flight from this Model (default 4).
 	MaxConcurrent int
-	// MaxRetries is how often a request is retried after HTTP 429, 5xx or a
-	// refused/reset connection (default 3; negative: never).
+	// MaxRetries is how often a request is retried after HTTP 429, 502, 503,
+	// 504 or a refused/reset connection (default 3; negative: never).
 	MaxRetries int
 	// RetryBackoff is the first retry delay; it doubles per retry, with
 	// jitter, up to 8 s. A Retry-After header wins. Default 250 ms.

@@ -136,7 +136,7 @@ func TestLlamaSamplingContract(t *testing.T) {
 	var top []tokenLP
 	for seed := range n {
 		sd := seed
-		ch, _, err := ss.complete(context.Background(), "        return", 1, k, temp, &sd, nil, false)
+		ch, _, err := ss.complete(context.Background(), "        return", 1, k, temp, &sd)
 		if err != nil {
 			t.Fatal(err)
 		}

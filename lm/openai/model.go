@@ -25,6 +25,7 @@ import (
 	"math"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/repilot-lsp/repilot-lsp/lm"
 	"github.com/repilot-lsp/repilot-lsp/lm/fim"
@@ -225,22 +226,10 @@ func (s *session) samplerFields(k int, t float64) map[string]any {
 }
 
 // complete sends one request for up to maxTokens tokens after generated.
-// ban lists token ids the server must not sample; verbose asks llama.cpp for
-// the generated token ids (Choice.Tokens).
-func (s *session) complete(ctx context.Context, generated string, maxTokens, k int, t float64, seed *int, ban []int, verbose bool) (Choice, string, error) {
+func (s *session) complete(ctx context.Context, generated string, maxTokens, k int, t float64, seed *int) (Choice, string, error) {
 	c := s.m.client
 	extra := s.samplerFields(k, t)
-	if verbose && extra != nil {
-		extra["verbose"] = true
-	}
 	if s.infill {
-		if len(ban) > 0 && extra != nil {
-			pairs := make([][2]any, 0, len(ban))
-			for _, id := range ban {
-				pairs = append(pairs, [2]any{id, false})
-			}
-			extra["logit_bias"] = pairs
-		}
 		ch, err := c.Infill(ctx, InfillRequest{
 			Prefix: s.fim.Prefix, Suffix: s.fim.Suffix, Prompt: generated,
 			MaxTokens: maxTokens, Probs: k, Temperature: t, Seed: seed, Extra: extra,
@@ -250,12 +239,6 @@ func (s *session) complete(ctx context.Context, generated string, maxTokens, k i
 	req := CompletionRequest{
 		Prompt: s.prompt + generated, MaxTokens: maxTokens, Logprobs: k,
 		Temperature: t, Seed: seed, Extra: extra,
-	}
-	if len(ban) > 0 {
-		req.LogitBias = map[int]int{}
-		for _, id := range ban {
-			req.LogitBias[id] = -100
-		}
 	}
 	if s.dialect != DialectOther {
 		req.TopP = 1
@@ -267,26 +250,42 @@ func (s *session) complete(ctx context.Context, generated string, maxTokens, k i
 	return chs[0], c.cfg.BaseURL + "/completions", nil
 }
 
-// maxBans bounds how many incomplete-UTF-8 tokens Next bans in a row.
-const maxBans = 4
+// unusableTries bounds Next's requests at one position when the server
+// cannot return the token it generated (see Next).
+const unusableTries = 8
+
+// unusableOutput reports llama.cpp's failure to return a completion whose
+// text is not valid UTF-8 (a lone byte token): HTTP 500 "The model produced
+// output that does not match the expected ... format".
+func unusableOutput(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.Status == 500 && strings.Contains(e.Message, "does not match the expected")
+}
 
 // Next is the baseline: one greedy request with max_tokens 1 and logprobs k
 // on FIM(prefix, suffix) + generated; the first position's top_logprobs are
 // the distribution. End candidates are the model's end-of-generation tokens
 // (see candidates).
 //
-// llama.cpp reports no position when the token it generates leaves the text
-// with an incomplete UTF-8 sequence (one byte of a multi-byte character). Next
-// then learns that token's id (a verbose response lists the generated ids),
-// bans it with logit_bias and asks again: top_logprobs show the distribution
-// before the bias, so the answer is still this position's distribution, the
-// banned token included.
+// llama.cpp cannot return a generated token that is not valid UTF-8 on its
+// own: a byte of a multi-byte character gives no position, and a lone
+// continuation byte fails the whole request (HTTP 500). The distribution at
+// the position does not depend on which token the server generates there,
+// so Next then asks again with the server sampling (temperature 1, top k,
+// seeded) instead of taking the greedy token, up to unusableTries times.
 func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
 	k = s.k(k)
-	var ban []int
-	for {
-		ch, endpoint, err := s.complete(ctx, generated, 1, k, 0, nil, ban, false)
+	for try := 0; ; try++ {
+		t, seed := 0.0, (*int)(nil)
+		if try > 0 {
+			t, seed = 1, &try
+		}
+		ch, endpoint, err := s.complete(ctx, generated, 1, k, t, seed)
+		retry := s.dialect == DialectLlamaCpp && try+1 < unusableTries
 		if err != nil {
+			if retry && unusableOutput(err) {
+				continue
+			}
 			return nil, err
 		}
 		if len(ch.Positions) > 0 {
@@ -296,23 +295,10 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 		if endedSilently(ch) {
 			return []lm.Candidate{{End: true}}, nil
 		}
-		if s.dialect != DialectLlamaCpp || ch.Finish != "length" || ch.Text != "" || len(ban) >= maxBans {
-			return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint)
+		if retry && ch.Finish == "length" && ch.Text == "" {
+			continue // an incomplete UTF-8 token: no position reported
 		}
-		// Learn the id of the token that produced no position.
-		if len(ch.Tokens) == 0 {
-			if ch, _, err = s.complete(ctx, generated, 1, k, 0, nil, ban, true); err != nil {
-				return nil, err
-			}
-			if len(ch.Positions) > 0 {
-				cands, _ := s.candidates(ch.Positions[0].Top, k)
-				return cands, nil
-			}
-			if len(ch.Tokens) == 0 {
-				return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint)
-			}
-		}
-		ban = append(ban, ch.Tokens[0])
+		return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint)
 	}
 }
 
@@ -338,6 +324,11 @@ func endpointOp(endpoint string) string {
 //   - a token whose text is one of the template's end tokens (servers that
 //     render special tokens, such as vLLM): End, with empty Text;
 //   - a token whose text is one of the template's FIM markers: dropped;
+//   - a token whose text is not valid UTF-8 (one byte of a multi-byte
+//     character): dropped. The hunk goes back to the server as JSON text,
+//     which cannot carry a partial character, and Java source is text; so
+//     characters the tokenizer splits into bytes are out of reach (rare in
+//     code; the model still writes such characters with whole tokens);
 //   - anything else: text appended as is.
 func (s *session) candidates(top []tokenLP, k int) ([]lm.Candidate, []int) {
 	out := make([]lm.Candidate, 0, min(len(top), k))
@@ -351,6 +342,8 @@ func (s *session) candidates(top []tokenLP, k int) ([]lm.Candidate, []int) {
 		switch {
 		case t.Text == "":
 			c.End = true
+		case !utf8.ValidString(t.Text):
+			continue
 		default:
 			switch s.tpl.Classify(t.Text) {
 			case fim.EndOfMiddle:
@@ -382,7 +375,12 @@ func (s *session) Propose(ctx context.Context, generated string, opts lm.Propose
 	n := max(opts.MaxTokens, 1)
 	seed := int(opts.Seed & math.MaxInt32)
 	t := max(opts.Temperature, 0)
-	ch, endpoint, err := s.complete(ctx, generated, n, k, t, &seed, nil, false)
+	ch, endpoint, err := s.complete(ctx, generated, n, k, t, &seed)
+	if unusableOutput(err) {
+		// The server sampled text it cannot return (see Next): no
+		// proposal, only this position's distribution.
+		ch, err = Choice{}, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -420,9 +418,9 @@ func (s *session) Propose(ctx context.Context, generated string, opts lm.Propose
 		}
 	}
 	if len(steps) == 0 {
-		// The first position was unusable (its token ended in an incomplete
-		// UTF-8 sequence): give its distribution from Next, with no proposed
-		// token, so the caller samples this position itself.
+		// The first position was unusable (the server's token was not valid
+		// UTF-8 on its own): give its distribution from Next, with no
+		// proposed token, so the caller samples this position itself.
 		top, err := s.Next(ctx, generated, k)
 		if err != nil || len(top) == 0 {
 			return nil, err

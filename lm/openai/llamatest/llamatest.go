@@ -89,15 +89,16 @@ func repoRoot() (string, error) {
 }
 
 // RandomModel returns the path of the random-weight test model for a
-// tokenizer ("deepseek-coder": FIM tokens, 4.2M parameters), making it once
-// with scripts/models/make-random.sh (about 15 s; cached). Call it only after
+// tokenizer ("deepseek-coder": FIM tokens) and shape ("tiny": 4.2M
+// parameters; "small": 59M), making it once with
+// scripts/models/make-random.sh (10-20 s; cached). Call it only after
 // Require: the script would otherwise build llama.cpp.
-func RandomModel(vocab string) (string, error) {
+func RandomModel(vocab, shape string) (string, error) {
 	root, err := repoRoot()
 	if err != nil {
 		return "", err
 	}
-	cmd := exec.Command(filepath.Join(root, "scripts", "models", "make-random.sh"), vocab)
+	cmd := exec.Command(filepath.Join(root, "scripts", "models", "make-random.sh"), vocab, shape)
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -218,14 +219,18 @@ var shared struct {
 }
 
 // Shared returns one server per test binary, started on first use with the
-// deepseek-coder random model (log in the temp directory); Shutdown stops
-// it. It applies Require's rule.
+// deepseek-coder random model of shape $REPILOT_LLAMA_SHAPE (default "tiny";
+// log in the temp directory); Shutdown stops it. It applies Require's rule.
 func Shared(t testing.TB) *Server {
 	t.Helper()
 	bin := Require(t)
 	shared.once.Do(func() {
 		began := time.Now()
-		model, err := RandomModel("deepseek-coder")
+		shape := os.Getenv("REPILOT_LLAMA_SHAPE")
+		if shape == "" {
+			shape = "tiny"
+		}
+		model, err := RandomModel("deepseek-coder", shape)
 		if err != nil {
 			shared.err = err
 			return
