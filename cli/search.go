@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/search"
 	"github.com/repilot-lsp/repilot-lsp/search/index"
 	"github.com/repilot-lsp/repilot-lsp/search/lexical"
@@ -293,4 +294,22 @@ func hitJSON(h search.Hit) SearchHitJSON {
 	u := h.Unit
 	return SearchHitJSON{Path: u.Path, Range: RangeJSON{u.Start, u.End}, Score: h.Score, Name: u.QualifiedName(),
 		Kind: string(u.Kind), Signature: u.Signature, Snippet: u.Snippet(8), Ranks: h.Ranks}
+}
+
+// searchExtension is the "Semantic search in repo" feature of serve. Models
+// come from the REPILOT_SEARCH_* environment (package search/llm); with none,
+// search is lexical. Caches go to search.DefaultCacheDir(root).
+func searchExtension() proxy.Extension {
+	return proxy.NewSearchExtension(func(root string) (*search.Engine, error) {
+		f := SearchFlags{Project: root, Lexical: "bm25", Streams: "all", Depth: 100, RerankTopN: 20,
+			K1: lexical.BM25K1, B: lexical.BM25B, Expand: lexical.DefaultExpand, NameBoost: lexical.DefaultNameBoost,
+			Analyzer: "stem,stop,compounds,abbrev",
+			ChatURL:  os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
+			EmbedURL: os.Getenv(llm.EnvEmbedURL), EmbedModel: os.Getenv(llm.EnvEmbedModel)}
+		cfg, err := f.Config()
+		if err != nil {
+			return nil, err
+		}
+		return search.New(cfg)
+	})
 }

@@ -82,10 +82,11 @@ func runServe(cmd *cobra.Command, args []string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return proxy.Run(ctx, os.Stdin, os.Stdout, proxy.Options{
-		JDTLSHome: home,
-		StateDir:  serveFlags.stateDir,
-		Repairer:  rep,
-		Log:       logw,
-		Trace:     serveFlags.trace,
+		JDTLSHome:  home,
+		StateDir:   serveFlags.stateDir,
+		Repairer:   rep,
+		Extensions: []proxy.Extension{searchExtension()},
+		Log:        logw,
+		Trace:      serveFlags.trace,
 	})
 }

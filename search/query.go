@@ -26,6 +26,10 @@ type Query struct {
 	// Lang is the language of the code the generation stream writes
 	// (default: the workspace's main language).
 	Lang string
+	// Only, when set, restricts the streams to those it enables (and the
+	// configuration allows): workspace/symbol, sent on every keystroke,
+	// runs without model calls but embeddings.
+	Only *Streams
 }
 
 // Hit is one result.
@@ -70,6 +74,10 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		q.Lang = e.mainLang()
 	}
 	st := e.cfg.Streams
+	if o := q.Only; o != nil {
+		st = Streams{st.Lexical && o.Lexical, st.Dense && o.Dense, st.Augment && o.Augment,
+			st.Generate && o.Generate, st.Rerank && o.Rerank}
+	}
 	chat := e.cfg.Chat
 	r := &run{e: e, ctx: ctx, res: &Result{Streams: map[string][]string{}, Errors: map[string]string{},
 		Timings: map[string]time.Duration{}}}
