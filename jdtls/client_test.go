@@ -476,10 +476,18 @@ func TestRealServer(t *testing.T) {
 				}
 			}
 			t.Logf("diagnostics #%d (version %d): %d errors after %v", i, v, len(errs), time.Since(began).Round(time.Millisecond))
-			if text == broken && (len(errs) != 1 || !strings.Contains(errs[0], "gret()")) {
-				t.Errorf("broken text: %q", errs)
+			// Relative assertions: JDT LS 1.60 adds a package-mismatch error
+			// to every text of this plain folder.
+			var gret int
+			for _, e := range errs {
+				if strings.Contains(e, "gret()") {
+					gret++
+				}
 			}
-			if text == mainText && len(errs) != 0 {
+			if text == broken && gret != 1 {
+				t.Errorf("broken text: %q, want one error about gret()", errs)
+			}
+			if text == mainText && gret != 0 {
 				t.Errorf("fixed text: %q", errs)
 			}
 		}
