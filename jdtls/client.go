@@ -23,7 +23,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
@@ -885,25 +884,14 @@ func stripSnippet(s string) string {
 }
 
 // leadingIdent returns the longest prefix of s that is a Java identifier
-// (JLS 3.8; ASCII letters, digits, '_', '$' and all non-ASCII letters/digits).
+// (JLS 3.8, as javalex decides identifier characters).
 func leadingIdent(s string) string {
 	for i, r := range s {
-		if !IsIdentPart(r) || (i == 0 && !IsIdentStart(r)) {
+		if !javalex.IsIdentPart(r) || (i == 0 && !javalex.IsIdentStart(r)) {
 			return s[:i]
 		}
 	}
 	return s
-}
-
-// IsIdentStart reports whether r may start a Java identifier (JLS 3.8,
-// Character.isJavaIdentifierStart, approximated with Unicode letters).
-func IsIdentStart(r rune) bool {
-	return r == '_' || r == '$' || (r >= 'a' && r <= 'z') || (r >= 'A' && r <= 'Z') || (r > 127 && unicode.IsLetter(r))
-}
-
-// IsIdentPart reports whether r may continue a Java identifier (JLS 3.8).
-func IsIdentPart(r rune) bool {
-	return IsIdentStart(r) || (r >= '0' && r <= '9') || (r > 127 && (unicode.IsDigit(r) || unicode.IsMark(r)))
 }
 
 // Diagnostics returns the diagnostics JDT LS published for version of the
