@@ -42,6 +42,7 @@ type benchRepairFlags struct {
 	only     []string
 	jdtls    string
 	stateDir string
+	separate bool
 }
 
 func init() {
@@ -80,6 +81,7 @@ after another on the same JDT LS per bug.`,
 	fl.BoolVar(&f.perBug, "per-bug", false, "also print one line per bug and variant")
 	fl.StringSliceVar(&f.only, "bug", nil, "run only these bug ids")
 	fl.StringVar(&f.jdtls, "jdtls", "", "JDT LS install directory")
+	fl.BoolVar(&f.separate, "separate-engines", false, "one JDT LS per bug project instead of one JDT LS serving every project")
 	fl.StringVar(&f.stateDir, "state-dir", "", "where the engine's JDT LS data and model caches live")
 	benchCmd.AddCommand(cmd)
 	Root.AddCommand(benchCmd)
@@ -168,8 +170,18 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	defer stop()
 
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }
-	r, err := buildRepairer(RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, MaxRoots: 1,
-		Progress: func(msg string, _ int) { logf("%s", msg) }})
+	cfg := RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, MaxRoots: 1,
+		Progress: func(msg string, _ int) { logf("%s", msg) }}
+	var r repair.Repairer
+	if f.separate {
+		r, err = buildRepairer(cfg)
+	} else {
+		roots := make([]string, len(bugs))
+		for i, b := range bugs {
+			roots[i] = b.ProjectDir()
+		}
+		r, err = buildSharedRepairer(cfg, roots)
+	}
 	if err != nil {
 		return err
 	}

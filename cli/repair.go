@@ -83,6 +83,10 @@ Progress goes to stderr; patches to stdout.`,
 	Root.AddCommand(cmd)
 }
 
+// newRepairer builds the repair service for the repair command (tests
+// substitute one shared service).
+var newRepairer = buildRepairer
+
 // repairTarget is a checked command-line request.
 type repairTarget struct {
 	root, file string
@@ -191,7 +195,7 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 			fmt.Fprintf(stderr, "repilot: [%3d%%] %s\n", pct, msg)
 		}
 	}
-	r, err := buildRepairer(RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, Progress: progress})
+	r, err := newRepairer(RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, Progress: progress})
 	if err != nil {
 		return err
 	}
