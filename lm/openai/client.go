@@ -386,9 +386,9 @@ func (c *Client) protocolErr(op, endpoint, msg string) error {
 	return &Error{Op: op, URL: safeURL(endpoint), Message: c.red.clean(msg), Attempts: 1}
 }
 
-func (c *Client) noLogprobsErr(op, endpoint string) error {
+func (c *Client) noLogprobsErr(op, endpoint, finish string) error {
 	return &Error{Op: op, URL: safeURL(endpoint), Attempts: 1, cause: ErrNoLogprobs,
-		Message: fmt.Sprintf("%s for model %q: Repilot needs next-token log-probabilities; use a server that returns them for raw completions (llama.cpp llama-server, vLLM)", ErrNoLogprobs, c.modelName())}
+		Message: fmt.Sprintf("%s (finish_reason %q) for model %q: Repilot needs next-token log-probabilities; use a server that returns them for raw completions (llama.cpp llama-server, vLLM)", ErrNoLogprobs, finish, c.modelName())}
 }
 
 // errorMessage extracts a readable message from an error body: the

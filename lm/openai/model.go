@@ -295,10 +295,10 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 		if endedSilently(ch) {
 			return []lm.Candidate{{End: true}}, nil
 		}
-		if retry && ch.Finish == "length" && ch.Text == "" {
+		if retry && ch.Finish == "length" {
 			continue // an incomplete UTF-8 token: no position reported
 		}
-		return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint)
+		return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint, ch.Finish)
 	}
 }
 
@@ -390,7 +390,7 @@ func (s *session) Propose(ctx context.Context, generated string, opts lm.Propose
 			return []lm.Step{{Top: []lm.Candidate{end}, Chosen: 0, Token: end}}, nil
 		}
 		if !ch.HasLogprobs && ch.Text != "" {
-			return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint)
+			return nil, s.m.client.noLogprobsErr(endpointOp(endpoint), endpoint, ch.Finish)
 		}
 	}
 	steps := make([]lm.Step, 0, len(ch.Positions))
