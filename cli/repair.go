@@ -47,7 +47,7 @@ func init() {
 		Long: `repair samples candidate hunks for lines A-B of a Java file from the language
 model, pruned and completed by JDT LS used as a completion engine (Repilot,
 FSE 2023), compile-checks each candidate and prints the best as unified diffs
-(compilable first, then plausible, then by mean token log-probability).
+(compilable first, then plausible, then by the model's log-probability).
 The project's files are never modified.
 
 Lines are 1-based and inclusive; "A" means "A-A"; an insertion before line A is
@@ -244,8 +244,8 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 				status += ", tests fail"
 			}
 		}
-		fmt.Fprintf(w, "# patch %d/%d: %s; score %.3f (log-probability %.2f over %d tokens), sampled %d time(s)\n",
-			i+1, len(res.Patches), status, p.Score, p.LogProb, p.Tokens, p.Count)
+		fmt.Fprintf(w, "# patch %d/%d: %s; score %.3f (model log-probability over %d tokens), sampled %d time(s)\n",
+			i+1, len(res.Patches), status, p.Score, p.Tokens, p.Count)
 		for _, e := range p.NewErrors {
 			fmt.Fprintf(w, "#   %s\n", e)
 		}

@@ -44,18 +44,18 @@ type candidate struct {
 	count   int     // samples that produced it
 }
 
-// score is the ranking score: mean log-probability per sampled token. The sum
-// favours short hunks whatever their content (every token costs probability),
-// so a one-token deletion would outrank a correct two-line fix; the mean
-// compares how natural the tokens are, as Codex-style rankers do.
-func (c candidate) score() float64 { return meanLogProb(c.logProb, c.tokens) }
-
-func meanLogProb(sum float64, tokens int) float64 {
-	if tokens <= 0 {
-		return sum
-	}
-	return sum / float64(tokens)
-}
+// score is the ranking score: the sum of the sampled tokens'
+// log-probabilities (the candidate's log-probability under the model).
+//
+// Chosen over the mean per token by measurement (the corpus of testdata/bugs
+// with the n-gram model, 426 unique candidates of three temperatures): the sum
+// separates compilable from non-compilable candidates better (ROC AUC 0.75
+// against 0.55), and ranks the developer fix, scored by forcing it through the
+// model, higher among the sampled candidates (mean reciprocal rank 0.19
+// against 0.13). Sampled junk is made of individually likely tokens, so its
+// mean is high; its length makes its sum low. Active completion adds no
+// tokens, so completed identifiers cost nothing.
+func (c candidate) score() float64 { return c.logProb }
 
 // sampler is the state of one repair's sampling.
 type sampler struct {

@@ -380,7 +380,7 @@ func TestRankingOrder(t *testing.T) {
 	}}
 	res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, comp), request(variant(t, "base", func(o *Options) { o.Samples = 60 })))
 	got := hunks(res.Candidates)
-	want := []string{"ok1;\n", "ok2 ;\n", "old;\n", "bad;\n"}
+	want := []string{"ok1;\n", "old;\n", "ok2 ;\n", "bad;\n"}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("order %q, want %q", got, want)
 	}
@@ -393,8 +393,8 @@ func TestRankingOrder(t *testing.T) {
 			t.Fatalf("%q: compilable=%v errors=%q", p.Hunk, p.Compilable, p.NewErrors)
 		}
 	}
-	// Score is the mean per token: ok2 ; is two tokens of log(.15)+log(.5).
-	if p := res.Candidates[1]; p.Tokens != 3 || !near(p.Score, p.LogProb/3) {
+	// Score is the sum: ok2 ; is log(.15)+log(.5)+log(1) over three tokens.
+	if p := res.Candidates[2]; p.Tokens != 3 || !near(p.Score, math.Log(.15)+math.Log(.5)) || p.Score != p.LogProb {
 		t.Fatalf("ok2: tokens %d score %v logprob %v", p.Tokens, p.Score, p.LogProb)
 	}
 	// KeepTop cuts the list, keeping the order.

