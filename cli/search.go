@@ -47,6 +47,7 @@ type SearchFlags struct {
 	Expand     float64
 	NameBoost  float64
 	Analyzer   string
+	EmbedChars int
 }
 
 // AddFlags registers the engine flags on fs. Model flags default to the
@@ -61,6 +62,7 @@ func (f *SearchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.ChatModel, "chat-model", os.Getenv(llm.EnvChatModel), "chat model name (env "+llm.EnvChatModel+")")
 	fs.StringVar(&f.EmbedURL, "embed-url", os.Getenv(llm.EnvEmbedURL), "OpenAI-compatible embeddings server for the dense streams (env "+llm.EnvEmbedURL+")")
 	fs.StringVar(&f.EmbedModel, "embed-model", os.Getenv(llm.EnvEmbedModel), "embedding model name (env "+llm.EnvEmbedModel+")")
+	fs.IntVar(&f.EmbedChars, "embed-max-chars", 2000, "bytes of each unit sent to the embedding model (all-MiniLM-L6-v2 reads 256 tokens: about 1000)")
 	fs.IntVar(&f.Depth, "depth", 100, "results per stream that enter fusion")
 	fs.IntVar(&f.RerankTopN, "rerank-top", 20, "fused candidates the reranker sees")
 	fs.StringVar(&f.Weights, "weights", "", `lexical field weights, e.g. "name=3,signature=1,doc=1,code=1,path=0.5" (unnamed fields keep their default)`)
@@ -136,6 +138,7 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	k1, b, expand, nameBoost := f.K1, f.B, f.Expand, f.NameBoost
 	cfg := search.Config{Root: root, Lexical: f.Lexical, Streams: streams, Depth: f.Depth, RerankTopN: f.RerankTopN,
 		Weights: weights, K1: &k1, B: &b, Expand: &expand, NameBoost: &nameBoost, Analyzer: &an}
+	cfg.Dense.MaxChars = f.EmbedChars
 	switch {
 	case f.NoCache:
 	case f.CacheDir != "":
@@ -303,8 +306,8 @@ func searchExtension() proxy.Extension {
 	return proxy.NewSearchExtension(func(root string) (*search.Engine, error) {
 		f := SearchFlags{Project: root, Lexical: "bm25", Streams: "all", Depth: 100, RerankTopN: 20,
 			K1: lexical.BM25K1, B: lexical.BM25B, Expand: lexical.DefaultExpand, NameBoost: lexical.DefaultNameBoost,
-			Analyzer: "stem,stop,compounds,abbrev",
-			ChatURL:  os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
+			Analyzer: "stem,stop,compounds,abbrev", EmbedChars: 2000,
+			ChatURL: os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
 			EmbedURL: os.Getenv(llm.EnvEmbedURL), EmbedModel: os.Getenv(llm.EnvEmbedModel)}
 		cfg, err := f.Config()
 		if err != nil {

@@ -158,26 +158,32 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 				in[i] = " "
 			}
 		}
-		var res openai.EmbeddingResponse
-		err := retry(ctx, e.cfg.retries(), func() error {
-			var err error
-			res, err = e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
-				Input: in, Model: openai.EmbeddingModel(e.cfg.Model),
-			})
-			return err
-		})
+		vecs, err := e.embedBatch(ctx, in)
+		if err != nil && tooLong(err) {
+			// Some text exceeds the model's context (llama-server answers 400
+			// instead of truncating): embed one by one, cutting the text that
+			// is too long until it fits.
+			vecs, err = make([][]float32, len(in)), nil
+			for i, t := range in {
+				for tries := 0; ; tries++ {
+					var one [][]float32
+					one, err = e.embedBatch(ctx, []string{t})
+					if err == nil {
+						vecs[i] = one[0]
+						break
+					}
+					if !tooLong(err) || tries == 6 || len(t) < 16 {
+						break
+					}
+					t = clipUTF8(t, len(t)*2/3)
+				}
+				if err != nil {
+					break
+				}
+			}
+		}
 		if err != nil {
 			return nil, fmt.Errorf("llm: embeddings from %s: %w", e.cfg.Model, err)
-		}
-		if len(res.Data) != len(in) {
-			return nil, fmt.Errorf("llm: embeddings: %d inputs, %d vectors", len(in), len(res.Data))
-		}
-		vecs := make([][]float32, len(in))
-		for _, d := range res.Data {
-			if d.Index < 0 || d.Index >= len(in) || vecs[d.Index] != nil {
-				return nil, fmt.Errorf("llm: embeddings: bad or repeated index %d", d.Index)
-			}
-			vecs[d.Index] = d.Embedding
 		}
 		for _, v := range vecs {
 			if len(v) == 0 || (len(out) > 0 && len(v) != len(out[0])) {
@@ -187,6 +193,64 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 		}
 	}
 	return out, nil
+}
+
+// embedBatch sends one request and returns the vectors in input order.
+func (e *OpenAIEmbedder) embedBatch(ctx context.Context, in []string) ([][]float32, error) {
+	var res openai.EmbeddingResponse
+	err := retry(ctx, e.cfg.retries(), func() error {
+		var err error
+		res, err = e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
+			Input: in, Model: openai.EmbeddingModel(e.cfg.Model),
+		})
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(res.Data) != len(in) {
+		return nil, fmt.Errorf("%d inputs, %d vectors", len(in), len(res.Data))
+	}
+	vecs := make([][]float32, len(in))
+	for _, d := range res.Data {
+		if d.Index < 0 || d.Index >= len(in) || vecs[d.Index] != nil {
+			return nil, fmt.Errorf("bad or repeated index %d", d.Index)
+		}
+		vecs[d.Index] = d.Embedding
+	}
+	return vecs, nil
+}
+
+// tooLong says whether a server refused an input for its length (HTTP 400
+// from llama-server "input (774 tokens) is larger than the max context size",
+// OpenAI "maximum context length").
+func tooLong(err error) bool {
+	var api *openai.APIError
+	var req *openai.RequestError
+	code := 0
+	switch {
+	case errors.As(err, &api):
+		code = api.HTTPStatusCode
+	case errors.As(err, &req):
+		code = req.HTTPStatusCode
+	}
+	if code != 400 && code != 413 && code != 500 {
+		return false
+	}
+	msg := strings.ToLower(err.Error())
+	return strings.Contains(msg, "context") || strings.Contains(msg, "too long") || strings.Contains(msg, "too large") ||
+		strings.Contains(msg, "larger than")
+}
+
+// clipUTF8 cuts s to at most n bytes on a rune boundary.
+func clipUTF8(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && s[n]&0xC0 == 0x80 {
+		n--
+	}
+	return s[:n]
 }
 
 // OpenAIChat calls POST {BaseURL}/chat/completions.

@@ -107,3 +107,25 @@ func TestParseRankingAndExtractCode(t *testing.T) {
 		t.Errorf("unterminated fence: %q", got)
 	}
 }
+
+func TestEmbedderCutsTooLongInputs(t *testing.T) {
+	s := llmtest.New()
+	defer s.Close()
+	s.MaxInputBytes = 100
+	e, _ := NewEmbedder(Config{BaseURL: s.BaseURL(), Model: "m"})
+	long := strings.Repeat("alpha beta ", 30) // 330 bytes
+	vs, err := e.Embed(context.Background(), []string{"short", long})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(vs) != 2 || !reflect.DeepEqual(vs[0], s.Embed("short")) {
+		t.Errorf("vectors %v", vs)
+	}
+	if reflect.DeepEqual(vs[1], s.Embed("short")) || len(vs[1]) != 64 {
+		t.Errorf("long input vector %v", vs[1])
+	}
+	s.MaxInputBytes = 1 // nothing fits: the error comes back
+	if _, err := e.Embed(context.Background(), []string{long}); err == nil || !strings.Contains(err.Error(), "larger than") {
+		t.Errorf("err = %v", err)
+	}
+}

@@ -25,6 +25,10 @@ type Server struct {
 	Chat func(system, user string) string
 	// FailNext makes the next n requests answer HTTP 500.
 	FailNext int
+	// MaxInputBytes, when positive, makes /v1/embeddings refuse a request
+	// with an input longer than this with HTTP 400, as llama-server does
+	// beyond the model's context.
+	MaxInputBytes int
 
 	mu          sync.Mutex
 	EmbedCalls  int      // requests to /v1/embeddings
@@ -69,6 +73,14 @@ func (s *Server) embeddings(w http.ResponseWriter, r *http.Request) {
 	if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
+	}
+	for _, t := range req.Input {
+		if s.MaxInputBytes > 0 && len(t) > s.MaxInputBytes {
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": 400, "type": "exceed_context_size_error",
+				"message": "input (774 tokens) is larger than the max context size (512 tokens). skipping"}})
+			return
+		}
 	}
 	s.mu.Lock()
 	s.EmbedCalls++
