@@ -33,6 +33,9 @@ type pool struct {
 	start    startFunc
 	maxRoots int
 	svc      *repair.Service
+	// alive, if set, reports why started backends can no longer serve (a
+	// JDT LS that died); such a root is closed and started again.
+	alive func(repair.Backends) error
 
 	mu      sync.Mutex
 	entries map[string]*poolEntry
@@ -78,8 +81,29 @@ func (p *pool) backends(ctx context.Context, root string) (repair.Backends, erro
 	return e.b, nil
 }
 
-// acquire returns the started entry for root, locked for the caller.
+// acquire returns the started entry for root, locked for the caller. A root
+// whose backends died is restarted (once per call).
 func (p *pool) acquire(ctx context.Context, root string) (*poolEntry, error) {
+	e, err := p.acquireOnce(ctx, root)
+	if err != nil || p.alive == nil {
+		return e, err
+	}
+	if p.alive(e.b) == nil {
+		return e, nil
+	}
+	p.mu.Lock()
+	if p.entries[root] == e {
+		delete(p.entries, root)
+	}
+	p.mu.Unlock()
+	p.release(e)
+	if e.close != nil {
+		e.close()
+	}
+	return p.acquireOnce(ctx, root)
+}
+
+func (p *pool) acquireOnce(ctx context.Context, root string) (*poolEntry, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()

@@ -154,3 +154,24 @@ func TestPoolAcquireCancelled(t *testing.T) {
 	}
 	p.Close()
 }
+
+func TestPoolRestartsDeadBackends(t *testing.T) {
+	f := newFakeStarts()
+	p := newPool(f.start, 2)
+	dead := errors.New("JDT LS exited")
+	var died atomic.Bool
+	p.alive = func(repair.Backends) error {
+		if died.Load() {
+			died.Store(false) // the restarted one lives
+			return dead
+		}
+		return nil
+	}
+	use(t, p, "/a")
+	died.Store(true)
+	use(t, p, "/a")
+	if s, c := f.counts("/a"); s != 2 || c != 1 {
+		t.Fatalf("started %d closed %d, want 2 and 1", s, c)
+	}
+	p.Close()
+}

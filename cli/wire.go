@@ -92,7 +92,17 @@ func buildRepairer(cfg RepairConfig) (repair.Repairer, error) {
 	start := func(ctx context.Context, root string) (repair.Backends, func() error, error) {
 		return startBackends(ctx, home, cfg.StateDir, root, progress)
 	}
-	return newPool(start, cfg.MaxRoots), nil
+	p := newPool(start, cfg.MaxRoots)
+	p.alive = engineAlive
+	return p, nil
+}
+
+// engineAlive reports the exit of a JDT engine's process.
+func engineAlive(b repair.Backends) error {
+	if j, ok := b.Engine.(*engine.JDT); ok {
+		return j.Client().Err()
+	}
+	return nil
 }
 
 // startBackends starts the shadow JDT LS and trains the model for root, in
