@@ -67,6 +67,8 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		pending   []lm.Step // the current proposal's steps after generated
 		requests  int       // proposals made for this sample
 		rejected  bool      // the last proposal was cut by a rejected token
+		span      = firstSpan
+		taken     int // steps of the current proposal consumed so far
 	)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -87,12 +89,15 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 				}
 			}
 			if dist == nil {
-				if requests > 0 && !rejected {
-					s.stats.SpecCuts++ // active completion, or a short proposal
+				if requests > 0 {
+					if !rejected {
+						s.stats.SpecCuts++ // span used up, active completion, or a short proposal
+					}
+					span = nextSpan(span, taken, rejected, s.opts.MaxTokens)
 				}
-				rejected = false
+				rejected, taken = false, 0
 				steps, err := sp.Propose(ctx, generated, lm.ProposeOptions{
-					MaxTokens:   s.opts.MaxTokens - tokens,
+					MaxTokens:   min(span, s.opts.MaxTokens-tokens),
 					K:           s.opts.TopK,
 					Temperature: s.opts.Temperature,
 					Seed:        proposalSeed(s.opts.Seed, i, requests),
@@ -113,6 +118,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		if dist == nil {
 			st := pending[0]
 			pending = pending[1:]
+			taken++
 			dist, proposed, fromStep = st.Top, st.Chosen, true
 			if len(dist) > s.opts.TopK {
 				dist = dist[:s.opts.TopK]
@@ -175,6 +181,27 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 			}
 		}
 	}
+}
+
+// Proposal spans. A proposal costs server time for every token it carries,
+// and a rejection wastes the tokens after it, while every proposal also has
+// a fixed cost (a request, the prompt cache lookup). So a sample starts with
+// firstSpan tokens per proposal, doubles the span after a proposal used up
+// without a rejection, and after a rejection proposes twice the run it got
+// accepted (at least minSpan). The span changes only the cost: any span gives
+// the same distribution (see the file comment).
+const (
+	firstSpan = 8
+	minSpan   = 4
+)
+
+func nextSpan(span, taken int, rejected bool, maxTokens int) int {
+	if rejected {
+		span = 2 * (taken - 1) // taken includes the rejected position
+	} else {
+		span *= 2
+	}
+	return max(minSpan, min(span, max(maxTokens, minSpan)))
 }
 
 // recordProposal stores the proposal's distributions in the memo under the
