@@ -650,3 +650,22 @@ func TestNextResamplesWhenOutputUnusable(t *testing.T) {
 		t.Errorf("OpenAI dialect: err %v after %d requests; want the 500 after one", err, len(calls))
 	}
 }
+
+func TestLlamaCppBansLearnedByteTokens(t *testing.T) {
+	body := llamaCompletion("x", "length", nil, [][][3]any{{{5, "x", -0.2}, {77, "\xe4", -1.0}, {78, "\x80", -2.0}}})
+	f := newFake(t, map[string]http.HandlerFunc{"/v1/completions": jsonReply(body)})
+	m := newTestModel(t, f, Config{Model: "x", Dialect: DialectLlamaCpp, FIM: "none"})
+	s, _ := m.Start(context.Background(), lm.FIM{})
+	if _, err := s.Next(context.Background(), "", 3); err != nil {
+		t.Fatal(err)
+	}
+	if b := f.last(); b["logit_bias"] != nil {
+		t.Errorf("first request bans %v; nothing is known yet", b["logit_bias"])
+	}
+	if _, err := s.(lm.Speculator).Propose(context.Background(), "", lm.ProposeOptions{MaxTokens: 2, K: 3, Temperature: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if got := fmt.Sprint(f.last()["logit_bias"]); got != "[[77 false] [78 false]]" {
+		t.Errorf("logit_bias = %s; want the two byte tokens banned", got)
+	}
+}

@@ -136,10 +136,15 @@ func TestLlamaSamplingContract(t *testing.T) {
 	var top []tokenLP
 	for seed := range n {
 		sd := seed
-		ch, _, err := ss.complete(context.Background(), "        return", 1, k, temp, &sd)
+		// The session's sampler fields, without its learned bans.
+		chs, err := ss.m.Client().CreateCompletion(context.Background(), CompletionRequest{
+			Prompt: ss.prompt + "        return", MaxTokens: 1, Logprobs: k, Temperature: temp, Seed: &sd, TopP: 1,
+			Extra: ss.samplerFields(k, temp),
+		})
 		if err != nil {
 			t.Fatal(err)
 		}
+		ch := chs[0]
 		if len(ch.Positions) == 0 {
 			// llama.cpp reports no position for a token that ends in an
 			// incomplete UTF-8 sequence; counted against those below.

@@ -23,6 +23,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sort"
 	"strings"
 	"sync"
 	"unicode/utf8"
@@ -43,6 +44,54 @@ type Model struct {
 	model    string
 	tpl      fim.Template
 	infill   bool
+
+	// bytesMu guards byteTokens: ids of tokens whose text is not valid
+	// UTF-8 on its own, learned from logprobs (see banned).
+	bytesMu    sync.Mutex
+	byteTokens map[int]bool
+}
+
+// maxByteTokens bounds the learned ban list (a byte-level BPE vocabulary has
+// a few hundred such tokens).
+const maxByteTokens = 4096
+
+// learn records the ids of tokens in positions whose text is not valid UTF-8.
+func (m *Model) learn(positions []position) {
+	m.bytesMu.Lock()
+	defer m.bytesMu.Unlock()
+	for _, p := range positions {
+		for _, t := range append(p.Top, p.Sampled) {
+			if t.ID >= 0 && t.Text != "" && !utf8.ValidString(t.Text) && len(m.byteTokens) < maxByteTokens {
+				if m.byteTokens == nil {
+					m.byteTokens = map[int]bool{}
+				}
+				m.byteTokens[t.ID] = true
+			}
+		}
+	}
+}
+
+// banned returns llama.cpp's logit_bias value banning every learned byte
+// token ([[id, false], ...]), or nil. Why this keeps Repilot's
+// distribution: candidates drops these tokens from every distribution the
+// loop sees, so banning them on the server only removes tokens the loop
+// would reject anyway; on the tokens that remain, the server's sampling
+// stays proportional to exp(logprob/T), which is all lm.Speculator promises,
+// and top_logprobs still report the distribution before the bias. What it
+// saves: llama.cpp fails a whole request (HTTP 500) when its output ends
+// up with a lone byte (see unusableOutput).
+func (m *Model) banned() [][2]any {
+	m.bytesMu.Lock()
+	defer m.bytesMu.Unlock()
+	if len(m.byteTokens) == 0 {
+		return nil
+	}
+	out := make([][2]any, 0, len(m.byteTokens))
+	for id := range m.byteTokens {
+		out = append(out, [2]any{id, false})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i][0].(int) < out[j][0].(int) })
+	return out
 }
 
 var (
@@ -226,11 +275,23 @@ func (s *session) samplerFields(k int, t float64) map[string]any {
 }
 
 // complete sends one request for up to maxTokens tokens after generated.
-func (s *session) complete(ctx context.Context, generated string, maxTokens, k int, t float64, seed *int) (Choice, string, error) {
+// With llama.cpp it bans the byte tokens learned so far (Model.banned) and
+// learns from the answer.
+func (s *session) complete(ctx context.Context, generated string, maxTokens, k int, t float64, seed *int) (ch Choice, endpoint string, err error) {
 	c := s.m.client
 	extra := s.samplerFields(k, t)
+	if s.dialect == DialectLlamaCpp {
+		if ban := s.m.banned(); ban != nil {
+			extra["logit_bias"] = ban
+		}
+		defer func() {
+			if ch.HasLogprobs {
+				s.m.learn(ch.Positions)
+			}
+		}()
+	}
 	if s.infill {
-		ch, err := c.Infill(ctx, InfillRequest{
+		ch, err = c.Infill(ctx, InfillRequest{
 			Prefix: s.fim.Prefix, Suffix: s.fim.Suffix, Prompt: generated,
 			MaxTokens: maxTokens, Probs: k, Temperature: t, Seed: seed, Extra: extra,
 		})
