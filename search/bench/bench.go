@@ -2,7 +2,8 @@
 // al. 2019, "CodeSearchNet Challenge"), inside one repository:
 //
 //   - a query is the first sentence of a documented unit's doc comment
-//     (units.FirstSentence: the javadoc tool's rule);
+//     (units.FirstSentence: the javadoc tool's rule; for Go without the
+//     leading declared name, see Query);
 //   - its target is that unit with the doc comment removed;
 //   - every other unit of the repository is a distractor.
 //

@@ -69,8 +69,9 @@ var fieldNames = [NumFields]string{"name", "signature", "doc", "code", "path"}
 func (f Field) String() string { return fieldNames[f] }
 
 // Weights are per-field multipliers of term frequency and length (BM25F) or
-// query boosts (bleve). DefaultWeights were chosen on this project's own code
-// and checked on the Python standard library and the JDK (search/README.md).
+// query boosts (bleve). DefaultWeights were set a priori; on the Python
+// standard library, other name, signature, code and path weights moved
+// Success@10 by less than 1.5 points either way (search/README.md).
 type Weights [NumFields]float64
 
 // DefaultWeights favour the name: a query word that is a part of the unit's

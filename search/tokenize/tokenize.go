@@ -27,8 +27,10 @@ type Analyzer struct {
 	Abbrev    bool // also emit the words a known abbreviation stands for (abbrev.go)
 }
 
-// Default is the analyzer the lexical stream uses; each switch was measured
-// with `repilot-lsp bench search` (see search/lexical).
+// Default is the analyzer the lexical stream uses. Abbrev was measured with
+// `repilot-lsp bench search` (+1.3 points Success@10 on the Python standard
+// library, +0.4 on JDK java.util); stemming, stop words and compounds are
+// standard practice, kept without an ablation (search/README.md).
 var Default = Analyzer{Stem: true, Stop: true, Compounds: true, MinLen: 2, Abbrev: true}
 
 // Token is one term and its ordinal position in the token stream (parts of
