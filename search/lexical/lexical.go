@@ -16,9 +16,12 @@
 // bm25ScoreMetrics) instead of the mean number of tokens, multiplies each
 // term's score by a query norm, and scales disjunctions by a coordination
 // factor (matched/total clauses). `repilot-lsp bench search` measures both on
-// the same units (see the search package's report); the engine uses the
-// backend named in its config, BM25 by default because it measured better
-// and indexes faster (numbers in search/README.md).
+// the same units; the engine uses the backend named in its config, BM25 by
+// default because it measured better (Success@10 57.0% vs 49.1% on the
+// Python standard library, 60.2% vs 57.3% on JDK java.util, same analyzer
+// and weights: search/README.md) and because its term dictionary allows
+// run-together name expansion and the name boost (BM25.Expand,
+// BM25.NameBoost).
 package lexical
 
 import (
