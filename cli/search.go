@@ -48,6 +48,8 @@ type SearchFlags struct {
 	NameBoost  float64
 	Analyzer   string
 	EmbedChars int
+	RRFK       float64
+	StreamW    string
 }
 
 // AddFlags registers the engine flags on fs. Model flags default to the
@@ -64,6 +66,8 @@ func (f *SearchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.EmbedModel, "embed-model", os.Getenv(llm.EnvEmbedModel), "embedding model name (env "+llm.EnvEmbedModel+")")
 	fs.IntVar(&f.EmbedChars, "embed-max-chars", 2000, "bytes of each unit sent to the embedding model (all-MiniLM-L6-v2 reads 256 tokens: about 1000)")
 	fs.IntVar(&f.Depth, "depth", 100, "results per stream that enter fusion")
+	fs.Float64Var(&f.RRFK, "rrf-k", 60, "reciprocal rank fusion constant k")
+	fs.StringVar(&f.StreamW, "stream-weights", "", `RRF weights by stream, e.g. "lexical=2,dense=1" (unnamed streams: 1)`)
 	fs.IntVar(&f.RerankTopN, "rerank-top", 20, "fused candidates the reranker sees")
 	fs.StringVar(&f.Weights, "weights", "", `lexical field weights, e.g. "name=3,signature=1,doc=1,code=1,path=0.5" (unnamed fields keep their default)`)
 	fs.Float64Var(&f.K1, "bm25-k1", lexical.BM25K1, "BM25 k1 (bm25 backend)")
@@ -139,6 +143,18 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	cfg := search.Config{Root: root, Lexical: f.Lexical, Streams: streams, Depth: f.Depth, RerankTopN: f.RerankTopN,
 		Weights: weights, K1: &k1, B: &b, Expand: &expand, NameBoost: &nameBoost, Analyzer: &an}
 	cfg.Dense.MaxChars = f.EmbedChars
+	cfg.RRFK = f.RRFK
+	if strings.TrimSpace(f.StreamW) != "" {
+		cfg.StreamWeights = map[string]float64{}
+		for _, kv := range strings.Split(f.StreamW, ",") {
+			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			x, err := strconv.ParseFloat(v, 64)
+			if !ok || err != nil || x < 0 {
+				return cfg, fmt.Errorf("--stream-weights: bad entry %q (want stream=number)", kv)
+			}
+			cfg.StreamWeights[k] = x
+		}
+	}
 	switch {
 	case f.NoCache:
 	case f.CacheDir != "":
@@ -306,7 +322,7 @@ func searchExtension() proxy.Extension {
 	return proxy.NewSearchExtension(func(root string) (*search.Engine, error) {
 		f := SearchFlags{Project: root, Lexical: "bm25", Streams: "all", Depth: 100, RerankTopN: 20,
 			K1: lexical.BM25K1, B: lexical.BM25B, Expand: lexical.DefaultExpand, NameBoost: lexical.DefaultNameBoost,
-			Analyzer: "stem,stop,compounds,abbrev", EmbedChars: 2000,
+			Analyzer: "stem,stop,compounds,abbrev", EmbedChars: 2000, RRFK: 60,
 			ChatURL: os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
 			EmbedURL: os.Getenv(llm.EnvEmbedURL), EmbedModel: os.Getenv(llm.EnvEmbedModel)}
 		cfg, err := f.Config()

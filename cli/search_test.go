@@ -56,7 +56,7 @@ public class Dates {
 func defaultSearchFlags(root string) SearchFlags {
 	return SearchFlags{Project: root, CacheDir: filepath.Join(root, ".cache-test"), Lexical: "bm25", Streams: "all",
 		Depth: 100, RerankTopN: 20, K1: 1.2, B: 0.75, Expand: 1, NameBoost: 0.5,
-		Analyzer: "stem,stop,compounds,abbrev", EmbedChars: 2000}
+		Analyzer: "stem,stop,compounds,abbrev", EmbedChars: 2000, RRFK: 60}
 }
 
 func TestSearchCommand(t *testing.T) {
