@@ -94,6 +94,12 @@ func NewClient(cfg Config) (*Client, error) {
 	return &Client{cfg: cfg, api: goopenai.NewClientWithConfig(gc), tr: tr, red: newRedactor(cfg.APIKey), root: root, model: cfg.Model}, nil
 }
 
+// String describes the client without its API key (see Config.String).
+func (c *Client) String() string { return "openai.Client{" + c.cfg.String() + "}" }
+
+// GoString is String.
+func (c *Client) GoString() string { return c.String() }
+
 // Requests returns the number of logical requests sent so far (retries of
 // one request count once).
 func (c *Client) Requests() int64 { return c.requests.Load() }

@@ -411,7 +411,8 @@ func TestAPIKeyNeverInErrorsOrStrings(t *testing.T) {
 		t.Errorf("401 error %q should point at the API key settings", err)
 	}
 	cfg := m.client.cfg
-	for _, s := range []string{cfg.String(), fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), m.Name()} {
+	for _, s := range []string{cfg.String(), fmt.Sprintf("%v", cfg), fmt.Sprintf("%+v", cfg), fmt.Sprintf("%#v", cfg), m.Name(),
+		fmt.Sprintf("%v %+v %#v", m, m, m), fmt.Sprintf("%v %+v %#v", m.Client(), m.Client(), m.Client()), fmt.Sprint(s)} {
 		if strings.Contains(s, key) {
 			t.Errorf("formatted config leaks the key: %s", s)
 		}

@@ -123,6 +123,13 @@ func New(cfg Config) (*Model, error) {
 	return m, nil
 }
 
+// String is Name: formatting a Model (%v, %+v, %#v) never prints its
+// configuration's API key.
+func (m *Model) String() string { return m.Name() }
+
+// GoString is String.
+func (m *Model) GoString() string { return m.Name() }
+
 // Client returns the underlying client (for embeddings and request counts).
 func (m *Model) Client() *Client { return m.client }
 
