@@ -52,11 +52,11 @@ func (m *Model) evaluate(text string, cache bool) Eval {
 		hist := ids[max(m.order-1, i-(m.order-1)):i] // real tokens only
 		if cache {
 			var mass [numOpen]float64
-			if k >= 0 && fc.kindTotal[k] > 0 {
+			if k >= 0 && (fc.kindTotal[k] > 0 || k == 0 && !m.ws.empty()) {
 				mass = m.kindMass(&it)
 			}
 			cc := fc.context(hist)
-			p = fc.mix(&cc, w, k, p, &mass)
+			p = fc.mix(&cc, w, k, p, &mass, m.wsPart(w, k, p, &mass, ids[i-1]), m.ws.weight(ids[i-1]))
 		}
 		fc.add(hist, w, k)
 		e.Tokens++

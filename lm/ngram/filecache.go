@@ -22,7 +22,11 @@ package ngram
 //     Closed kinds (keywords, operators, NEWLINE), and kinds the file has no
 //     token of, keep P_KN(w | h) in this part.
 //
-//     P(w | h) = (1 - a(h) - cacheWeightKind)·P_KN(w | h) + a(h)·P_ctx(w | h) + cacheWeightKind·P_kind(w | h)
+//  3. The workspace component P_ws (workspace.go): the same kind cache at
+//     the scope of the whole project.
+//
+//     P(w | h) = (1 - a(h) - cacheWeightKind - b(h))·P_KN(w | h) + a(h)·P_ctx(w | h)
+//     + cacheWeightKind·P_kind(w | h) + b(h)·P_ws(w | h)
 //
 // Each part is a distribution, so the mixture is one. The cache holds the
 // tokens of FIM.Prefix and FIM.Suffix (not the hunk, not the generated
@@ -152,10 +156,11 @@ func (c *fileCache) probKind(prev, w uint32, k int) float64 {
 }
 
 // mix is P(w | h) for a word w of open kind index k (k < 0: closed) whose
-// n-gram probability is png, given the cache context and the n-gram kind
-// masses.
-func (c *fileCache) mix(cc *cacheCtx, w uint32, k int, png float64, mass *[numOpen]float64) float64 {
-	p := (1 - cc.weight - cacheWeightKind) * png
+// n-gram probability is png, given the cache context, the n-gram kind
+// masses, and wsp, the workspace part P_ws(w | h) (see Model.wsPart), of
+// weight ws (identStats.weight).
+func (c *fileCache) mix(cc *cacheCtx, w uint32, k int, png float64, mass *[numOpen]float64, wsp, ws float64) float64 {
+	p := (1-cc.weight-cacheWeightKind-ws)*png + ws*wsp
 	if cc.followers != nil {
 		p += cc.weight * float64(cc.followers[w]) / cc.total
 	}
@@ -165,4 +170,16 @@ func (c *fileCache) mix(cc *cacheCtx, w uint32, k int, png float64, mass *[numOp
 		p += cacheWeightKind * png
 	}
 	return p
+}
+
+// wsPart is the workspace part P_ws(w | h) of the mixture for a word w of
+// open kind index k whose n-gram probability is png: the project's share of
+// the identifier mass for identifiers, png for every other kind, and png
+// for identifiers too when the model has no workspace identifiers (so that
+// the mixture then reduces to the file cache's).
+func (m *Model) wsPart(w uint32, k int, png float64, mass *[numOpen]float64, prev uint32) float64 {
+	if k != 0 || m.ws.empty() {
+		return png
+	}
+	return mass[0] * m.ws.prob(prev, w)
 }

@@ -1,16 +1,22 @@
 // Package ngram is the embedded, offline default language model of
 // repilot-lsp: an n-gram model over Java lexical tokens with interpolated
-// modified Kneser-Ney smoothing (Chen and Goodman 1998) and a cache
-// component over the current file (Tu, Su and Devanbu, "On the Localness of
-// Software", FSE 2014). It is pure Go, runs in-process and implements
+// modified Kneser-Ney smoothing (Chen and Goodman 1998), a cache component
+// over the current file (Tu, Su and Devanbu, "On the Localness of
+// Software", FSE 2014) and one over the workspace's identifiers
+// (workspace.go), and, when the FIM context carries the buggy hunk
+// (lm.FIM.Buggy), a copy component that makes sampled hunks mostly
+// near-copies of it with model-driven edits, as an LLM shown the buggy line
+// writes them (copy.go). It is pure Go, runs in-process and implements
 // lm.Model.
 //
 // Vocabulary: javalex tokens with comments dropped, and a NEWLINE
 // pseudo-token between lines so that the model learns line structure. Tokens
 // seen only once in their part of the training data (the JDK, or the
 // workspace) are replaced by a class per kind (<id>, <num>, <str>, <chr>,
-// <txt>, <unk>); a session proposes the current file's own rare tokens in
-// place of their class through the cache component.
+// <txt>, <unk>), except the workspace's identifiers, which are all kept: a
+// name declared once in another file of the project is the kind of name a
+// fix needs. A session proposes the current file's own rare tokens in place
+// of their class through the cache component.
 //
 // Order: 4 by default. Trained on java.base and scored on 30 held-out
 // java.sql files (16,500 tokens, no cache), perplexity was 45.5 at order 3,
@@ -23,7 +29,7 @@
 //
 //	m, err := ngram.Train(ctx, ngram.Sources{Roots: []string{root}},
 //		ngram.Options{UseJDK: true, CacheDir: filepath.Join(userCache, "repilot-lsp", "ngram")})
-//	sess, err := m.Start(ctx, lm.FIM{Prefix: before, Suffix: after, Indent: "        "})
+//	sess, err := m.Start(ctx, lm.FIM{Prefix: before, Suffix: after, Indent: "        ", Buggy: buggyLines})
 //	cands, err := sess.Next(ctx, generatedSoFar, 20)
 //
 // Training on java.base takes several seconds the first time and about a
@@ -54,6 +60,7 @@ type Model struct {
 	uniKind [numOpen]float64  // sum of uni over the words of each open kind
 	byUni   []uint32          // proposable ids sorted by uni, most probable first
 	sources []SourceInfo
+	ws      *identStats // the workspace's identifiers (workspace.go); nil without a workspace
 	// lineStart is the context of a typical line start (the baseline of the
 	// end-of-middle likelihood ratio, see endProb).
 	lineStart []uint32

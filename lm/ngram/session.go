@@ -1,7 +1,7 @@
 // This file defines Start and the session: the next-token distribution for
 // the middle of a FIM context, mixing the n-gram model with a cache of the
-// current file's tokens, the end-of-middle candidate, and the layout of the
-// proposed text.
+// current file's tokens, the workspace's identifiers and a copy of the buggy
+// hunk, the end-of-middle candidate, and the layout of the proposed text.
 
 package ngram
 
@@ -56,6 +56,11 @@ type session struct {
 	classTotal [numSpecial]uint32 // count of the file's rare tokens per class
 	vocabIDs   []uint32           // vocabulary words in the file, ascending
 	union      []scored           // scratch for Next
+
+	cp         *copyModel // the buggy hunk (copy.go); nil when FIM.Buggy has no tokens
+	endOpeners []string   // brackets the buggy hunk leaves open (see endProb)
+	stamp      []uint32   // stamp[id] == epoch: id already scored in this Next
+	epoch      uint32
 }
 
 // Start opens a session for one FIM context. It lexes the prefix and suffix
@@ -110,7 +115,74 @@ func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 	addRun(suffix, nil)
 	slices.Sort(s.vocabIDs)
 	s.unit = indentUnit(lastLines(fim.Prefix, 300)+firstLines(fim.Suffix, 300), fim.Indent)
+	if buggy := lexStream(fim.Buggy); len(buggy) > 0 {
+		ids := make([]uint32, len(buggy))
+		for i, t := range buggy {
+			ids[i] = s.rawAdd(t) // after the file's tokens: their counts stay as they were
+		}
+		s.cp = newCopyModel(buggy, ids)
+		s.endOpeners = unclosed(buggy)
+		if err := s.computeRest(ctx); err != nil {
+			return nil, err
+		}
+	}
 	return s, nil
+}
+
+// maxExclusionTokens bounds the buggy hunks for which Start computes the
+// exclusion of the buggy hunk (one distribution per token of it).
+const maxExclusionTokens = 400
+
+// computeRest computes Q_i (copyModel.rest) by following the buggy hunk
+// token by token, laid out as Next lays it out.
+func (s *session) computeRest(ctx context.Context) error {
+	b := s.cp.toks
+	if len(b) > maxExclusionTokens {
+		return nil
+	}
+	p := make([]float64, len(b)+1)
+	gen := ""
+	for i := 0; i <= len(b); i++ {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		st := s.analyse(gen)
+		d := s.prepare(st, gen)
+		if i == len(b) {
+			p[i] = d.endP()
+			break
+		}
+		p[i] = s.probOf(&d, s.cp.ids[i])
+		gen += st.lay.render(b[i].Text, b[i].Kind)
+	}
+	rest := make([]float64, len(b)+2)
+	rest[len(b)+1] = 1
+	for i := len(b); i >= 0; i-- {
+		rest[i] = p[i] * rest[i+1]
+		if 1-rest[i] < 1e-9 {
+			return nil // the model is certain to copy: nothing to condition on
+		}
+	}
+	s.cp.rest = rest
+	return nil
+}
+
+// unclosed returns the brackets left open by toks, in order: closers pop
+// the last opener whatever its kind, and closers with nothing to close are
+// ignored (a hunk may close blocks of the prefix).
+func unclosed(toks []streamTok) []string {
+	var openers []string
+	for _, t := range toks {
+		switch t.Text {
+		case "{", "(", "[":
+			openers = append(openers, t.Text)
+		case "}", ")", "]":
+			if len(openers) > 0 {
+				openers = openers[:len(openers)-1]
+			}
+		}
+	}
+	return openers
 }
 
 // rawAdd returns the cache id of t, registering rare tokens.
@@ -162,11 +234,16 @@ func firstLines(s string, n int) string {
 
 // state is what Next derives from the generated text.
 type state struct {
-	hist     []uint32 // ids of the last Order-1 stream tokens before the caret
-	rawHist  []uint32 // cache ids of the last Order-1 stream tokens (noRaw: a rare token not in the file)
-	lay      layout
-	lines    int  // line breaks in generated
-	balanced bool // every bracket opened in generated is closed
+	hist    []uint32 // ids of the last Order-1 stream tokens before the caret
+	rawHist []uint32 // cache ids of the last Order-1 stream tokens (noRaw: a rare token not in the file)
+	lay     layout
+	lines   int         // line breaks in generated
+	openers []string    // brackets opened in generated and not closed, in order
+	gen     []streamTok // the stream tokens of generated (those ending after the prefix's tail)
+	// allHist and allRaw are hist and rawHist before the cut to Order-1
+	// tokens; the context before gen[t] is allHist[:genAt+t].
+	allHist, allRaw []uint32
+	genAt           int
 }
 
 // analyse lexes tail+generated and derives the model context and layout.
@@ -180,6 +257,14 @@ func (s *session) analyse(generated string) state {
 	for _, t := range toks {
 		st.hist = append(st.hist, m.id(t))
 		st.rawHist = append(st.rawHist, s.raw(t))
+	}
+	st.allHist, st.allRaw = st.hist, st.rawHist
+	st.genAt = len(s.headHist)
+	for _, t := range toks {
+		if t.End > len(s.tail) {
+			break
+		}
+		st.genAt++
 	}
 	if len(st.hist) > m.order-1 {
 		st.hist = st.hist[len(st.hist)-(m.order-1):]
@@ -243,6 +328,7 @@ func (s *session) analyse(generated string) state {
 		if t.End <= len(s.tail) {
 			continue
 		}
+		st.gen = append(st.gen, t)
 		if t.isNewline() {
 			endLine()
 			continue
@@ -281,7 +367,7 @@ func (s *session) analyse(generated string) state {
 		endLine()
 	}
 	l.hunkStart = first
-	st.balanced = len(openers) == 0
+	st.openers = openers
 	return st
 }
 
@@ -343,10 +429,260 @@ func (h *topK) push(x scored) {
 // proposable reports whether vocabulary id w may be proposed as text.
 func proposable(w uint32) bool { return w == idNewline || w >= numSpecial }
 
+// modelCtx is the n-gram and cache context of one prediction: what the
+// probability of any token under the mixture of filecache.go needs.
+type modelCtx struct {
+	it     interp
+	mass   [numOpen]float64
+	classP [numSpecial]float64 // P_KN of each rare-token class
+	cc     cacheCtx
+	prev   uint32  // model id of the token before the caret (workspace bigram)
+	ws     float64 // the workspace part's weight b(h)
+}
+
+// ctxDist is what the probability of any next token after one generated
+// text needs: the model's context, the end-of-middle probability and the
+// copy component's prediction.
+type ctxDist struct {
+	modelCtx
+	pEnd  float64 // the model's end-of-middle probability (0 when it may not end)
+	endOK bool
+	// base = (1-Λ)·(1-pEnd) scales the n-gram and cache mixture of every
+	// token; copyP holds the copy component's mass per cache id, copyEnd
+	// its END mass, lambda their total Λ.
+	base    float64
+	copyP   map[uint32]float64
+	copyEnd float64
+	lambda  float64
+	exact   int // i when the generated tokens equal B[0:i], else -1
+	// scale[openIndex+1]: the mixture weight left to P_KN for a word that
+	// is neither in the file nor among the workspace's identifiers.
+	scale [numOpen + 1]float64
+}
+
+// modelAt computes the model's context after the histories hist and
+// rawHist (only their last Order-1 ids matter). With keepUnion, s.union
+// holds the words seen after the context, with their P_KN.
+func (s *session) modelAt(hist, rawHist []uint32, keepUnion bool) modelCtx {
+	m := s.m
+	if len(hist) > m.order-1 {
+		hist = hist[len(hist)-(m.order-1):]
+	}
+	if len(rawHist) > m.order-1 {
+		rawHist = rawHist[len(rawHist)-(m.order-1):]
+	}
+	mc := modelCtx{it: m.newInterp(hist), prev: noRaw}
+	if len(hist) > 0 {
+		mc.prev = hist[len(hist)-1]
+	}
+	var uniSeen [numOpen]float64
+	for c := idClassID; c <= idClassUnk; c++ {
+		mc.classP[c] = mc.it.coef[0] * m.uni[c]
+	}
+	if keepUnion {
+		s.union = s.union[:0]
+	}
+	m.scanUnion(&mc.it, func(w uint32, p float64) {
+		if keepUnion {
+			s.union = append(s.union, scored{w, p})
+		}
+		if k := openIndex(m.kinds[w]); k >= 0 {
+			mc.mass[k] += p
+			uniSeen[k] += m.uni[w]
+		}
+		if isClass(w) {
+			mc.classP[w] = p
+		}
+	})
+	for k := range mc.mass {
+		mc.mass[k] += mc.it.coef[0] * max(0, m.uniKind[k]-uniSeen[k])
+	}
+	mc.cc = s.cache.context(rawHist)
+	mc.ws = m.ws.weight(mc.prev)
+	return mc
+}
+
+// pngOf is P_KN of a cache id that is not among the union words: the
+// unigram term for a vocabulary word, the class's share for a rare token
+// of the file (0 for one that is not in the file).
+func (s *session) pngOf(mc *modelCtx, r uint32) float64 {
+	nv := uint32(len(s.m.vocab))
+	if r < nv {
+		return mc.it.coef[0] * s.m.uni[r]
+	}
+	i := r - nv
+	cl := classOf(s.localKind[i])
+	if s.localCount[i] == 0 || s.classTotal[cl] == 0 {
+		return 0
+	}
+	return mc.classP[cl] * float64(s.localCount[i]) / float64(s.classTotal[cl])
+}
+
+// pngFull is P_KN of any cache id.
+func (s *session) pngFull(mc *modelCtx, r uint32) float64 {
+	if r < uint32(len(s.m.vocab)) {
+		return s.m.prob(&mc.it, r)
+	}
+	return s.pngOf(mc, r)
+}
+
+// mixOf is the n-gram and cache mixture probability of cache id r whose
+// P_KN is png.
+func (s *session) mixOf(mc *modelCtx, r uint32, png float64) float64 {
+	_, kind := s.token(r)
+	k := openIndex(kind)
+	return s.cache.mix(&mc.cc, r, k, png, &mc.mass, s.m.wsPart(r, k, png, &mc.mass, mc.prev), mc.ws)
+}
+
+// prepare computes the distribution's ingredients after generated; it
+// fills s.union with the words seen after the context.
+func (s *session) prepare(st state, generated string) ctxDist {
+	m := s.m
+	d := ctxDist{exact: -1}
+	if s.cp != nil {
+		// Before modelAt(keepUnion): the forward pass may compute other
+		// contexts.
+		e := s.forward(&st)
+		d.modelCtx = s.modelAt(st.hist, st.rawHist, true)
+		if e.model == nil {
+			mc := d.modelCtx
+			e.model = &mc
+		}
+		mass, total := s.cp.predict(e, s.plausibility(&d.modelCtx))
+		d.pEnd, d.endOK = s.endProb(st, generated)
+		n := len(s.cp.ids)
+		if !d.endOK {
+			total -= mass[n]
+			mass[n] = 0
+		}
+		d.copyP = make(map[uint32]float64, n)
+		for j, r := range s.cp.ids {
+			if mass[j] > 0 {
+				d.copyP[r] += mass[j]
+			}
+		}
+		d.copyEnd, d.lambda = mass[n], total
+		d.exact = s.cp.exactPrefix(st.gen)
+	} else {
+		d.modelCtx = s.modelAt(st.hist, st.rawHist, true)
+		d.pEnd, d.endOK = s.endProb(st, generated)
+	}
+	for k := -1; k < numOpen; k++ {
+		sc := 1 - d.cc.weight - cacheWeightKind - d.ws
+		if k < 0 || s.cache.kindTotal[k] == 0 {
+			sc += cacheWeightKind
+		}
+		if k != 0 || m.ws.empty() {
+			sc += d.ws
+		}
+		d.scale[k+1] = sc
+	}
+	d.base = (1 - d.lambda) * (1 - d.pEnd)
+	return d
+}
+
+// forward returns the copy process's forward state after the generated
+// tokens of st, extending the longest prefix already computed.
+func (s *session) forward(st *state) *fwdEntry {
+	c := s.cp
+	keys := make([]string, len(st.gen)+1)
+	for t := 1; t <= len(st.gen); t++ {
+		keys[t] = keys[t-1] + "\x00" + st.gen[t-1].Text
+	}
+	t0 := len(st.gen)
+	for ; t0 > 0; t0-- {
+		if _, ok := c.fwd[keys[t0]]; ok {
+			break
+		}
+	}
+	if len(c.fwd) > copyMaxCachedFwds {
+		start := c.fwd[""]
+		clear(c.fwd)
+		c.fwd[""] = start
+		if t0 > 0 {
+			t0 = 0
+		}
+	}
+	e := c.fwd[keys[t0]]
+	for t := t0; t < len(st.gen); t++ {
+		if e.model == nil {
+			at := st.genAt + t
+			mc := s.modelAt(st.allHist[:at], st.allRaw[:at], false)
+			e.model = &mc
+		}
+		pm := 0.0
+		if r := s.raw(st.gen[t]); r != noRaw {
+			pm = s.mixOf(e.model, r, s.pngFull(e.model, r))
+		}
+		e = c.step(e, st.gen[t], pm, s.plausibility(e.model))
+		c.fwd[keys[t+1]] = e
+	}
+	return e
+}
+
+// plausibility returns the copy component's f(j') in the model context mc
+// (see copy.go), computing each j' once.
+func (s *session) plausibility(mc *modelCtx) plausibility {
+	c := s.cp
+	memo := make([]float64, len(c.ids))
+	for j := range memo {
+		memo[j] = -1
+	}
+	nv := uint32(len(s.m.vocab))
+	return func(j int) float64 {
+		if memo[j] >= 0 {
+			return memo[j]
+		}
+		r := c.ids[j]
+		f := 1.0
+		if r < nv || s.localCount[r-nv] > 0 {
+			p := s.mixOf(mc, r, s.pngFull(mc, r))
+			f = p / (p + copyPlausible)
+		}
+		if mc.it.nodes[1] >= 0 && !s.m.inUnion(&mc.it, s.m.id(c.toks[j])) {
+			f *= copyUnseen
+		}
+		memo[j] = f
+		return f
+	}
+}
+
+// score is the probability of cache id r whose P_KN is png: the mixture
+// scaled by base, plus the copy mass.
+func (s *session) score(d *ctxDist, r uint32, png float64) float64 {
+	return d.base*s.mixOf(&d.modelCtx, r, png) + d.copyP[r]
+}
+
+// probOf is the probability of cache id r (any id, union word or not).
+func (s *session) probOf(d *ctxDist, r uint32) float64 {
+	return s.score(d, r, s.pngFull(&d.modelCtx, r))
+}
+
+// endP is the probability of the end-of-middle candidate.
+func (d *ctxDist) endP() float64 {
+	return (1-d.lambda)*d.pEnd + d.copyEnd
+}
+
+// mark records that cache id r was scored in this Next; it reports false
+// when it already was.
+func (s *session) mark(r uint32) bool {
+	if int(r) >= len(s.stamp) {
+		s.stamp = append(s.stamp, make([]uint32, int(r)+1-len(s.stamp)+len(s.localText))...)
+	}
+	if s.stamp[r] == s.epoch {
+		return false
+	}
+	s.stamp[r] = s.epoch
+	return true
+}
+
 // Next returns the k most probable next tokens after generated, best first,
 // each with its text laid out (see render.go), plus the end-of-middle
 // candidate when the hunk may end here. LogProbs are natural logs of the
-// mixture probability, with the end candidate's mass taken out of the rest.
+// mixture probability (n-gram, caches, copy of the buggy hunk; see
+// filecache.go, workspace.go and copy.go), with the end candidate's mass
+// taken out of the rest and, after an exact prefix of the buggy hunk,
+// conditioned on not reproducing it.
 func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -356,99 +692,81 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 	}
 	m := s.m
 	st := s.analyse(generated)
-	it := m.newInterp(st.hist)
-	h := topK{k: k}
-	nv := uint32(len(m.vocab))
-
-	// The words seen after this context, with the n-gram kind masses.
-	var mass, uniSeen [numOpen]float64
-	var classP [numSpecial]float64
-	for c := idClassID; c <= idClassUnk; c++ {
-		classP[c] = it.coef[0] * m.uni[c]
+	d := s.prepare(st, generated)
+	// One more than asked: excluding the buggy hunk lowers one candidate.
+	h := topK{k: k + 1}
+	s.epoch++
+	if s.epoch == 0 { // wrapped: clear the stamps
+		clear(s.stamp)
+		s.epoch = 1
 	}
-	s.union = s.union[:0]
-	m.scanUnion(&it, func(w uint32, p float64) {
-		s.union = append(s.union, scored{w, p})
-		if k := openIndex(m.kinds[w]); k >= 0 {
-			mass[k] += p
-			uniSeen[k] += m.uni[w]
-		}
-		if isClass(w) {
-			classP[w] = p
-		}
-	})
-	for k := range mass {
-		mass[k] += it.coef[0] * max(0, m.uniKind[k]-uniSeen[k])
-	}
-	cc := s.cache.context(st.rawHist)
-	push := func(r uint32, kind javalex.Kind, png float64) {
-		h.push(scored{r, s.cache.mix(&cc, r, openIndex(kind), png, &mass)})
-	}
-	// A word not in the file gets nothing from the cache parts: the mixture
-	// scales its n-gram probability by a factor that depends on its kind.
-	var scale [numOpen + 1]float64 // index openIndex+1
-	for k := -1; k < numOpen; k++ {
-		scale[k+1] = 1 - cc.weight - cacheWeightKind
-		if k < 0 || s.cache.kindTotal[k] == 0 {
-			scale[k+1] += cacheWeightKind
+	push := func(r uint32, png float64) {
+		if s.mark(r) {
+			h.push(scored{r, s.score(&d, r, png)})
 		}
 	}
-	pushNew := func(w uint32, png float64) {
-		if p := scale[openIndex(m.kinds[w])+1] * png; p > h.min() {
-			h.push(scored{w, p})
-		}
-	}
-	// Union words, merged (both ascending) with the file's vocabulary words.
-	ci := 0
+	// Words seen after this context (their P_KN from the union walk).
 	for _, x := range s.union {
-		for ; ci < len(s.vocabIDs) && s.vocabIDs[ci] < x.id; ci++ {
-			r := s.vocabIDs[ci]
-			push(r, m.kinds[r], it.coef[0]*m.uni[r])
-		}
-		switch {
-		case ci < len(s.vocabIDs) && s.vocabIDs[ci] == x.id:
-			push(x.id, m.kinds[x.id], x.p)
-			ci++
-		case proposable(x.id):
-			pushNew(x.id, x.p)
+		if proposable(x.id) {
+			push(x.id, x.p)
 		}
 	}
-	for ; ci < len(s.vocabIDs); ci++ {
-		r := s.vocabIDs[ci]
-		push(r, m.kinds[r], it.coef[0]*m.uni[r])
+	// The file's vocabulary words and rare tokens.
+	for _, r := range s.vocabIDs {
+		push(r, d.it.coef[0]*m.uni[r])
 	}
-	// The file's rare tokens share their class's probability by frequency.
+	nv := uint32(len(m.vocab))
 	for i, c := range s.localCount {
-		kind := s.localKind[i]
-		cl := classOf(kind)
-		if c == 0 || s.classTotal[cl] == 0 {
-			continue
+		if c > 0 {
+			r := nv + uint32(i)
+			push(r, s.pngOf(&d.modelCtx, r))
 		}
-		push(nv+uint32(i), kind, classP[cl]*float64(c)/float64(s.classTotal[cl]))
 	}
-	// Words neither seen after this context nor in the file have the
-	// unigram term alone (times 1-cacheWeight for open kinds), so walking
-	// them by unigram probability can stop early.
+	// The workspace's identifiers: those seen after the previous token,
+	// then the others by count while their bound can beat the k-th best
+	// (not in the file, so the file cache gives them nothing).
+	if ws := m.ws; !ws.empty() {
+		for _, w := range ws.followers[d.prev] {
+			push(w, d.it.coef[0]*m.uni[w])
+		}
+		mu, _ := ws.mu(d.prev)
+		sc := d.scale[openIndex(javalex.Ident)+1]
+		for i, w := range ws.byCount {
+			if d.base*(sc*d.it.coef[0]*ws.uniFrom[i]+d.ws*d.mass[0]*(1-mu)*float64(ws.count[w])/ws.total) <= h.min() {
+				break
+			}
+			push(w, d.it.coef[0]*m.uni[w])
+		}
+	}
+	// The buggy hunk's tokens (the copy component's candidates).
+	if s.cp != nil {
+		for _, r := range s.cp.ids {
+			if d.copyP[r] > 0 {
+				push(r, s.pngOf(&d.modelCtx, r))
+			}
+		}
+	}
+	// Everything else has the unigram term alone (times its kind's scale),
+	// so walking by unigram probability can stop early.
 	for _, w := range m.byUni {
-		bound := it.coef[0] * m.uni[w]
-		if bound <= h.min() {
+		if d.base*d.it.coef[0]*m.uni[w] <= h.min() {
 			break
 		}
-		if m.inUnion(&it, w) {
-			continue
-		}
-		if _, ok := slices.BinarySearch(s.vocabIDs, w); ok {
-			continue
-		}
-		pushNew(w, bound)
+		push(w, d.it.coef[0]*m.uni[w])
 	}
 
 	items := h.items
-	if pEnd, ok := s.endProb(st, generated); ok {
-		for i := range items {
-			items[i].p *= 1 - pEnd
+	if pe := d.endP(); pe > 0 {
+		items = append(items, scored{endID, pe})
+	}
+	if ex := d.exact; s.cp != nil && ex >= 0 {
+		next := uint32(endID)
+		if ex < len(s.cp.ids) {
+			next = s.cp.ids[ex]
 		}
-		items = append(items, scored{endID, pEnd})
+		for i := range items {
+			items[i].p = s.cp.applyExclusion(ex, items[i].p, items[i].id == next)
+		}
 	}
 	out := make([]lm.Candidate, 0, len(items))
 	for _, x := range items {
@@ -497,8 +815,13 @@ func (l *layout) render(text string, kind javalex.Kind) string {
 }
 
 // endProb returns the probability of the end-of-middle candidate, and false
-// when the hunk may not end here (generated is neither empty nor ends with a
-// line break, or a bracket opened in it is still open).
+// when the hunk may not end here: generated is neither empty nor ends with a
+// line break, or the brackets it leaves open differ from those the buggy
+// hunk leaves open. The buggy file's brackets balance, so a replacement
+// must leave open what the replaced lines did ("if (x) {" opens a block the
+// suffix closes); without a buggy hunk (an insertion) it must close all it
+// opens. Unmatched closers are allowed either way (a hunk may close a block
+// of the prefix).
 //
 // Derivation. Under an order-n model the probability of the whole file
 // prefix·middle·suffix differs between "the middle ends here" and "the
@@ -523,7 +846,7 @@ func (l *layout) render(text string, kind javalex.Kind) string {
 // unless the suffix fits much better here. An empty suffix (end of file)
 // gives S/B = 1.
 func (s *session) endProb(st state, generated string) (float64, bool) {
-	if !st.balanced || (generated != "" && !strings.HasSuffix(generated, "\n")) {
+	if !slices.Equal(st.openers, s.endOpeners) || (generated != "" && !strings.HasSuffix(generated, "\n")) {
 		return 0, false
 	}
 	h := endPriorEmpty

@@ -176,7 +176,13 @@ func Train(ctx context.Context, src Sources, opt Options) (*Model, error) {
 
 	progress("build", 0, 1)
 	// Vocabulary: the JDK's (ids preserved, so its sorted counts stay
-	// sorted) followed by workspace tokens it lacks that occur twice or more.
+	// sorted) followed by workspace tokens it lacks that occur twice or
+	// more, and every workspace identifier. Identifiers are kept even when
+	// seen once: a method declared in one file and never called is exactly
+	// the kind of name a fix elsewhere needs (percentOff() of a record), and
+	// a class could only propose it from the current file. Rare literals
+	// and other tokens still go to their class, which keeps the classes'
+	// estimate of "some new token here" (the JDK's singletons feed it too).
 	var vocab []string
 	if jdk != nil {
 		vocab = jdk.vocab
@@ -193,7 +199,7 @@ func Train(ctx context.Context, src Sources, opt Options) (*Model, error) {
 	for p, s := range corpus.texts {
 		if id, ok := known[s]; ok {
 			remap[p] = id
-		} else if corpus.counts[p] >= 2 {
+		} else if corpus.counts[p] >= 2 || corpus.kinds[p] == javalex.Ident {
 			fresh = append(fresh, uint32(p))
 		} else {
 			remap[p] = classOf(corpus.kinds[p])
@@ -205,6 +211,11 @@ func Train(ctx context.Context, src Sources, opt Options) (*Model, error) {
 		vocab = append(vocab, corpus.texts[p])
 	}
 	var ws gramCounts
+	wsIdents := newIdentStats()
+	dot, dotOK := uint32(0), false
+	if p, ok := corpus.ids["."]; ok && remap[p] >= numSpecial {
+		dot, dotOK = remap[p], true
+	}
 	if corpus.tokens > 0 {
 		keys := make([]key, 0, corpus.tokens)
 		for _, f := range corpus.files {
@@ -213,6 +224,19 @@ func Train(ctx context.Context, src Sources, opt Options) (*Model, error) {
 				ids[i] = remap[p]
 			}
 			keys = appendGrams(keys, ids, order)
+			for i, p := range f {
+				if corpus.kinds[p] != javalex.Ident {
+					continue
+				}
+				prev := noRaw
+				if i > 0 {
+					prev = ids[i-1]
+					if dotOK && declaresAfter(corpus.texts[f[i-1]], corpus.kinds[f[i-1]]) {
+						wsIdents.add(dot, ids[i]) // a declared name: a member name too
+					}
+				}
+				wsIdents.add(prev, ids[i])
+			}
 		}
 		ws = countSorted(keys, order, len(vocab))
 	}
@@ -221,6 +245,7 @@ func Train(ctx context.Context, src Sources, opt Options) (*Model, error) {
 		top = mergeCounts(jdk.grams, ws)
 	}
 	m := newModel(order, vocab, top, sources)
+	m.ws = wsIdents.finish(m.uni)
 	progress("build", 1, 1)
 	return m, ctx.Err()
 }
@@ -430,4 +455,20 @@ func countZip(ctx context.Context, zipPath string, include []string, order int, 
 	c := &counted{vocab: vocab, grams: countSorted(keys, order, len(vocab)), files: len(corpus.files), tokens: corpus.tokens}
 	c.took = time.Since(t0)
 	return c, nil
+}
+
+// primitiveTypes are the keywords that end a type (JLS 4.2, and void).
+var primitiveTypes = map[string]bool{"int": true, "long": true, "short": true, "byte": true, "char": true,
+	"boolean": true, "float": true, "double": true, "void": true}
+
+// declaresAfter reports whether an identifier after the token text (of
+// kind k) is being declared: the token ends a type (a type name, ">" of type
+// arguments, "]" of an array type, a primitive type or void), as in
+// "int percentOff", "List<Item> items", "String[] parts", "void run(".
+// Fields, methods and record components are the names a project's types
+// offer after '.', so the workspace component counts them as member names
+// (locals and parameters come along: a lexical test cannot tell them apart,
+// and the completion engine prunes what is not a member).
+func declaresAfter(text string, k javalex.Kind) bool {
+	return k == javalex.Ident || text == ">" || text == "]" || primitiveTypes[text]
 }
