@@ -415,7 +415,7 @@ func TestFIMAndEngineHunk(t *testing.T) {
 	m := &fakeModel{next: table(map[string][]tok{"": {{"    y();\n", 1, true}}})}
 	e := &fakeEngine{}
 	run(t, service(m, e, nil), request(Options{}))
-	want := lm.FIM{Prefix: "class A {\n  void f() {\n", Suffix: "    return;\n  }\n}\n", Indent: "    "}
+	want := lm.FIM{Prefix: "class A {\n  void f() {\n", Suffix: "    return;\n  }\n}\n", Indent: "    ", Buggy: "    int x = 1;\n"}
 	if len(m.fims) != 1 || m.fims[0] != want {
 		t.Fatalf("FIM %+v, want %+v", m.fims, want)
 	}
