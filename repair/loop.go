@@ -47,14 +47,18 @@ type candidate struct {
 // score is the ranking score: the sum of the sampled tokens'
 // log-probabilities (the candidate's log-probability under the model).
 //
-// Chosen over the mean per token by measurement (the corpus of testdata/bugs
-// with the n-gram model, 426 unique candidates of three temperatures): the sum
-// separates compilable from non-compilable candidates better (ROC AUC 0.75
-// against 0.55), and ranks the developer fix, scored by forcing it through the
-// model, higher among the sampled candidates (mean reciprocal rank 0.19
-// against 0.13). Sampled junk is made of individually likely tokens, so its
-// mean is high; its length makes its sum low. Active completion adds no
-// tokens, so completed identifiers cost nothing.
+// Chosen over the mean per token by measurement on testdata/bugs with the
+// n-gram model. Before the model saw the buggy hunk (lm/ngram 1d6beba; 426
+// unique candidates of three temperatures), the sum separated compilable from
+// non-compilable candidates better (ROC AUC 0.75 against 0.55) and ranked the
+// developer fix, scored by forcing it through the model, higher among the
+// samples (mean reciprocal rank 0.19 against 0.13). With the copy-aware model
+// (9d0c8c7; 178 candidates, full variant, seed 0): compilable AUC 0.74
+// against 0.57, exact-fix AUC 0.85 against 0.54, and, compilable first, the
+// exact fixes ranked 1, 2, 1, 1 against 1, 2, 2, 1. Sampled junk is made of
+// individually likely tokens, so its mean is high; its length makes its sum
+// low. Active completion adds no tokens, so completed identifiers cost
+// nothing.
 func (c candidate) score() float64 { return c.logProb }
 
 // sampler is the state of one repair's sampling.
