@@ -255,6 +255,9 @@ func (x *searchExt) applyEvents(ctx context.Context, e *search.Engine) {
 		batch := x.pending
 		x.pending = map[string]docEvent{}
 		x.pendMu.Unlock()
+		x.mu.Lock()
+		c := x.client
+		x.mu.Unlock()
 		for uri, ev := range batch {
 			path, err := uriPath(uri)
 			if err != nil {
@@ -262,9 +265,6 @@ func (x *searchExt) applyEvents(ctx context.Context, e *search.Engine) {
 			}
 			switch ev {
 			case evBuffer:
-				x.mu.Lock()
-				c := x.client
-				x.mu.Unlock()
 				if doc, ok := c.Document(protocol.DocumentURI(uri)); ok {
 					_, err = e.Index().Update(ctx, path, []byte(doc.Text))
 				} else {
@@ -276,7 +276,7 @@ func (x *searchExt) applyEvents(ctx context.Context, e *search.Engine) {
 				e.Index().Remove(path)
 			}
 			if err != nil && ctx.Err() == nil {
-				x.client.Logf("semantic search: updating %s: %v", path, err)
+				c.Logf("semantic search: updating %s: %v", path, err)
 			}
 		}
 		select {
