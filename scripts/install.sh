@@ -46,7 +46,12 @@ need go "Install Go 1.26 or newer (https://go.dev/dl/)"
 need npm "Install Node.js 20 with npm (Debian: apt-get install -y nodejs npm); npm fetches JDT LS"
 if [ "$maven" = 1 ]; then need mvn "Install Maven (Debian: apt-get install -y maven), or pass --no-maven"; fi
 jhome="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
-if ! ls "$jhome/lib/src.zip" >/dev/null 2>&1; then
+has_jdk_src() { # true when some JDK's lib/src.zip exists (a dangling link does not count)
+  local z
+  for z in "$jhome/lib/src.zip" /usr/lib/jvm/*/lib/src.zip; do [ -r "$z" ] && return 0; done
+  return 1
+}
+if ! has_jdk_src; then
   warn "no JDK sources at $jhome/lib/src.zip: the embedded model then learns from your project only (Debian: apt-get install -y openjdk-17-source)"
 fi
 info "java $major, $(go version | cut -d' ' -f3), node $(node --version 2>/dev/null || echo '?'), npm $(npm --version)"
@@ -90,7 +95,7 @@ apt_install() { # apt_install PACKAGE WHY: installs a Debian package when root, 
 if [ "$tests" = 1 ]; then
   # The tests need the JDK sources (the n-gram model's tests train on them)
   # and Neovim (the plugin's end-to-end test); install them when missing.
-  if ! ls "$jhome/lib/src.zip" >/dev/null 2>&1 && ! ls /usr/lib/jvm/*/lib/src.zip >/dev/null 2>&1; then
+  if ! has_jdk_src; then
     apt_install openjdk-17-source "the n-gram model tests train on the JDK sources"
   fi
   command -v nvim >/dev/null 2>&1 || apt_install neovim "the Neovim plugin's end-to-end test"
