@@ -227,13 +227,14 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 			return nil, fmt.Errorf("compile check of candidate %d: %w", j+1, err)
 		}
 		p := Patch{
-			Hunk:      c.text,
-			Diff:      unifiedDiff(rel, site, c.text),
-			LogProb:   c.logProb,
-			Tokens:    c.tokens,
-			Score:     c.score(),
-			Count:     c.count,
-			NewErrors: newErrors(buggyErrs, errs),
+			Hunk:    c.text,
+			Diff:    unifiedDiff(rel, site, c.text),
+			LogProb: c.logProb,
+			Tokens:  c.tokens,
+			Score:   c.score(),
+			Count:   c.count,
+			NewErrors: newErrors(buggyErrs, errs, req.StartLine, req.EndLine,
+				req.StartLine, req.StartLine+strings.Count(c.text, "\n")-1),
 		}
 		p.Compilable = len(p.NewErrors) == 0
 		if p.Compilable && len(req.TestCmd) > 0 {

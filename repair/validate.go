@@ -34,18 +34,29 @@ const testOutputTail = 4096
 // (build). They can be large, and a test command rebuilds what it needs.
 var SkipDirs = map[string]bool{".git": true, "target": true, "build": true}
 
-// newErrors returns the errors of patched that buggy lacks, compared as
-// multisets of messages (line numbers shift when a hunk changes length), as
-// "line N: message".
-func newErrors(buggy, patched []engine.CompileError) []string {
-	seen := map[string]int{}
+// newErrors returns the errors of patched that buggy lacks, as "line N:
+// message" (shared/bug-corpus.md: "compilable: the patched file has no compile
+// errors that the buggy file lacked"). Errors are matched as multisets of
+// messages, since line numbers shift when a hunk changes length, with one
+// rule on top: only the buggy file's errors outside its hunk (lines
+// buggyFrom..buggyTo, 1-based, inclusive; empty for an insertion) can excuse a
+// patched error, and an error inside the patched hunk (lines
+// patchedFrom..patchedTo) is never excused. Otherwise a candidate that keeps
+// the bug's own error in another form (`x.percentOff().percentage` for the
+// buggy `x.percentage`, both "percentage cannot be resolved") would count as
+// compilable.
+func newErrors(buggy, patched []engine.CompileError, buggyFrom, buggyTo, patchedFrom, patchedTo int) []string {
+	excusable := map[string]int{}
 	for _, e := range buggy {
-		seen[e.Message]++
+		if e.Line < buggyFrom || e.Line > buggyTo {
+			excusable[e.Message]++
+		}
 	}
 	var out []string
 	for _, e := range patched {
-		if seen[e.Message] > 0 {
-			seen[e.Message]--
+		inHunk := e.Line >= patchedFrom && e.Line <= patchedTo
+		if !inHunk && excusable[e.Message] > 0 {
+			excusable[e.Message]--
 			continue
 		}
 		out = append(out, fmt.Sprintf("line %d: %s", e.Line, e.Message))

@@ -17,14 +17,39 @@ import (
 )
 
 func TestNewErrorsMultiset(t *testing.T) {
+	// Hunks far away (lines 100..99 and 100..99): plain multiset comparison.
 	buggy := []engine.CompileError{{Line: 3, Message: "x"}, {Line: 5, Message: "y"}}
 	patched := []engine.CompileError{{Line: 4, Message: "x"}, {Line: 6, Message: "y"}, {Line: 7, Message: "y"}, {Line: 2, Message: "z"}}
-	got := newErrors(buggy, patched)
+	got := newErrors(buggy, patched, 100, 99, 100, 99)
 	if want := []string{"line 7: y", "line 2: z"}; !reflect.DeepEqual(got, want) {
 		t.Fatalf("got %q want %q", got, want)
 	}
-	if got := newErrors(patched, buggy); len(got) != 0 {
+	if got := newErrors(patched, buggy, 100, 99, 100, 99); len(got) != 0 {
 		t.Fatalf("fewer errors reported as new: %q", got)
+	}
+}
+
+func TestNewErrorsHunkErrorsNeverExcused(t *testing.T) {
+	msg := "percentage cannot be resolved or is not a field"
+	// The buggy hunk is line 30 and holds the bug's error; a one-line
+	// candidate that keeps the same error on line 30 is not compilable.
+	buggy := []engine.CompileError{{Line: 30, Message: msg}}
+	patched := []engine.CompileError{{Line: 30, Message: msg}}
+	if got := newErrors(buggy, patched, 30, 30, 30, 30); len(got) != 1 {
+		t.Fatalf("the bug's own error was excused: %q", got)
+	}
+	// An error outside the hunk that the buggy file had too is excused, even
+	// when the candidate is longer and the line moved.
+	buggy = []engine.CompileError{{Line: 30, Message: msg}, {Line: 40, Message: "other"}}
+	patched = []engine.CompileError{{Line: 41, Message: "other"}}
+	if got := newErrors(buggy, patched, 30, 30, 30, 31); len(got) != 0 {
+		t.Fatalf("an old error outside the hunk counted as new: %q", got)
+	}
+	// An error inside the patched hunk is new even if the buggy file had the
+	// same message elsewhere.
+	patched = []engine.CompileError{{Line: 31, Message: "other"}}
+	if got := newErrors(buggy, patched, 30, 30, 30, 31); len(got) != 1 {
+		t.Fatalf("an error inside the patched hunk was excused: %q", got)
 	}
 }
 
