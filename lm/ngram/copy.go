@@ -31,9 +31,10 @@ import "github.com/repilot-lsp/repilot-lsp/javalex"
 //
 // A copy must also make sense where it lands: each target j' is weighted by
 // f(j') = u·p/(p + copyPlausible), p the model's probability of B[j'] here,
-// u = 1 when the training data has B[j'] after the last generated token and
-// u = copyUnseen when it never has, and what a target loses goes to the
-// model. f is about 1 for a token that may follow, and small for one that
+// u = 1 when the training data has B[j'] after the last generated token (for
+// an identifier or a literal: when the n-gram model gives its kind some
+// mass there) and u = copyUnseen when it never has, and what a target loses
+// goes to the model. f is about 1 for a token that may follow, and small for one that
 // cannot: after the engine pruned "percentage" in "discount.percentage /
 // 100", skipping to "/" would write "discount./" (the n-gram's backoff alone
 // gives "/" after "." as much as any unseen name, hence u). A copy straight
@@ -43,6 +44,16 @@ import "github.com/repilot-lsp/repilot-lsp/javalex"
 // code (Ray et al., "On the 'Naturalness' of Buggy Code", ICSE 2016).
 // Tokens the model cannot write at all (a literal found nowhere else) have
 // f = 1: the model knows nothing about them.
+//
+// Mutation. A copy of an operator (or of true/false) may instead write
+// another member of its family, with probability copyMutate, the member
+// chosen by the model: P_model(t)/Σ P_model(family members but B[j]).
+// Replacing "<" by "<=", "||" by "&&" or ">" by ">=" is the most common
+// one-token fix (the operator mutations of mutation testing, and of
+// template-based repair tools such as TBar and PraPR); the model alone
+// gives "<=" a thousandth after "while (lo", as it cannot know the line is
+// wrong, whereas the family makes it one choice among five. The mutated
+// token moves the pointer on, and the process to editing mode.
 //
 // Λ(copying) is 1 - copyEdits/(len(B)+1): a fix is a small number of edits
 // of the buggy hunk whatever its length, so the chance of an edit at each
@@ -82,15 +93,17 @@ const (
 	copyEdits         = 1.0  // expected edits of the buggy hunk per sample
 	copyMinLambda     = 0.6  // Λ(copying) for very short hunks
 	copyMaxLambda     = 0.97 // Λ(copying) for very long hunks
-	copyResume        = 0.5  // Λ(editing)
+	copyResume        = 0.8  // Λ(editing)
 	copySkip          = 0.02 // a copy skips one or more tokens (deletes them)
 	copySkipDecay     = 0.3  // ... more than one with this ratio per token
 	copyMaxSkip       = 12   // longest token skip considered
 	copyLineSkip      = 0.03 // a copy at a line start deletes the whole line
 	copySubSame       = 0.9  // σ when the model's token has B[j]'s role
 	copySubOther      = 0.3  // σ otherwise
+	copyMutate        = 0.1  // a copy of an operator writes another of its family
 	copyPlausible     = 1e-4 // f(j') = u·p/(p + copyPlausible)
 	copyUnseen        = 0.02 // u for a bigram the training data never had
+	copyKindSeen      = 0.01 // an identifier or literal "may follow" with at least this P_KN for its kind
 	copyMinModelProb  = 1e-12
 	copyMaxCachedFwds = 1 << 16
 )
@@ -127,6 +140,34 @@ func tokenRole(t streamTok) int {
 	return roleOther
 }
 
+// mutationFamilies are the operator families of the mutation branch.
+var mutationFamilies = [][]string{
+	{"<", "<=", ">", ">=", "==", "!="},
+	{"&&", "||"},
+	{"+", "-", "*", "/", "%"},
+	{"&", "|", "^"},
+	{"<<", ">>", ">>>"},
+	{"+=", "-=", "*=", "/=", "%="},
+	{"&=", "|=", "^=", "<<=", ">>=", ">>>="},
+	{"++", "--"},
+	{"true", "false"},
+}
+
+// familyOf maps an operator to the other members of its family.
+var familyOf = func() map[string][]string {
+	out := map[string][]string{}
+	for _, fam := range mutationFamilies {
+		for _, a := range fam {
+			for _, b := range fam {
+				if a != b {
+					out[a] = append(out[a], b)
+				}
+			}
+		}
+	}
+	return out
+}()
+
 // Modes of the copy process.
 const (
 	modeCopy = iota
@@ -139,6 +180,7 @@ type copyModel struct {
 	toks   []streamTok // B: the buggy hunk's stream tokens
 	ids    []uint32    // their cache ids (vocabulary id or session-local id)
 	roles  []int
+	family [][]uint32 // family[j]: cache ids of the other members of B[j]'s family (mutation)
 	nextLn []int      // nextLn[j]: for a line start j, the next line start (or -1)
 	norm   []float64  // norm[j]: total jump weight from j
 	lambda [2]float64 // Λ per mode
@@ -155,12 +197,20 @@ type fwdEntry struct {
 	model *modelCtx    // the model's context after these tokens (nil until known)
 }
 
-func newCopyModel(toks []streamTok, ids []uint32) *copyModel {
+// newCopyModel returns the copy model of the buggy tokens toks, whose cache
+// ids are ids; idOf gives the cache id of a token text (operators are in
+// every vocabulary; ok is false for one that is not).
+func newCopyModel(toks []streamTok, ids []uint32, idOf func(text string) (uint32, bool)) *copyModel {
 	n := len(toks)
-	c := &copyModel{toks: toks, ids: ids, roles: make([]int, n), nextLn: make([]int, n+1), norm: make([]float64, n+1),
-		fwd: map[string]*fwdEntry{}}
+	c := &copyModel{toks: toks, ids: ids, roles: make([]int, n), family: make([][]uint32, n), nextLn: make([]int, n+1),
+		norm: make([]float64, n+1), fwd: map[string]*fwdEntry{}}
 	for j, t := range toks {
 		c.roles[j] = tokenRole(t)
+		for _, m := range familyOf[t.Text] {
+			if r, ok := idOf(m); ok {
+				c.family[j] = append(c.family[j], r)
+			}
+		}
 	}
 	lineStart := 0
 	for j := range c.nextLn {
@@ -209,9 +259,10 @@ func (c *copyModel) jumps(j int, fn func(j2 int, w float64)) {
 // probability of each token of B at this point (prob; nil for f = 1).
 type plausibility func(j int) float64
 
-// copyShare returns, for a copy from j in a state of weight a with Λ lam,
-// the mass each target gets (fn) and the mass left to the model.
-func (c *copyModel) copyShare(j int, a, lam float64, f plausibility, fn func(j2 int, x float64)) (model float64) {
+// copyShare splits the mass a of a state at pointer j with Λ lam: fn gets
+// the mass of each copy target j', mut the mass of mutating B[j] (0 when it
+// has no family), and the rest, returned, goes to the model.
+func (c *copyModel) copyShare(j int, a, lam float64, f plausibility, fn func(j2 int, x float64)) (mut, model float64) {
 	n := len(c.toks)
 	cp := a * lam / c.norm[j]
 	model = a * (1 - lam)
@@ -222,17 +273,41 @@ func (c *copyModel) copyShare(j int, a, lam float64, f plausibility, fn func(j2 
 			model += x * (1 - fx)
 			x *= fx
 		}
+		if j2 == j && j < n && len(c.family[j]) > 0 {
+			mut = x * copyMutate
+			x -= mut
+		}
 		fn(j2, x)
 	})
-	return model
+	return mut, model
 }
 
-// step advances the forward variables by generated token t, whose
-// probability under the model (n-gram and caches) is pm; f is the
-// plausibility of the copy targets before t.
-func (c *copyModel) step(prev *fwdEntry, t streamTok, pm float64, f plausibility) *fwdEntry {
+// mutation returns the probability that a mutation of B[j] writes token
+// r, given the model's probabilities pm of the family's members here.
+func (c *copyModel) mutation(j int, r uint32, pm func(uint32) float64) float64 {
+	var z, pr float64
+	for _, x := range c.family[j] {
+		p := pm(x)
+		z += p
+		if x == r {
+			pr = p
+		}
+	}
+	if z == 0 {
+		return 0
+	}
+	return pr / z
+}
+
+// step advances the forward variables by generated token t, whose cache id
+// is r (noRaw: unknown) and whose probability under the model (n-gram and
+// caches) is pm(r); f is the plausibility of the copy targets before t.
+func (c *copyModel) step(prev *fwdEntry, t streamTok, r uint32, pm func(uint32) float64, f plausibility) *fwdEntry {
 	n := len(c.toks)
-	pm = max(pm, copyMinModelProb)
+	pt := copyMinModelProb
+	if r != noRaw {
+		pt = max(pm(r), copyMinModelProb)
+	}
 	role := tokenRole(t)
 	next := &fwdEntry{}
 	for m := range next.alpha {
@@ -243,12 +318,15 @@ func (c *copyModel) step(prev *fwdEntry, t streamTok, pm float64, f plausibility
 			if a == 0 {
 				continue
 			}
-			model := c.copyShare(j, a, c.lambda[m], f, func(j2 int, x float64) {
+			mut, model := c.copyShare(j, a, c.lambda[m], f, func(j2 int, x float64) {
 				if j2 < n && c.toks[j2].Text == t.Text {
 					next.alpha[modeCopy][j2+1] += x
 				}
 			})
-			e := model * pm
+			if mut > 0 && r != noRaw {
+				next.alpha[modeEdit][j+1] += mut * c.mutation(j, r, pm)
+			}
+			e := model * pt
 			if j == n {
 				next.alpha[modeEdit][j] += e
 				continue
@@ -275,22 +353,25 @@ func (c *copyModel) step(prev *fwdEntry, t streamTok, pm float64, f plausibility
 	return next
 }
 
-// predict returns the copy component's mass per pointer target j'
-// (index len(B) = END) and its total, for the forward state e.
-func (c *copyModel) predict(e *fwdEntry, f plausibility) (mass []float64, total float64) {
+// predict returns the copy component's mass per pointer target j' (index
+// len(B) = END), the mass of mutating each B[j] (index j), and their total,
+// for the forward state e.
+func (c *copyModel) predict(e *fwdEntry, f plausibility) (mass, mut []float64, total float64) {
 	mass = make([]float64, len(c.toks)+1)
+	mut = make([]float64, len(c.toks)+1)
 	for m := range e.alpha {
 		for j, a := range e.alpha[m] {
 			if a == 0 {
 				continue
 			}
-			c.copyShare(j, a, c.lambda[m], f, func(j2 int, x float64) { mass[j2] += x })
+			mu, _ := c.copyShare(j, a, c.lambda[m], f, func(j2 int, x float64) { mass[j2] += x })
+			mut[j] += mu
 		}
 	}
-	for _, x := range mass {
-		total += x
+	for j := range mass {
+		total += mass[j] + mut[j]
 	}
-	return mass, total
+	return mass, mut, total
 }
 
 // exactPrefix returns i when g equals B[0:i] token for token, else -1.

@@ -162,42 +162,84 @@ func sumAll(s *session, d *ctxDist, exclude bool) float64 {
 	return sum
 }
 
-// TestNextIsExactWithBuggy is TestNextIsExact with the copy component and
-// the exclusion at work.
+// loopFIM is a loop whose condition is the buggy hunk.
+var loopFIM = lm.FIM{
+	Prefix: "class A {\n    int f(int lo, int hi) {\n",
+	Suffix: "            lo++;\n        }\n        return lo;\n    }\n}\n",
+	Indent: "        ",
+	Buggy:  "        while (lo < hi) {\n",
+}
+
+// TestNextIsExactWithBuggy is TestNextIsExact with the copy component
+// (mutations included) and the exclusion at work.
 func TestNextIsExactWithBuggy(t *testing.T) {
 	m := jdkModel(t)
-	ls, err := m.Start(context.Background(), wishlistFIM(t, true))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := ls.(*session)
-	for _, gen := range []string{"", "        pricesSeen", "        pricesSeen.remove(", "        pricesSeen.remove(product.name",
-		"        pricesSeen.remove(product.sku());\n", "        pricesSeen.remove(product.name());\n", "        products.remove(product);\n"} {
-		const k = 25
-		got := next(t, ls, gen, k)
-		want := bruteNext(s, gen, k)
-		if len(got) != len(want) {
-			t.Fatalf("after %q: %d candidates, brute force %d", gen, len(got), len(want))
+	for _, tc := range []struct {
+		fim  lm.FIM
+		gens []string
+	}{
+		{wishlistFIM(t, true), []string{"", "        pricesSeen", "        pricesSeen.remove(", "        pricesSeen.remove(product.name",
+			"        pricesSeen.remove(product.sku());\n", "        pricesSeen.remove(product.name());\n", "        products.remove(product);\n"}},
+		{loopFIM, []string{"        while (lo", "        while (lo <=", "        while (lo <= hi) {\n", "        while (lo < hi) {\n"}},
+	} {
+		ls, err := m.Start(context.Background(), tc.fim)
+		if err != nil {
+			t.Fatal(err)
 		}
-		for i := range got {
-			if wp := math.Log(want[i].p); math.Abs(got[i].LogProb-wp) > 1e-9 {
-				t.Errorf("after %q: candidate %d %q logprob %.6f, brute force %.6f (id %d)", gen, i, got[i].Text, got[i].LogProb, wp, want[i].id)
+		s := ls.(*session)
+		for _, gen := range tc.gens {
+			const k = 25
+			got := next(t, ls, gen, k)
+			want := bruteNext(s, gen, k)
+			if len(got) != len(want) {
+				t.Fatalf("after %q: %d candidates, brute force %d", gen, len(got), len(want))
+			}
+			for i := range got {
+				if wp := math.Log(want[i].p); math.Abs(got[i].LogProb-wp) > 1e-9 {
+					t.Errorf("after %q: candidate %d %q logprob %.6f, brute force %.6f (id %d)", gen, i, got[i].Text, got[i].LogProb, wp, want[i].id)
+				}
 			}
 		}
 	}
 }
 
+// TestMutation: a copied operator may be replaced by another of its family
+// ("<" by "<="), and the copy takes up the buggy hunk again after it.
+func TestMutation(t *testing.T) {
+	m := jdkModel(t)
+	plain := loopFIM
+	plain.Buggy = ""
+	p0 := candProb(next(t, mustStart(t, m, plain), "        while (lo", 40), " <=", false)
+	sess := mustStart(t, m, loopFIM)
+	c := next(t, sess, "        while (lo", 40)
+	p := candProb(c, " <=", false)
+	t.Logf("P(<= after `while (lo`) = %.4f with the buggy hunk, %.4f without", p, p0)
+	// Copying "<" takes most of the mass; without mutations "<=" would get
+	// the model's share of an edit (about a tenth) of its 0.006.
+	if c[0].Text != " <" || p < 0.01 || p < p0 {
+		t.Errorf("after `while (lo`: top %q, P(<=) = %.4f (without the buggy hunk %.4f): want \" <\" first and \" <=\" at least 0.01", c[0].Text, p, p0)
+	}
+	if c := next(t, sess, "        while (lo <=", 10); c[0].Text != " hi" {
+		t.Errorf("after `while (lo <=`: top %q, want \" hi\"", c[0].Text)
+	}
+}
+
+func mustStart(t *testing.T, m *Model, fim lm.FIM) lm.Session {
+	t.Helper()
+	s, err := m.Start(context.Background(), fim)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
 // TestEndAfterOpenBlock: a buggy hunk that opens a block closed in the
 // suffix ("while (lo < hi) {") may be replaced by one that opens it too,
-// and by nothing that leaves it unopened or opens another.
+// and by nothing that leaves it unopened, opens another, or closes a
+// bracket of the prefix.
 func TestEndAfterOpenBlock(t *testing.T) {
 	m := jdkModel(t)
-	fim := lm.FIM{
-		Prefix: "class A {\n    int f(int lo, int hi) {\n",
-		Suffix: "            lo++;\n        }\n        return lo;\n    }\n}\n",
-		Indent: "        ",
-		Buggy:  "        while (lo < hi) {\n",
-	}
+	fim := loopFIM
 	sess, err := m.Start(context.Background(), fim)
 	if err != nil {
 		t.Fatal(err)
@@ -205,7 +247,8 @@ func TestEndAfterOpenBlock(t *testing.T) {
 	if _, ok := endOf(next(t, sess, "        while (lo <= hi) {\n", 0)); !ok {
 		t.Error("end not offered after a replacement that opens the same block")
 	}
-	for _, gen := range []string{"        lo = hi;\n", "        while (lo <= hi) {\n            if (lo > 0) {\n"} {
+	for _, gen := range []string{"        lo = hi;\n", "        while (lo <= hi) {\n            if (lo > 0) {\n",
+		"        }\n        while (lo <= hi) {\n", "        while (lo) < hi) {\n"} {
 		if _, ok := endOf(next(t, sess, gen, 0)); ok {
 			t.Errorf("end offered after %q (brackets differ from the buggy hunk's)", gen)
 		}

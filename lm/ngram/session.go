@@ -57,10 +57,10 @@ type session struct {
 	vocabIDs   []uint32           // vocabulary words in the file, ascending
 	union      []scored           // scratch for Next
 
-	cp         *copyModel // the buggy hunk (copy.go); nil when FIM.Buggy has no tokens
-	endOpeners []string   // brackets the buggy hunk leaves open (see endProb)
-	stamp      []uint32   // stamp[id] == epoch: id already scored in this Next
-	epoch      uint32
+	cp          *copyModel // the buggy hunk (copy.go); nil when FIM.Buggy has no tokens
+	endBrackets *brackets  // the buggy hunk's unmatched brackets; nil without one (see endProb)
+	stamp       []uint32   // stamp[id] == epoch: id already scored in this Next
+	epoch       uint32
 }
 
 // Start opens a session for one FIM context. It lexes the prefix and suffix
@@ -120,8 +120,12 @@ func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 		for i, t := range buggy {
 			ids[i] = s.rawAdd(t) // after the file's tokens: their counts stay as they were
 		}
-		s.cp = newCopyModel(buggy, ids)
-		s.endOpeners = unclosed(buggy)
+		s.cp = newCopyModel(buggy, ids, func(text string) (uint32, bool) {
+			id, ok := m.ids[text]
+			return id, ok
+		})
+		b := bracketsOf(buggy)
+		s.endBrackets = &b
 		if err := s.computeRest(ctx); err != nil {
 			return nil, err
 		}
@@ -167,22 +171,29 @@ func (s *session) computeRest(ctx context.Context) error {
 	return nil
 }
 
-// unclosed returns the brackets left open by toks, in order: closers pop
-// the last opener whatever its kind, and closers with nothing to close are
-// ignored (a hunk may close blocks of the prefix).
-func unclosed(toks []streamTok) []string {
-	var openers []string
+// brackets are the unmatched brackets of a token sequence: closers that
+// close nothing in it (they close brackets of the text before), in order,
+// and openers it leaves open, in order. A closer closes the last open
+// bracket whatever its kind.
+type brackets struct {
+	closers, openers []string
+}
+
+func bracketsOf(toks []streamTok) brackets {
+	var b brackets
 	for _, t := range toks {
 		switch t.Text {
 		case "{", "(", "[":
-			openers = append(openers, t.Text)
+			b.openers = append(b.openers, t.Text)
 		case "}", ")", "]":
-			if len(openers) > 0 {
-				openers = openers[:len(openers)-1]
+			if len(b.openers) > 0 {
+				b.openers = b.openers[:len(b.openers)-1]
+			} else {
+				b.closers = append(b.closers, t.Text)
 			}
 		}
 	}
-	return openers
+	return b
 }
 
 // rawAdd returns the cache id of t, registering rare tokens.
@@ -238,7 +249,7 @@ type state struct {
 	rawHist []uint32 // cache ids of the last Order-1 stream tokens (noRaw: a rare token not in the file)
 	lay     layout
 	lines   int         // line breaks in generated
-	openers []string    // brackets opened in generated and not closed, in order
+	unmatch brackets    // the unmatched brackets of generated
 	gen     []streamTok // the stream tokens of generated (those ending after the prefix's tail)
 	// allHist and allRaw are hist and rawHist before the cut to Order-1
 	// tokens; the context before gen[t] is allHist[:genAt+t].
@@ -315,7 +326,6 @@ func (s *session) analyse(generated string) state {
 	}
 	// Brackets, switch labels and lines of the generated text only.
 	st.lines = strings.Count(generated, "\n")
-	var openers []string
 	first, lineHead, lineLast := true, "", ""
 	l.caseDepth = -1 << 30
 	endLine := func() {
@@ -342,14 +352,6 @@ func (s *session) analyse(generated string) state {
 		}
 		first = false
 		switch t.Text {
-		case "{", "(", "[":
-			openers = append(openers, t.Text)
-		case "}", ")", "]":
-			if len(openers) > 0 {
-				openers = openers[:len(openers)-1]
-			}
-		}
-		switch t.Text {
 		case "{":
 			l.depth++
 		case "}":
@@ -367,7 +369,7 @@ func (s *session) analyse(generated string) state {
 		endLine()
 	}
 	l.hunkStart = first
-	st.openers = openers
+	st.unmatch = bracketsOf(st.gen)
 	return st
 }
 
@@ -548,7 +550,7 @@ func (s *session) prepare(st state, generated string) ctxDist {
 			mc := d.modelCtx
 			e.model = &mc
 		}
-		mass, total := s.cp.predict(e, s.plausibility(&d.modelCtx))
+		mass, mut, total := s.cp.predict(e, s.plausibility(&d.modelCtx))
 		d.pEnd, d.endOK = s.endProb(st, generated)
 		n := len(s.cp.ids)
 		if !d.endOK {
@@ -556,9 +558,15 @@ func (s *session) prepare(st state, generated string) ctxDist {
 			mass[n] = 0
 		}
 		d.copyP = make(map[uint32]float64, n)
+		pm := s.modelProb(&d.modelCtx)
 		for j, r := range s.cp.ids {
 			if mass[j] > 0 {
 				d.copyP[r] += mass[j]
+			}
+			if mut[j] > 0 {
+				for _, x := range s.cp.family[j] {
+					d.copyP[x] += mut[j] * s.cp.mutation(j, x, pm)
+				}
 			}
 		}
 		d.copyEnd, d.lambda = mass[n], total
@@ -610,14 +618,16 @@ func (s *session) forward(st *state) *fwdEntry {
 			mc := s.modelAt(st.allHist[:at], st.allRaw[:at], false)
 			e.model = &mc
 		}
-		pm := 0.0
-		if r := s.raw(st.gen[t]); r != noRaw {
-			pm = s.mixOf(e.model, r, s.pngFull(e.model, r))
-		}
-		e = c.step(e, st.gen[t], pm, s.plausibility(e.model))
+		e = c.step(e, st.gen[t], s.raw(st.gen[t]), s.modelProb(e.model), s.plausibility(e.model))
 		c.fwd[keys[t+1]] = e
 	}
 	return e
+}
+
+// modelProb returns the n-gram and cache mixture probability of a cache id
+// in the model context mc.
+func (s *session) modelProb(mc *modelCtx) func(uint32) float64 {
+	return func(r uint32) float64 { return s.mixOf(mc, r, s.pngFull(mc, r)) }
 }
 
 // plausibility returns the copy component's f(j') in the model context mc
@@ -639,12 +649,26 @@ func (s *session) plausibility(mc *modelCtx) plausibility {
 			p := s.mixOf(mc, r, s.pngFull(mc, r))
 			f = p / (p + copyPlausible)
 		}
-		if mc.it.nodes[1] >= 0 && !s.m.inUnion(&mc.it, s.m.id(c.toks[j])) {
+		if !s.seenAfter(mc, c.toks[j]) {
 			f *= copyUnseen
 		}
 		memo[j] = f
 		return f
 	}
+}
+
+// seenAfter reports whether the training data has token t after the last
+// token of mc's context, or, for an identifier or a literal, whether the
+// n-gram model gives its kind some mass there (a name the project uses once,
+// after ">" in the buggy line, may follow ">=" as well). An unknown context
+// counts as seen.
+func (s *session) seenAfter(mc *modelCtx, t streamTok) bool {
+	m := s.m
+	if mc.it.nodes[1] < 0 || m.inUnion(&mc.it, m.id(t)) {
+		return true
+	}
+	k := openIndex(t.Kind)
+	return k >= 0 && mc.mass[k] >= copyKindSeen
 }
 
 // score is the probability of cache id r whose P_KN is png: the mixture
@@ -738,11 +762,17 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 			push(w, d.it.coef[0]*m.uni[w])
 		}
 	}
-	// The buggy hunk's tokens (the copy component's candidates).
+	// The buggy hunk's tokens and their mutations (the copy component's
+	// candidates).
 	if s.cp != nil {
-		for _, r := range s.cp.ids {
+		for j, r := range s.cp.ids {
 			if d.copyP[r] > 0 {
 				push(r, s.pngOf(&d.modelCtx, r))
+			}
+			for _, x := range s.cp.family[j] {
+				if d.copyP[x] > 0 {
+					push(x, s.pngOf(&d.modelCtx, x))
+				}
 			}
 		}
 	}
@@ -816,12 +846,14 @@ func (l *layout) render(text string, kind javalex.Kind) string {
 
 // endProb returns the probability of the end-of-middle candidate, and false
 // when the hunk may not end here: generated is neither empty nor ends with a
-// line break, or the brackets it leaves open differ from those the buggy
-// hunk leaves open. The buggy file's brackets balance, so a replacement
-// must leave open what the replaced lines did ("if (x) {" opens a block the
-// suffix closes); without a buggy hunk (an insertion) it must close all it
-// opens. Unmatched closers are allowed either way (a hunk may close a block
-// of the prefix).
+// line break, or its brackets do not fit. The buggy file's brackets
+// balance, so a replacement must leave open what the replaced lines left
+// open ("while (lo < hi) {" opens a block the suffix closes) and close what
+// they closed of the prefix, no more: "} while (lo < hi) {" or "while (lo)
+// < hi) {" for "while (lo < hi) {" cannot compile. Without a buggy hunk the
+// hunk must close what it opens, and may close blocks of the prefix (FIM
+// contexts without FIM.Buggy, from callers that do not say what the middle
+// replaces).
 //
 // Derivation. Under an order-n model the probability of the whole file
 // prefix·middle·suffix differs between "the middle ends here" and "the
@@ -846,7 +878,11 @@ func (l *layout) render(text string, kind javalex.Kind) string {
 // unless the suffix fits much better here. An empty suffix (end of file)
 // gives S/B = 1.
 func (s *session) endProb(st state, generated string) (float64, bool) {
-	if !slices.Equal(st.openers, s.endOpeners) || (generated != "" && !strings.HasSuffix(generated, "\n")) {
+	fits := len(st.unmatch.openers) == 0
+	if b := s.endBrackets; b != nil {
+		fits = slices.Equal(st.unmatch.openers, b.openers) && slices.Equal(st.unmatch.closers, b.closers)
+	}
+	if !fits || (generated != "" && !strings.HasSuffix(generated, "\n")) {
 		return 0, false
 	}
 	h := endPriorEmpty
