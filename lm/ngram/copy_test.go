@@ -304,3 +304,26 @@ func TestWorkspaceIdentifiers(t *testing.T) {
 		}
 	}
 }
+
+// TestDeterminismWithBuggy: equal FIM contexts give equal answers, in
+// fresh sessions and in one that has seen other texts first (the forward
+// states it caches must not change them).
+func TestDeterminismWithBuggy(t *testing.T) {
+	m := jdkModel(t)
+	for _, fim := range []lm.FIM{wishlistFIM(t, true), loopFIM} {
+		a, b := decode(t, m, fim), decode(t, m, fim)
+		if !equalDecodes(a, b) {
+			t.Errorf("two sessions on %q gave different distributions", fim.Buggy)
+		}
+		s := mustStart(t, m, fim)
+		for _, gen := range []string{"        x", "        while (lo <= hi) {\n", fim.Buggy} {
+			next(t, s, gen, 10)
+		}
+		fresh := mustStart(t, m, fim)
+		for _, gen := range []string{"", "        while (lo", "        pricesSeen.remove(product.name"} {
+			if x, y := next(t, s, gen, 10), next(t, fresh, gen, 10); !slices.Equal(x, y) {
+				t.Errorf("after %q: a used session answers %v, a fresh one %v", gen, x, y)
+			}
+		}
+	}
+}
