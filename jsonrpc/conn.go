@@ -136,8 +136,8 @@ func (c *Conn) Notify(method string, params any) error {
 }
 
 // Call sends a request and waits for its response, decoding the result into
-// result (which may be nil). If ctx ends first it sends $/cancelRequest and
-// returns ctx.Err(). A response error is returned as *Error.
+// result (which may be nil). A ctx that has already ended sends nothing; if
+// ctx ends while waiting it sends $/cancelRequest and returns ctx.Err(). A response error is returned as *Error.
 func (c *Conn) Call(ctx context.Context, method string, params any, result any) error {
 	raw, err := c.CallRaw(ctx, method, params)
 	if err != nil {
@@ -151,11 +151,14 @@ func (c *Conn) Call(ctx context.Context, method string, params any, result any) 
 
 // CallRaw is Call returning the raw result JSON.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	p, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
 	}
-	id := strconv.Quote(c.prefix + strconv.FormatInt(c.next.Add(1), 10))
+	id := CanonicalID(json.RawMessage(strconv.Quote(c.prefix + strconv.FormatInt(c.next.Add(1), 10))))
 	ch := make(chan *Message, 1)
 	c.mu.Lock()
 	if c.closed {

@@ -65,7 +65,8 @@ func TestConnCallNotifyCancel(t *testing.T) {
 		case "fail":
 			return nil, &Error{Code: CodeInvalidParams, Message: "no"}
 		case "slow":
-			return nil, nil // never answered in time by the test's context
+			time.Sleep(300 * time.Millisecond) // outlives the caller's context
+			return nil, nil
 		}
 		return nil, nil
 	})
@@ -82,10 +83,15 @@ func TestConnCallNotifyCancel(t *testing.T) {
 	if !errors.As(err, &e) || e.Code != CodeInvalidParams {
 		t.Fatalf("fail: %v", err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	done, cancel := context.WithCancel(context.Background())
 	cancel()
-	if err := client.Call(ctx, "echo", 1, nil); !errors.Is(err, context.Canceled) {
-		t.Fatalf("cancelled call: %v", err)
+	if err := client.Call(done, "echo", 1, nil); !errors.Is(err, context.Canceled) {
+		t.Fatalf("call with a cancelled context: %v", err)
+	}
+	ctx, cancel2 := context.WithTimeout(context.Background(), 30*time.Millisecond)
+	defer cancel2()
+	if err := client.Call(ctx, "slow", 1, nil); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("call cancelled in flight: %v", err)
 	}
 	if err := client.Notify("note", 1); err != nil {
 		t.Fatal(err)
@@ -100,8 +106,8 @@ func TestConnCallNotifyCancel(t *testing.T) {
 			t.Fatalf("saw only %v", got)
 		}
 	}
-	// The cancelled request may or may not reach the server before the
-	// notification, but $/cancelRequest and note must both arrive.
+	// echo, fail, slow, then $/cancelRequest for slow, then note; the call
+	// with an already cancelled context sends nothing.
 	joined := strings.Join(got, ",")
 	if !strings.Contains(joined, "$/cancelRequest") || !strings.Contains(joined, "note") {
 		t.Fatalf("got %v", got)
@@ -125,5 +131,22 @@ func TestEncodeKeepsRaw(t *testing.T) {
 	out, _ = Encode(&Message{ID: json.RawMessage("7")})
 	if string(out) != `{"jsonrpc":"2.0","id":7,"result":null}` {
 		t.Fatalf("empty response encoded as %s", out)
+	}
+}
+
+func TestIDKeyCanonical(t *testing.T) {
+	for _, c := range []struct{ a, b string }{
+		{`"repilot/4"`, `"repilot\/4"`},
+		{`"A"`, `"\u0041"`},
+		{`1`, ` 1 `},
+		{`1`, `1.0`},
+	} {
+		ma, mb := &Message{ID: json.RawMessage(c.a)}, &Message{ID: json.RawMessage(c.b)}
+		if ma.IDKey() != mb.IDKey() {
+			t.Errorf("%s and %s: keys %q and %q differ", c.a, c.b, ma.IDKey(), mb.IDKey())
+		}
+	}
+	if (&Message{ID: json.RawMessage(`1`)}).IDKey() == (&Message{ID: json.RawMessage(`"1"`)}).IDKey() {
+		t.Error("number 1 and string \"1\" share a key")
 	}
 }

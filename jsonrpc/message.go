@@ -68,8 +68,38 @@ func (m *Message) IsNotification() bool { return m.Method != "" && !m.IsRequest(
 func (m *Message) IsResponse() bool { return m.Method == "" }
 
 // IDKey returns a canonical string for m.ID, for use as a map key: numbers
-// and strings with the same spelling stay distinct ("1" vs "\"1\"").
-func (m *Message) IDKey() string { return string(bytes.TrimSpace(m.ID)) }
+// and strings with the same spelling stay distinct ("1" vs "\"1\""), and
+// equal ids spelled differently on the wire get the same key (Neovim's JSON
+// encoder writes "repilot/4" as "repilot\/4"; "\u0041" is "A"; 1.0 is 1).
+func (m *Message) IDKey() string { return CanonicalID(m.ID) }
+
+// CanonicalID returns the canonical JSON spelling of a raw id: strings are
+// decoded and re-encoded, numbers printed in their shortest form. Anything
+// that does not decode is returned trimmed, as it was.
+func CanonicalID(id json.RawMessage) string {
+	raw := bytes.TrimSpace(id)
+	if len(raw) == 0 {
+		return ""
+	}
+	if raw[0] == '"' {
+		var s string
+		if err := json.Unmarshal(raw, &s); err == nil {
+			b, _ := json.Marshal(s)
+			return string(b)
+		}
+		return string(raw)
+	}
+	var n json.Number
+	if err := json.Unmarshal(raw, &n); err == nil {
+		if i, err := n.Int64(); err == nil {
+			return strconv.FormatInt(i, 10)
+		}
+		if f, err := n.Float64(); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	}
+	return string(raw)
+}
 
 // Decode parses body into a Message, keeping body as Raw. A body that is not a
 // JSON object is a parse error (*Error with CodeParseError).

@@ -602,7 +602,7 @@ func (p *proxy) call(ctx context.Context, srv *backendProc, method string, param
 		return nil, err
 	}
 	id := p.newID()
-	key := string(id)
+	key := jsonrpc.CanonicalID(id) // replies may spell it differently ("repilot\/4")
 	c := &ownCall{ch: make(chan *jsonrpc.Message, 1), srv: srv}
 	p.mu.Lock()
 	p.own[key] = c
