@@ -42,7 +42,7 @@ type benchRepairFlags struct {
 	only     []string
 	jdtls    string
 	stateDir string
-	separate bool
+	shared   bool
 }
 
 func init() {
@@ -68,9 +68,9 @@ and JDT LS as completion engine, once per variant, and prints per variant:
                 order given)
 
 A "patch" here is a unique candidate (after whitespace normalisation, and not
-equal to the buggy lines), as in the paper's "unique patches". One JDT LS serves
-every project of the corpus (--separate-engines: one per project, started in
-turn); variants run one after another on it, bug by bug.`,
+equal to the buggy lines), as in the paper's "unique patches". Bugs run one after
+another, each on its own JDT LS (--shared-engine: one for all), and the
+variants of a bug one after another on that JDT LS.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchRepair(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
@@ -87,7 +87,7 @@ turn); variants run one after another on it, bug by bug.`,
 	fl.BoolVar(&f.perBug, "per-bug", false, "also print one line per bug and variant")
 	fl.StringSliceVar(&f.only, "bug", nil, "run only these bug ids")
 	fl.StringVar(&f.jdtls, "jdtls", "", "JDT LS install directory")
-	fl.BoolVar(&f.separate, "separate-engines", false, "one JDT LS per bug project instead of one JDT LS serving every project")
+	fl.BoolVar(&f.shared, "shared-engine", false, "one JDT LS serving every project of the corpus (much faster; JDT LS 1.20 imported only some of 15 projects this way and compile checks then timed out)")
 	fl.StringVar(&f.stateDir, "state-dir", "", "where the engine's JDT LS data and model caches live")
 	benchCmd.AddCommand(cmd)
 	Root.AddCommand(benchCmd)
@@ -181,7 +181,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	cfg := RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, MaxRoots: 1,
 		Progress: func(msg string, _ int) { logf("%s", msg) }}
 	var r repair.Repairer
-	if f.separate {
+	if !f.shared {
 		r, err = buildRepairer(cfg)
 	} else {
 		roots := make([]string, len(bugs))
