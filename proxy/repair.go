@@ -187,10 +187,10 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 	if endLine > mp.LineCount() {
 		return nil, lspError(jsonrpc.CodeInvalidParams, "the range ends at line %d but the document has %d lines", endLine, mp.LineCount())
 	}
-	root := c.Root()
-	if root == "" {
-		root = filepath.Dir(file)
-	}
+	// The workspace folder may hold several projects (or be a parent of
+	// the file's project): give the engine the file's own project, so its
+	// JDT LS compiles the file with the right classpath.
+	root := repair.ProjectRoot(file, doc.Text, c.Root())
 	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine}
 
 	base := filepath.Base(file)

@@ -30,7 +30,7 @@ M.defaults = {
     api_key_env = 'REPILOT_API_KEY', -- environment variable holding the key
   },
   filetypes = { 'java' },
-  root_markers = { 'pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'mvnw', '.git' },
+  root_markers = { 'pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'mvnw', '.project', 'src', '.git' },
   on_attach = nil, -- function(client, bufnr), as for any LSP client
   capabilities = nil, -- nil: vim.lsp.protocol.make_client_capabilities()
 }
