@@ -43,12 +43,16 @@ func (m *Model) evaluate(text string, cache bool) Eval {
 		ids = append(ids, m.id(t))
 	}
 	fc := newFileCache(m.order)
+	header := headerLines(toks)
 	var e Eval
 	for i := m.order - 1; i < len(ids); i++ {
 		w := ids[i]
 		it := m.newInterp(ids[i-(m.order-1) : i])
 		p := m.prob(&it, w)
 		k := openIndex(m.kinds[w])
+		if header[i-(m.order-1)] {
+			k = -1 // package and import lines: see headerLines
+		}
 		hist := ids[max(m.order-1, i-(m.order-1)):i] // real tokens only
 		if cache {
 			var mass [numOpen]float64

@@ -92,9 +92,14 @@ func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 
 	inFile := map[uint32]bool{}
 	addRun := func(toks []streamTok, hist []uint32) []uint32 {
-		for _, t := range toks {
+		header := headerLines(toks)
+		for i, t := range toks {
 			r := s.rawAdd(t)
-			s.cache.add(hist, r, openIndex(t.Kind))
+			k := openIndex(t.Kind)
+			if header[i] {
+				k = -1 // package and import lines: see headerLines
+			}
+			s.cache.add(hist, r, k)
 			hist = append(hist, r)
 			if len(hist) > m.order-1 {
 				hist = hist[1:]

@@ -109,3 +109,24 @@ func openIndex(k javalex.Kind) int {
 	}
 	return -1
 }
+
+// headerLines marks the tokens of toks that lie on package and import
+// lines. Those lines name packages ("org . apache . commons . lang3"), so
+// the kind caches leave them out: counted, "util" and "apache" would be
+// proposed after every '.' as if they were members.
+func headerLines(toks []streamTok) []bool {
+	out := make([]bool, len(toks))
+	header, lineStart := false, true
+	for i, t := range toks {
+		if t.isNewline() {
+			lineStart = true
+			continue
+		}
+		if lineStart {
+			header = t.Text == "package" || t.Text == "import"
+			lineStart = false
+		}
+		out[i] = header
+	}
+	return out
+}

@@ -224,8 +224,13 @@ func Train(ctx context.Context, src Sources, opt Options) (*Model, error) {
 				ids[i] = remap[p]
 			}
 			keys = appendGrams(keys, ids, order)
+			toks := make([]streamTok, len(f))
 			for i, p := range f {
-				if corpus.kinds[p] != javalex.Ident {
+				toks[i] = streamTok{Text: corpus.texts[p], Kind: corpus.kinds[p]}
+			}
+			header := headerLines(toks)
+			for i, p := range f {
+				if corpus.kinds[p] != javalex.Ident || header[i] {
 					continue
 				}
 				prev := noRaw
