@@ -45,18 +45,6 @@ type RepairConfig struct {
 // (Maven projects import their build first).
 const engineStartTimeout = 5 * time.Minute
 
-// cacheDir is $REPILOT_CACHE, else ~/.cache/repilot-lsp (as jdtls.DefaultHome).
-func cacheDir() string {
-	if c := os.Getenv("REPILOT_CACHE"); c != "" {
-		return c
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "repilot-lsp")
-	}
-	return filepath.Join(home, ".cache", "repilot-lsp")
-}
-
 // rootKey is the first 16 hex digits of the SHA-256 of a project root.
 func rootKey(root string) string {
 	sum := sha256.Sum256([]byte(root))
@@ -70,7 +58,7 @@ func engineStateDir(stateDir, root string) string {
 	if stateDir != "" {
 		return filepath.Join(stateDir, "engine", rootKey(root))
 	}
-	return filepath.Join(cacheDir(), "state", rootKey(root), "engine")
+	return filepath.Join(jdtls.CacheDir(), "state", rootKey(root), "engine")
 }
 
 // buildRepairer returns the repair service used by serve and repair. It fails
@@ -174,7 +162,7 @@ func trainModel(ctx context.Context, root string, progress repair.Progress) (*ng
 	last := ""
 	model, err := ngram.Train(ctx, ngram.Sources{Roots: []string{root}}, ngram.Options{
 		UseJDK:   true,
-		CacheDir: filepath.Join(cacheDir(), "ngram"),
+		CacheDir: filepath.Join(jdtls.CacheDir(), "ngram"),
 		Progress: func(stage string, done, total int) {
 			if stage != last {
 				last = stage

@@ -17,16 +17,23 @@ import (
 // (the folder holding plugins/ and config_linux/). The --jdtls flag wins over it.
 const EnvHome = "REPILOT_JDTLS_HOME"
 
-// DefaultHome is where scripts/install-jdtls.sh puts JDT LS 1.20:
-// $REPILOT_CACHE or $HOME/.cache/repilot-lsp, then jdtls-1.20.0.
-func DefaultHome() string {
-	cache := os.Getenv("REPILOT_CACHE")
-	if cache == "" {
-		home, _ := os.UserHomeDir()
-		cache = filepath.Join(home, ".cache", "repilot-lsp")
+// CacheDir is the project's cache root: $REPILOT_CACHE, else
+// ~/.cache/repilot-lsp (a temporary directory when there is no home). JDT LS,
+// engine and proxy state, and model caches live below it.
+func CacheDir() string {
+	if c := os.Getenv("REPILOT_CACHE"); c != "" {
+		return c
 	}
-	return filepath.Join(cache, "jdtls-1.20.0")
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "repilot-lsp")
+	}
+	return filepath.Join(home, ".cache", "repilot-lsp")
 }
+
+// DefaultHome is where scripts/install-jdtls.sh puts JDT LS 1.20:
+// CacheDir()/jdtls-1.20.0.
+func DefaultHome() string { return filepath.Join(CacheDir(), "jdtls-1.20.0") }
 
 // ResolveHome picks the install directory: flag if non-empty, else $REPILOT_JDTLS_HOME,
 // else DefaultHome. It returns an error that says how to install JDT LS when the

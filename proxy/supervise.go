@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -92,18 +91,9 @@ func (l *lineWriter) Write(b []byte) (int, error) {
 	return len(b), nil
 }
 
-// CacheDir is $REPILOT_CACHE, else ~/.cache/repilot-lsp (the same base
-// jdtls.DefaultHome uses).
-func CacheDir() string {
-	if c := os.Getenv("REPILOT_CACHE"); c != "" {
-		return c
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "repilot-lsp")
-	}
-	return filepath.Join(home, ".cache", "repilot-lsp")
-}
+// CacheDir is the cache root, jdtls.CacheDir: $REPILOT_CACHE, else
+// ~/.cache/repilot-lsp.
+func CacheDir() string { return jdtls.CacheDir() }
 
 // StateDirFor is the default state directory for a project root:
 // CacheDir()/state/<first 16 hex digits of the SHA-256 of root>.
