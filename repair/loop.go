@@ -107,7 +107,7 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 		if err != nil {
 			return candidate{}, 0, err
 		}
-		idx, weights := nucleus(dist, s.opts.Temperature, s.opts.TopP)
+		idx, weights := weigh(dist, s.opts.Temperature)
 		if len(idx) == 0 {
 			return candidate{}, endNothing, nil
 		}
@@ -158,11 +158,13 @@ func (s *sampler) next(ctx context.Context, generated string) ([]lm.Candidate, e
 	return d, nil
 }
 
-// nucleus applies the temperature and keeps the top-p nucleus of dist. It
-// returns indices into dist, most likely first, and their unnormalised
-// weights (all > 0). Temperature 0 keeps the weights at temperature 1; the
-// caller then takes the most likely surviving token (greedy).
-func nucleus(dist []lm.Candidate, temperature, topP float64) ([]int, []float64) {
+// weigh applies the temperature to dist. It returns the indices into dist of
+// every token with a finite log-probability, most likely first, and their
+// unnormalised weights p^(1/T) (all > 0). Temperature 0 keeps the weights at
+// temperature 1; the caller then takes the most likely surviving token
+// (greedy). The top-p cut is not applied here but at every draw (see
+// nucleusEnd), so that pruned tokens give their mass back.
+func weigh(dist []lm.Candidate, temperature float64) ([]int, []float64) {
 	t := temperature
 	if t <= 0 {
 		t = 1
@@ -178,7 +180,6 @@ func nucleus(dist []lm.Candidate, temperature, topP float64) ([]int, []float64) 
 	}
 	idx := make([]int, 0, len(dist))
 	w := make([]float64, len(dist))
-	total := 0.0
 	for i, c := range dist {
 		if math.IsNaN(c.LogProb) || math.IsInf(c.LogProb, -1) {
 			continue
@@ -186,36 +187,58 @@ func nucleus(dist []lm.Candidate, temperature, topP float64) ([]int, []float64) 
 		w[i] = math.Exp((c.LogProb - maxLP) / t)
 		if w[i] > 0 {
 			idx = append(idx, i)
-			total += w[i]
 		}
 	}
 	sort.SliceStable(idx, func(a, b int) bool { return w[idx[a]] > w[idx[b]] })
-	keep := len(idx)
-	cum := 0.0
-	for j, i := range idx {
-		cum += w[i]
-		if cum >= topP*total {
-			keep = j + 1
-			break
-		}
-	}
-	idx = idx[:keep]
-	weights := make([]float64, keep)
+	weights := make([]float64, len(idx))
 	for j, i := range idx {
 		weights[j] = w[i]
 	}
 	return idx, weights
 }
 
-// guidedPrune is Algorithm 2: draw a token from the nucleus; while the token
-// is infeasible (by the trie of rejected prefixes, the memo, or the engine),
-// zero its weight and draw again from the renormalised rest. It returns the
+// nucleusEnd returns how many leading entries of weights (sorted most likely
+// first, pruned tokens set to 0) hold the top-p nucleus of the tokens not
+// pruned: the fewest whose weight reaches topP of the total left.
+//
+// The nucleus is recomputed after every pruned draw. With a fixed nucleus,
+// infeasible tokens that the model likes (a misspelt member, a member of the
+// wrong type) keep their share of the mass, and a feasible fix just below the
+// cut can never be drawn; here, pruning them lets it in. Measured on
+// testdata/bugs (README, "Sampling"): the fix of inventory-list-size is
+// `.size()`, outside the 0.95 nucleus until the likelier infeasible members
+// are pruned.
+func nucleusEnd(weights []float64, topP float64) int {
+	total := 0.0
+	for _, w := range weights {
+		total += w
+	}
+	if total <= 0 {
+		return 0
+	}
+	cum := 0.0
+	for j, w := range weights {
+		if w <= 0 {
+			continue
+		}
+		cum += w
+		if cum >= topP*total {
+			return j + 1
+		}
+	}
+	return len(weights)
+}
+
+// guidedPrune is Algorithm 2: draw a token from the top-p nucleus; while the
+// token is infeasible (by the trie of rejected prefixes, the memo, or the
+// engine), zero its weight and draw again from the nucleus of the rest,
+// renormalised (weights come from weigh, sorted most likely first). It returns the
 // index into dist of the chosen token, or -1 when every candidate was pruned.
 // Without Prune it is plain sampling.
 func (s *sampler) guidedPrune(ctx context.Context, rng *rand.Rand, generated string, dist []lm.Candidate, idx []int, weights []float64) (int, error) {
 	greedy := s.opts.Temperature <= 0
 	for {
-		j := draw(rng, weights, greedy)
+		j := draw(rng, weights, s.opts.TopP, greedy)
 		if j < 0 {
 			return -1, nil
 		}
@@ -235,10 +258,12 @@ func (s *sampler) guidedPrune(ctx context.Context, rng *rand.Rand, generated str
 	}
 }
 
-// draw picks an index with probability proportional to its weight (the
+// draw picks an index of the top-p nucleus of weights (sorted most likely
+// first; see nucleusEnd) with probability proportional to its weight (the
 // largest weight when greedy), or -1 when all weights are zero. It uses
 // exactly one random number per call unless greedy.
-func draw(rng *rand.Rand, weights []float64, greedy bool) int {
+func draw(rng *rand.Rand, weights []float64, topP float64, greedy bool) int {
+	weights = weights[:nucleusEnd(weights, topP)]
 	total := 0.0
 	best := -1
 	for j, w := range weights {

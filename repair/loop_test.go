@@ -497,21 +497,57 @@ func TestProgressReported(t *testing.T) {
 
 func TestNucleus(t *testing.T) {
 	d := []lm.Candidate{{Text: "a", LogProb: logp(0.1)}, {Text: "b", LogProb: logp(0.6)}, {Text: "c", LogProb: logp(0.3)}, {Text: "z", LogProb: negInf()}}
-	idx, w := nucleus(d, 1, 0.85)
-	if !reflect.DeepEqual(idx, []int{1, 2}) || !near(w[0]/w[1], 2) {
-		t.Fatalf("top-p 0.85: idx %v w %v", idx, w)
+	idx, w := weigh(d, 1)
+	if !reflect.DeepEqual(idx, []int{1, 2, 0}) || !near(w[0]/w[1], 2) {
+		t.Fatalf("weigh: idx %v w %v (sorted, the -Inf token gone)", idx, w)
 	}
-	idx, _ = nucleus(d, 1, 1)
-	if !reflect.DeepEqual(idx, []int{1, 2, 0}) {
-		t.Fatalf("top-p 1: idx %v (the -Inf token must go)", idx)
+	if n := nucleusEnd(w, 0.85); n != 2 {
+		t.Fatalf("top-p 0.85 nucleus holds %d tokens, want 2 (b, c)", n)
+	}
+	if n := nucleusEnd(w, 1); n != 3 {
+		t.Fatalf("top-p 1 nucleus holds %d tokens, want 3", n)
+	}
+	// Pruning b gives its mass back: c alone is 0.75 of what is left, so the
+	// 0.85 nucleus now reaches a.
+	w[0] = 0
+	if n := nucleusEnd(w, 0.85); n != 3 {
+		t.Fatalf("after pruning b, top-p 0.85 nucleus ends at %d, want 3", n)
+	}
+	w[1], w[2] = 0, 0
+	if n := nucleusEnd(w, 0.85); n != 0 {
+		t.Fatalf("all pruned: nucleus ends at %d", n)
 	}
 	// Temperature 2 flattens: weight ratio b/c = sqrt(2).
-	_, w = nucleus(d, 2, 1)
+	_, w = weigh(d, 2)
 	if !near(w[0]/w[1], 1.4142135623730951) {
 		t.Fatalf("temperature 2: %v", w)
 	}
-	if idx, _ := nucleus(nil, 1, 1); len(idx) != 0 {
+	if idx, _ := weigh(nil, 1); len(idx) != 0 {
 		t.Fatal("empty distribution")
+	}
+}
+
+// TestGuidedPruneReopensNucleus: a feasible token outside the first nucleus
+// is drawn once the likelier tokens are pruned.
+func TestGuidedPruneReopensNucleus(t *testing.T) {
+	d := []lm.Candidate{{Text: "bad1", LogProb: logp(0.6)}, {Text: "bad2", LogProb: logp(0.35)}, {Text: "fix", LogProb: logp(0.05)}}
+	eng := &fakeEngine{check: func(_, tok string) (engine.Outcome, error) {
+		if tok == "fix" {
+			return engine.Feasible, nil
+		}
+		return engine.Infeasible, nil
+	}}
+	sess, _ := eng.Open(context.Background(), engine.Hunk{})
+	s := &sampler{opts: Options{TopP: 0.9, Temperature: 1, Prune: true}, eng: sess, stats: &Stats{}}
+	for seed := int64(0); seed < 20; seed++ {
+		idx, w := weigh(d, 1)
+		k, err := s.guidedPrune(context.Background(), sampleStream(seed, 0), "", d, idx, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if k != 2 {
+			t.Fatalf("seed %d: chose %d, want the feasible fix (2)", seed, k)
+		}
 	}
 }
 

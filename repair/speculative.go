@@ -11,24 +11,25 @@ package repair
 // token outside the nucleus) or active completion changed the text.
 //
 // Why the distribution is the same as loop.go's. At one position, let D be
-// the model's top-k there and r the distribution the token-by-token loop
-// draws from first: weights w(x) = p(x)^(1/T) on the nucleus A of D (loop.go's
-// nucleus), zero elsewhere. GuidedPrune then draws from r, drops each
-// infeasible draw and draws again from r renormalised over what is left; so
-// it returns a feasible token y in A with probability r(y)/r(F), F being the
-// feasible tokens of A (or dies when F is empty).
+// the model's top-k there, r the distribution the token-by-token loop draws
+// from first (weights w(x) = p(x)^(1/T) on the top-p nucleus A of D, zero
+// elsewhere), and G(y | S) the probability that GuidedPrune, having already
+// dropped the infeasible tokens S, returns y (it draws from the nucleus of
+// D without S, drops an infeasible draw and goes on; loop.go). The
+// token-by-token loop returns y with probability
+//
+//	G(y) = G(y | {}) = r(y)[y feasible] + sum over infeasible x in A of r(x) G(y | {x}).
 //
 // The server samples the proposed token x from some q whose restriction to D
 // is proportional to p^(1/T) (lm.Speculator's contract: llama.cpp's top_k then
 // temperature sampler, or OpenAI's plain temperature sampling); so q(x) =
 // c*r(x) on A for the constant c = q(A) <= 1. This loop takes x when x is in
-// A and feasible. Otherwise (x infeasible, or outside A, where r is 0) it
-// continues GuidedPrune locally from r with x removed (if x was in A), which
-// returns y with probability r(y)/r(F) by the same argument as above. So
+// A and feasible. If x is in A and infeasible, it goes on with GuidedPrune
+// having dropped x; if x is outside A (where r is 0), it runs GuidedPrune
+// from the start. So
 //
-//	P(y) = q(y) + (1 - q(F)) * r(y)/r(F)
-//	     = c*r(y) + (1 - c*r(F)) * r(y)/r(F)
-//	     = r(y)/r(F),
+//	P(y) = c*r(y)[y feasible] + c * sum over infeasible x in A of r(x) G(y | {x}) + (1 - c) G(y)
+//	     = c*G(y) + (1 - c)*G(y) = G(y),
 //
 // exactly the token-by-token loop's probability, position by position; by
 // induction over positions, whole hunks (and dead, truncated, empty samples)
@@ -127,12 +128,12 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 				proposed = -1
 			}
 		}
-		idx, weights := nucleus(dist, s.opts.Temperature, s.opts.TopP)
+		idx, weights := weigh(dist, s.opts.Temperature)
 		if len(idx) == 0 {
 			return candidate{}, endNothing, nil
 		}
 		k := -1
-		if j := slices.Index(idx, proposed); j >= 0 {
+		if j := slices.Index(idx, proposed); j >= 0 && j < nucleusEnd(weights, s.opts.TopP) {
 			ok := true
 			if s.opts.Prune {
 				var err error

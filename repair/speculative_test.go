@@ -14,6 +14,7 @@ import (
 	"hash/fnv"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -167,33 +168,50 @@ func exactDist(o Options) map[string]float64 {
 			return
 		}
 		d := specDist(g)[:o.TopK]
-		idx, w := nucleus(d, o.Temperature, o.TopP)
-		var keep []int
-		sum := 0.0
-		for j, i := range idx {
-			if !o.Prune || specFeasible(g, d[i].Text) {
-				keep = append(keep, j)
-				sum += w[j]
-			}
-		}
-		if o.Temperature <= 0 { // greedy: the most likely survivor
-			keep, sum = keep[:1], w[keep[0]]
-		}
-		for _, j := range keep {
-			q := p * w[j] / sum
-			tok := d[idx[j]]
-			g2 := g + tok.Text
-			if tok.End {
-				out[g2] += q
-				continue
-			}
-			if o.ActiveComplete {
-				if c := specComplete(g2); c.Known {
-					g2 += longestCommonPrefix(c.Names)[len(trailingIdent(g2)):]
+		idx, w0 := weigh(d, o.Temperature)
+		// prune is GuidedPrune's recursion: draw from the nucleus of what
+		// is left; an infeasible draw is dropped and the nucleus recomputed.
+		var prune func(w []float64, p float64)
+		prune = func(w []float64, p float64) {
+			end := nucleusEnd(w, o.TopP)
+			var keep []int
+			sum := 0.0
+			for j := 0; j < end; j++ {
+				if w[j] > 0 {
+					keep = append(keep, j)
+					sum += w[j]
 				}
 			}
-			walk(g2, tokens+1, q)
+			if len(keep) == 0 {
+				out["<dead>"] += p
+				return
+			}
+			if o.Temperature <= 0 { // greedy: the most likely left
+				keep, sum = keep[:1], w[keep[0]]
+			}
+			for _, j := range keep {
+				q := p * w[j] / sum
+				tok := d[idx[j]]
+				if o.Prune && !specFeasible(g, tok.Text) {
+					w2 := slices.Clone(w)
+					w2[j] = 0
+					prune(w2, q)
+					continue
+				}
+				g2 := g + tok.Text
+				if tok.End {
+					out[g2] += q
+					continue
+				}
+				if o.ActiveComplete {
+					if c := specComplete(g2); c.Known {
+						g2 += longestCommonPrefix(c.Names)[len(trailingIdent(g2)):]
+					}
+				}
+				walk(g2, tokens+1, q)
+			}
 		}
+		prune(w0, p)
 	}
 	walk("", 0, 1)
 	return out
