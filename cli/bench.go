@@ -43,16 +43,20 @@ type benchRepairFlags struct {
 	jdtls    string
 	stateDir string
 	shared   bool
+	backends []string
+	maxTok   int
+	model    modelFlags
 }
 
 func init() {
 	var f benchRepairFlags
 	cmd := &cobra.Command{
 		Use:   "repair --corpus DIR [--variant base|prune|prune+memo|full]...",
-		Short: "Repair every bug of a corpus and print Table-3 columns per variant",
+		Short: "Repair every bug of a corpus and print Table-3 columns per variant and backend",
 		Long: `bench repair runs "repair" on every bug folder of a corpus in the
-shared/bug-corpus.md format (bug.json + project/) with the embedded n-gram model
-and JDT LS as completion engine, once per variant, and prints per variant:
+shared/bug-corpus.md format (bug.json + project/) with JDT LS as completion
+engine, once per variant and language-model backend, and prints per backend and
+variant:
 
   time/patch    sampling wall time per unique candidate (seconds; validation excluded)
   compilable    % of unique candidates that compile (no new JDT LS error)
@@ -60,12 +64,24 @@ and JDT LS as completion engine, once per variant, and prints per variant:
   #plausible    bugs with at least one plausible candidate
   #exact        bugs with a candidate equal to fixed_hunk after whitespace normalisation
   LM req/patch  model requests per unique candidate
+  rejections/patch  proposed tokens the speculative loop did not take (pruned
+                or outside the nucleus) per unique candidate; 0 for the n-gram
+                model, which is asked token by token
+  LM req/sample, rejections/sample, cuts/sample  the same per sampling
+                attempt, with re-proposals for other reasons (cuts); the
+                speculative loop keeps LM req <= 1 + rejections + cuts
   queries/patch completion-engine queries (Check and Complete calls the loop
                 made, memo hits excluded) per unique candidate
   JDT req/patch JDT LS requests the engine sent per unique candidate; the
                 engine caches member lists per site, so a variant run after
                 another on the same bug finds them warm (variants run in the
                 order given)
+
+Backends (--backend, comma-separated): "ngram", the embedded n-gram model, and
+"openai", the OpenAI-compatible server of --model-base-url (llama.cpp's
+llama-server, vLLM, ...). Default: ngram, plus openai when a server is
+configured (flag or $` + EnvModelBaseURL + `). Each backend gets its own JDT LS per
+bug, so neither finds the other's caches warm.
 
 A "patch" here is a unique candidate (after whitespace normalisation, and not
 equal to the buggy lines), as in the paper's "unique patches". Bugs run one after
@@ -89,12 +105,16 @@ variants of a bug one after another on that JDT LS.`,
 	fl.StringVar(&f.jdtls, "jdtls", "", "JDT LS install directory")
 	fl.BoolVar(&f.shared, "shared-engine", false, "one JDT LS serving every project of the corpus (much faster; JDT LS 1.20 imported only some of 15 projects this way and compile checks then timed out)")
 	fl.StringVar(&f.stateDir, "state-dir", "", "where the engine's JDT LS data and model caches live")
+	fl.StringSliceVar(&f.backends, "backend", nil, "language-model backends to run (comma-separate): ngram, openai (default: ngram, plus openai when --model-base-url or $"+EnvModelBaseURL+" is set)")
+	fl.IntVar(&f.maxTok, "max-tokens", repair.DefaultMaxTokens, "tokens per hunk; longer candidates are discarded")
+	addModelFlags(fl, &f.model)
 	benchCmd.AddCommand(cmd)
 	Root.AddCommand(benchCmd)
 }
 
 // bugRun is the outcome of one bug under one variant.
 type bugRun struct {
+	Backend    string       `json:"backend"`
 	Bug        string       `json:"bug"`
 	Variant    string       `json:"variant"`
 	Unique     int          `json:"unique"`
@@ -122,17 +142,27 @@ type benchCandidate struct {
 
 // benchRow is one variant's totals: the Table-3 columns.
 type benchRow struct {
-	Variant         string  `json:"variant"`
-	Bugs            int     `json:"bugs"`
-	Errors          int     `json:"errors"`
-	Samples         int     `json:"samples"`
-	Unique          int     `json:"unique"`
-	TimePerPatch    float64 `json:"time_per_patch_s"`
-	CompilablePct   float64 `json:"compilable_pct"`
-	PlausiblePct    float64 `json:"plausible_pct"`
-	PlausibleFixes  int     `json:"plausible_fixes"`
-	ExactFixes      int     `json:"exact_fixes"`
-	LMPerPatch      float64 `json:"lm_requests_per_patch"`
+	Backend        string  `json:"backend"`
+	Variant        string  `json:"variant"`
+	Bugs           int     `json:"bugs"`
+	Errors         int     `json:"errors"`
+	Samples        int     `json:"samples"`
+	Unique         int     `json:"unique"`
+	TimePerPatch   float64 `json:"time_per_patch_s"`
+	CompilablePct  float64 `json:"compilable_pct"`
+	PlausiblePct   float64 `json:"plausible_pct"`
+	PlausibleFixes int     `json:"plausible_fixes"`
+	ExactFixes     int     `json:"exact_fixes"`
+	LMPerPatch     float64 `json:"lm_requests_per_patch"`
+	// RejectionsPerPatch counts proposed tokens the speculative loop did not
+	// take (repair.Stats.SpecRejected), 0 for models without proposals.
+	RejectionsPerPatch float64 `json:"rejections_per_patch"`
+	// Per sampling attempt (repair.Stats.Samples): model requests, rejected
+	// proposed tokens, and re-proposals for other reasons (SpecCuts). The
+	// speculative loop keeps LMPerSample <= 1 + RejPerSample + CutsPerSample.
+	LMPerSample     float64 `json:"lm_requests_per_sample"`
+	RejPerSample    float64 `json:"rejections_per_sample"`
+	CutsPerSample   float64 `json:"cuts_per_sample"`
 	QueriesPerPatch float64 `json:"engine_queries_per_patch"`
 	EnginePerPatch  float64 `json:"jdtls_requests_per_patch"`
 	SampleSeconds   float64 `json:"sample_seconds"`
@@ -177,10 +207,144 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
+	if f.maxTok < 1 {
+		return fmt.Errorf("--max-tokens must be at least 1")
+	}
+	model, err := f.model.resolve(os.Getenv)
+	if err != nil {
+		return err
+	}
+	backends, err := benchBackends(f.backends, model)
+	if err != nil {
+		return err
+	}
+
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }
-	cfg := RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, MaxRoots: 1,
-		Progress: func(msg string, _ int) { logf("%s", msg) }}
-	var r repair.Repairer
+	var runs []bugRun
+	for _, backend := range backends {
+		cfg := RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, MaxRoots: 1,
+			Progress: func(msg string, _ int) { logf("%s", msg) }}
+		if backend == backendOpenAI {
+			cfg.Model = model
+			if err := checkModel(ctx, model); err != nil {
+				return err
+			}
+		}
+		logf("backend %s: %s", backend, cfg.Model)
+		got, err := benchBackend(ctx, cfg, backend, bugs, variants, f, logf)
+		runs = append(runs, got...)
+		if err != nil {
+			return err
+		}
+	}
+	rows := make([]benchRow, 0, len(backends)*len(variants))
+	for _, backend := range backends {
+		for _, v := range variants {
+			rows = append(rows, totals(backend, v, runs))
+		}
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(struct {
+			Corpus    string     `json:"corpus"`
+			Samples   int        `json:"samples"`
+			Seed      int64      `json:"seed"`
+			MaxTokens int        `json:"max_tokens"`
+			Model     string     `json:"openai_model,omitempty"` // the openai backend's configuration, without the key
+			Rows      []benchRow `json:"variants"`
+			Runs      []bugRun   `json:"runs"`
+		}{f.corpus, f.samples, f.seed, f.maxTok, modelLabel(model), rows, runs})
+	}
+	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	if f.perBug {
+		fmt.Fprintln(tw, "backend\tbug\tvariant\tunique\tcompilable\tplausible\texact\tLM req\tJDT req\tseconds\t")
+		for _, r := range runs {
+			if r.Error != "" {
+				fmt.Fprintf(tw, "%s\t%s\t%s\terror: %s\t\t\t\t\t\t\t\n", r.Backend, r.Bug, r.Variant, r.Error)
+				continue
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%v\t%d\t%d\t%.1f\t\n", r.Backend, r.Bug, r.Variant, r.Unique, r.Compilable, r.Plausible, r.Exact,
+				r.Stats.LMRequests, r.Stats.EngineRequests, r.Stats.Duration.Seconds())
+		}
+		fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t")
+	}
+	fmt.Fprintf(tw, "backend\tvariant\tbugs\tunique patches\ttime/patch (s)\tcompilable %%\tplausible %%\t#plausible fixes\t#exact fixes\tLM req/patch\trejections/patch\tLM req/sample\trejections/sample\tcuts/sample\tengine queries/patch\tJDT LS req/patch\t\n")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.3f\t%.1f\t%.1f\t%d\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f\t%.2f\t\n", r.Backend, r.Variant, r.Bugs, r.Unique, r.TimePerPatch,
+			r.CompilablePct, r.PlausiblePct, r.PlausibleFixes, r.ExactFixes, r.LMPerPatch, r.RejectionsPerPatch,
+			r.LMPerSample, r.RejPerSample, r.CutsPerSample, r.QueriesPerPatch, r.EnginePerPatch)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if model.Remote() {
+		fmt.Fprintf(stdout, "\nopenai = %s\n", modelLabel(model))
+	}
+	for _, r := range rows {
+		if r.Errors > 0 {
+			return fmt.Errorf("%d of %d repairs failed for backend %s, variant %s (see stderr)", r.Errors, r.Bugs, r.Backend, r.Variant)
+		}
+	}
+	return nil
+}
+
+// Backend names of bench repair.
+const (
+	backendNgram  = "ngram"  // the embedded n-gram model
+	backendOpenAI = "openai" // the configured OpenAI-compatible server
+)
+
+// benchBackends checks --backend against the model configuration; empty
+// means ngram, plus openai when a server is configured.
+func benchBackends(names []string, model ModelConfig) ([]string, error) {
+	if len(names) == 0 {
+		names = []string{backendNgram}
+		if model.Remote() {
+			names = append(names, backendOpenAI)
+		}
+	}
+	var out []string
+	seen := map[string]bool{}
+	for _, n := range names {
+		n = strings.ToLower(strings.TrimSpace(n))
+		switch n {
+		case backendNgram:
+		case backendOpenAI:
+			if !model.Remote() {
+				return nil, fmt.Errorf("--backend openai needs a model server: --model-base-url or $%s", EnvModelBaseURL)
+			}
+		default:
+			return nil, fmt.Errorf("unknown backend %q (want %s or %s)", n, backendNgram, backendOpenAI)
+		}
+		if !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	return out, nil
+}
+
+// modelLabel names the openai backend's model and server ("" without one).
+func modelLabel(model ModelConfig) string {
+	if !model.Remote() {
+		return ""
+	}
+	m, err := model.build()
+	if err != nil {
+		return model.String()
+	}
+	return m.Name()
+}
+
+// benchBackend runs every bug and variant with one backend's repair service
+// (closed before it returns). It returns the runs so far and the context's
+// error when the benchmark is interrupted.
+func benchBackend(ctx context.Context, cfg RepairConfig, backend string, bugs []corpus.Bug, variants []string, f benchRepairFlags, logf func(string, ...any)) ([]bugRun, error) {
+	var (
+		r   repair.Repairer
+		err error
+	)
 	if !f.shared {
 		r, err = buildRepairer(cfg)
 	} else {
@@ -191,76 +355,35 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 		r, err = buildSharedRepairer(cfg, roots)
 	}
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if c, ok := r.(io.Closer); ok {
 		defer c.Close()
 	}
-
 	var runs []bugRun
 	for _, b := range bugs {
 		for _, v := range variants {
 			run := benchOne(ctx, r, b, v, f)
 			if err := ctx.Err(); err != nil {
-				return err
+				return runs, err
 			}
 			if run.Error != "" && strings.Contains(run.Error, context.DeadlineExceeded.Error()) {
 				// A JDT LS still importing the corpus's projects can miss a
 				// deadline once; a second failure is reported.
-				logf("%s %s: %s; retrying once", b.ID, v, run.Error)
+				logf("%s %s %s: %s; retrying once", backend, b.ID, v, run.Error)
 				run = benchOne(ctx, r, b, v, f)
 				run.Retried = true
 			}
+			run.Backend = backend
 			if run.Error != "" {
-				logf("%s %s: error: %s", b.ID, v, run.Error)
+				logf("%s %s %s: error: %s", backend, b.ID, v, run.Error)
 			} else {
-				logf("%s %-10s %2d unique, %2d compilable, %2d plausible, exact=%v, %s", b.ID, v, run.Unique, run.Compilable, run.Plausible, run.Exact, run.Stats.Duration.Round(time.Millisecond))
+				logf("%s %s %-10s %2d unique, %2d compilable, %2d plausible, exact=%v, %d LM requests, %s", backend, b.ID, v, run.Unique, run.Compilable, run.Plausible, run.Exact, run.Stats.LMRequests, run.Stats.Duration.Round(time.Millisecond))
 			}
 			runs = append(runs, run)
 		}
 	}
-	rows := make([]benchRow, 0, len(variants))
-	for _, v := range variants {
-		rows = append(rows, totals(v, runs))
-	}
-	if f.jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
-			Corpus  string     `json:"corpus"`
-			Samples int        `json:"samples"`
-			Seed    int64      `json:"seed"`
-			Rows    []benchRow `json:"variants"`
-			Runs    []bugRun   `json:"runs"`
-		}{f.corpus, f.samples, f.seed, rows, runs})
-	}
-	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
-	if f.perBug {
-		fmt.Fprintln(tw, "bug\tvariant\tunique\tcompilable\tplausible\texact\tLM req\tJDT req\tseconds\t")
-		for _, r := range runs {
-			if r.Error != "" {
-				fmt.Fprintf(tw, "%s\t%s\terror: %s\t\t\t\t\t\t\t\n", r.Bug, r.Variant, r.Error)
-				continue
-			}
-			fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%d\t%v\t%d\t%d\t%.1f\t\n", r.Bug, r.Variant, r.Unique, r.Compilable, r.Plausible, r.Exact,
-				r.Stats.LMRequests, r.Stats.EngineRequests, r.Stats.Duration.Seconds())
-		}
-		fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t")
-	}
-	fmt.Fprintf(tw, "variant\tbugs\tunique patches\ttime/patch (s)\tcompilable %%\tplausible %%\t#plausible fixes\t#exact fixes\tLM req/patch\tengine queries/patch\tJDT LS req/patch\t\n")
-	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%.3f\t%.1f\t%.1f\t%d\t%d\t%.1f\t%.1f\t%.2f\t\n", r.Variant, r.Bugs, r.Unique, r.TimePerPatch,
-			r.CompilablePct, r.PlausiblePct, r.PlausibleFixes, r.ExactFixes, r.LMPerPatch, r.QueriesPerPatch, r.EnginePerPatch)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	for _, r := range rows {
-		if r.Errors > 0 {
-			return fmt.Errorf("%d of %d repairs failed for variant %s (see stderr)", r.Errors, r.Bugs, r.Variant)
-		}
-	}
-	return nil
+	return runs, nil
 }
 
 // benchOne repairs one bug with one variant; errors are recorded, not returned,
@@ -269,7 +392,7 @@ func benchOne(ctx context.Context, r repair.Repairer, b corpus.Bug, variant stri
 	run := bugRun{Bug: b.ID, Variant: variant}
 	opts, _ := repair.DefaultOptions().WithVariant(variant)
 	opts.Samples, opts.Seed, opts.KeepTop = f.samples, f.seed, 1<<30
-	opts.Temperature, opts.TopP = f.temp, f.topP
+	opts.Temperature, opts.TopP, opts.MaxTokens = f.temp, f.topP, f.maxTok
 	text, err := os.ReadFile(b.FilePath())
 	if err != nil {
 		run.Error = err.Error()
@@ -308,14 +431,14 @@ func benchOne(ctx context.Context, r repair.Repairer, b corpus.Bug, variant stri
 	return run
 }
 
-// totals sums the runs of one variant into Table-3 columns.
-func totals(variant string, runs []bugRun) benchRow {
-	row := benchRow{Variant: variant}
-	var lm, eng, queries int64
+// totals sums the runs of one backend and variant into Table-3 columns.
+func totals(backend, variant string, runs []bugRun) benchRow {
+	row := benchRow{Backend: backend, Variant: variant}
+	var lm, eng, queries, rejected, cuts int64
 	var sample, validate time.Duration
 	compilable, plausible := 0, 0
 	for _, r := range runs {
-		if r.Variant != variant {
+		if r.Variant != variant || r.Backend != backend {
 			continue
 		}
 		row.Bugs++
@@ -334,18 +457,25 @@ func totals(variant string, runs []bugRun) benchRow {
 			row.ExactFixes++
 		}
 		lm += r.Stats.LMRequests
+		rejected += r.Stats.SpecRejected
+		cuts += r.Stats.SpecCuts
 		eng += r.Stats.EngineRequests
 		queries += r.Stats.EngineCalls
 		sample += r.Stats.SampleTime
 		validate += r.Stats.ValidateTime
 	}
 	row.SampleSeconds, row.ValidateSeconds = sample.Seconds(), validate.Seconds()
+	if row.Samples > 0 {
+		n := float64(row.Samples)
+		row.LMPerSample, row.RejPerSample, row.CutsPerSample = float64(lm)/n, float64(rejected)/n, float64(cuts)/n
+	}
 	if row.Unique > 0 {
 		u := float64(row.Unique)
 		row.TimePerPatch = sample.Seconds() / u
 		row.CompilablePct = 100 * float64(compilable) / u
 		row.PlausiblePct = 100 * float64(plausible) / u
 		row.LMPerPatch = float64(lm) / u
+		row.RejectionsPerPatch = float64(rejected) / u
 		row.EnginePerPatch = float64(eng) / u
 		row.QueriesPerPatch = float64(queries) / u
 	}

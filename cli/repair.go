@@ -37,6 +37,7 @@ type repairFlags struct {
 	maxTokens   int
 	testTimeout time.Duration
 	quiet       bool
+	model       modelFlags
 }
 
 func init() {
@@ -80,6 +81,7 @@ Progress goes to stderr; patches to stdout.`,
 	fl.IntVar(&f.maxTokens, "max-tokens", d.MaxTokens, "tokens per hunk; longer candidates are discarded")
 	fl.DurationVar(&f.testTimeout, "test-timeout", repair.DefaultTestTimeout, "time limit of the test command per patch")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	addModelFlags(fl, &f.model)
 	Root.AddCommand(cmd)
 }
 
@@ -195,7 +197,15 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 			fmt.Fprintf(stderr, "repilot: [%3d%%] %s\n", pct, msg)
 		}
 	}
-	r, err := newRepairer(RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, Progress: progress})
+	model, err := f.model.resolve(os.Getenv)
+	if err != nil {
+		return err
+	}
+	progress("language model: "+model.String(), 0)
+	if err := checkModel(ctx, model); err != nil {
+		return err
+	}
+	r, err := newRepairer(RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, Progress: progress, Model: model})
 	if err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
 // serveFlags are the flags of serve (and of the bare command).
@@ -23,6 +24,7 @@ var serveFlags struct {
 	stateDir string
 	logFile  string
 	trace    bool
+	model    modelFlags
 }
 
 var serveCmd = &cobra.Command{
@@ -48,6 +50,7 @@ func addServeFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&serveFlags.stateDir, "state-dir", "", "directory for state; JDT LS data goes in <dir>/jdtls (default ~/.cache/repilot-lsp/state/<hash of the project root>)")
 	fs.StringVar(&serveFlags.logFile, "log-file", "", "append the log to this file instead of stderr")
 	fs.BoolVar(&serveFlags.trace, "trace", false, "log the method and id of every message routed")
+	addModelFlags(fs, &serveFlags.model)
 	// vscode-languageclient appends --stdio to an executable server's
 	// arguments when the transport is stdio; stdio is the only transport.
 	fs.Bool("stdio", true, "speak LSP on stdin/stdout (the default and only transport)")
@@ -71,7 +74,23 @@ func runServe(cmd *cobra.Command, args []string) error {
 	if home == "" {
 		home = os.Getenv(jdtls.EnvHome)
 	}
-	rep, err := buildRepairer(RepairConfig{JDTLSHome: home, StateDir: serveFlags.stateDir})
+	model, err := serveFlags.model.resolve(os.Getenv)
+	if err == nil {
+		fmt.Fprintf(logw, "repilot-lsp: repair model: %s\n", model)
+		if model.Remote() {
+			// Not fatal: the server may come up later; a repair then reports
+			// the same error.
+			go func() {
+				if err := checkModel(cmd.Context(), model); err != nil {
+					fmt.Fprintf(logw, "repilot-lsp: %v\n", err)
+				}
+			}()
+		}
+	}
+	var rep repair.Repairer
+	if err == nil {
+		rep, err = buildRepairer(RepairConfig{JDTLSHome: home, StateDir: serveFlags.stateDir, Model: model})
+	}
 	if err != nil {
 		fmt.Fprintf(logw, "repilot-lsp: the repair service is not available (%v); serving without it\n", err)
 		rep = proxy.UnavailableRepairer(err)

@@ -9,7 +9,13 @@ package cli
 //     with its data in <state>/engine/<hash of root>;
 //   - the embedded n-gram model (lm/ngram) trained on the project's .java
 //     files plus the JDK's java.base sources, whose counts are cached on disk
-//     in <cache>/ngram, so a later start only lexes the project.
+//     in <cache>/ngram, so a later start only lexes the project; or, when a
+//     model server is configured (ModelConfig), one lm/openai model shared by
+//     every root.
+//
+// The model flags and their environment fallbacks (what the editor plugins
+// set) are read here and only here: modelFlags, used by serve, repair and
+// bench repair.
 
 import (
 	"context"
@@ -23,9 +29,13 @@ import (
 	"sync"
 	"time"
 
+	"github.com/spf13/pflag"
+
 	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/lm"
 	"github.com/repilot-lsp/repilot-lsp/lm/ngram"
+	"github.com/repilot-lsp/repilot-lsp/lm/openai"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -39,6 +49,9 @@ type RepairConfig struct {
 	// MaxRoots bounds how many projects keep a live JDT LS and model at once
 	// (0: 4); the least recently used project's are closed first.
 	MaxRoots int
+	// Model chooses the language model (zero value: the embedded n-gram
+	// model).
+	Model ModelConfig
 }
 
 // engineStartTimeout bounds starting a shadow JDT LS until ServiceReady
@@ -77,8 +90,12 @@ func buildRepairer(cfg RepairConfig) (repair.Repairer, error) {
 	if progress == nil {
 		progress = func(string, int) {}
 	}
+	shared, err := cfg.Model.build()
+	if err != nil {
+		return nil, err
+	}
 	start := func(ctx context.Context, root string) (repair.Backends, func() error, error) {
-		return startBackends(ctx, home, cfg.StateDir, root, progress)
+		return startBackends(ctx, home, cfg.StateDir, root, shared, progress)
 	}
 	p := newPool(start, cfg.MaxRoots)
 	p.alive = engineAlive
@@ -93,27 +110,31 @@ func engineAlive(b repair.Backends) error {
 	return nil
 }
 
-// startBackends starts the shadow JDT LS and trains the model for root, in
-// parallel.
-func startBackends(ctx context.Context, home, stateDir, root string, progress repair.Progress) (repair.Backends, func() error, error) {
+// startBackends starts the shadow JDT LS and trains the n-gram model for
+// root, in parallel; with a shared model (a model server) it only starts JDT
+// LS.
+func startBackends(ctx context.Context, home, stateDir, root string, shared lm.Model, progress repair.Progress) (repair.Backends, func() error, error) {
 	ctx, cancel := context.WithTimeout(ctx, engineStartTimeout)
 	defer cancel()
 	var (
 		wg     sync.WaitGroup
 		eng    *engine.JDT
 		engErr error
-		model  *ngram.Model
+		model  lm.Model = shared
 		lmErr  error
 	)
-	wg.Add(2)
+	wg.Add(1)
 	go func() {
 		defer wg.Done()
 		eng, engErr = startEngine(ctx, home, engineStateDir(stateDir, root), root, nil, progress)
 	}()
-	go func() {
-		defer wg.Done()
-		model, lmErr = trainModel(ctx, root, progress)
-	}()
+	if shared == nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			model, lmErr = trainModel(ctx, root, progress)
+		}()
+	}
 	wg.Wait()
 	if err := errors.Join(engErr, lmErr); err != nil {
 		if eng != nil {
@@ -214,6 +235,10 @@ func buildSharedRepairer(cfg RepairConfig, roots []string) (repair.Repairer, err
 	for _, r := range roots {
 		known[r] = true
 	}
+	sharedModel, err := cfg.Model.build()
+	if err != nil {
+		return nil, err
+	}
 	s := &sharedRepairer{}
 	dir := engineStateDir(cfg.StateDir, "shared:"+strings.Join(roots, "\x00"))
 	start := func(ctx context.Context, root string) (repair.Backends, func() error, error) {
@@ -228,9 +253,11 @@ func buildSharedRepairer(cfg RepairConfig, roots []string) (repair.Repairer, err
 		if s.err != nil {
 			return repair.Backends{}, nil, s.err
 		}
-		model, err := trainModel(ctx, root, progress)
-		if err != nil {
-			return repair.Backends{}, nil, err
+		var model lm.Model = sharedModel
+		if model == nil {
+			if model, err = trainModel(ctx, root, progress); err != nil {
+				return repair.Backends{}, nil, err
+			}
 		}
 		return repair.Backends{Model: model, Engine: s.eng, Compiler: s.eng}, func() error { return nil }, nil
 	}
@@ -245,4 +272,131 @@ func (s *sharedRepairer) Close() error {
 		err = errors.Join(err, s.eng.Close())
 	}
 	return err
+}
+
+// Environment variables read by the model flags when the flag is not given:
+// what the editor plugins (editors/vscode, editors/neovim) set for the server
+// they start. The API key is read from the variable named by --api-key-env
+// (default openai.EnvAPIKey, REPILOT_API_KEY).
+const (
+	EnvModelBaseURL = "REPILOT_MODEL_BASE_URL" // OpenAI-compatible server, "http://127.0.0.1:8080/v1"
+	EnvModelName    = "REPILOT_MODEL_NAME"     // model name sent with each request
+	EnvModelFIM     = "REPILOT_MODEL_FIM"      // FIM template name or "infill"
+)
+
+// ModelConfig chooses the language model of the repair service: the embedded
+// n-gram model (lm/ngram, trained per project) when OpenAI.BaseURL is empty,
+// else one lm/openai model for every project.
+type ModelConfig struct {
+	OpenAI openai.Config
+}
+
+// Remote reports whether a model server is configured.
+func (c ModelConfig) Remote() bool { return c.OpenAI.BaseURL != "" }
+
+// String describes the choice for logs, never with the API key.
+func (c ModelConfig) String() string {
+	if !c.Remote() {
+		return "embedded n-gram model (lm/ngram)"
+	}
+	return c.OpenAI.String()
+}
+
+// build returns the shared model server's lm.Model, or nil for the n-gram
+// model (trained per root by startBackends). It contacts nothing.
+func (c ModelConfig) build() (*openai.Model, error) {
+	if !c.Remote() {
+		return nil, nil
+	}
+	return openai.New(c.OpenAI)
+}
+
+// checkModel contacts a configured model server once (openai.Model.Check) so
+// that a server that is down, refuses the key or returns no logprobs is
+// reported before JDT LS is started; nil for the n-gram model.
+func checkModel(ctx context.Context, c ModelConfig) error {
+	m, err := c.build()
+	if err != nil || m == nil {
+		return err
+	}
+	ctx, cancel := context.WithTimeout(ctx, modelCheckTimeout)
+	defer cancel()
+	if err := m.Check(ctx); err != nil {
+		return fmt.Errorf("the model server does not work for Repilot: %w", err)
+	}
+	return nil
+}
+
+// modelCheckTimeout bounds checkModel (a cold llama-server loads its model
+// on the first request).
+const modelCheckTimeout = 2 * time.Minute
+
+// modelFlags are the language-model flags of serve, repair and bench repair.
+// Each falls back to an environment variable (read in resolve, so --help never
+// prints a configured value).
+type modelFlags struct {
+	baseURL     string
+	name        string
+	apiKeyEnv   string
+	fim         string
+	dialect     string
+	timeout     time.Duration
+	concurrency int
+	retries     int
+	noSpeculate bool
+}
+
+// addModelFlags registers the model flags on fs, bound to f.
+func addModelFlags(fs *pflag.FlagSet, f *modelFlags) {
+	fs.StringVar(&f.baseURL, "model-base-url", "", "OpenAI-compatible model server with its version path, e.g. http://127.0.0.1:8080/v1 for llama.cpp's llama-server (env "+EnvModelBaseURL+"; empty: the embedded n-gram model)")
+	fs.StringVar(&f.name, "model", "", "model name sent to the server (env "+EnvModelName+"; empty: the first model the server lists)")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", openai.EnvAPIKey, "environment variable holding the server's API key (the key is never a flag, never logged; "+openai.EnvOpenAIAPIKey+" is the last fallback)")
+	fs.StringVar(&f.fim, "fim-template", "", `fill-in-the-middle prompt template: qwen, deepseek, starcoder, codellama, codestral, none, or "infill" for llama.cpp's /infill (env `+EnvModelFIM+`; empty: guessed from the model name)`)
+	fs.StringVar(&f.dialect, "model-dialect", "", "server dialect: llama.cpp, vllm, openai, other (empty: detect from GET /v1/models)")
+	fs.DurationVar(&f.timeout, "model-timeout", 60*time.Second, "time limit of one request to the model server")
+	fs.IntVar(&f.concurrency, "model-concurrency", 4, "requests in flight to the model server at most")
+	fs.IntVar(&f.retries, "model-retries", 3, "retries after HTTP 429/5xx or a refused connection, with backoff (0: none)")
+	fs.BoolVar(&f.noSpeculate, "no-speculate", false, "ask the model server token by token (one request per token) instead of speculative guided decoding")
+}
+
+// resolve turns the flags and, for flags left empty, the environment (getenv)
+// into a ModelConfig. Errors: --api-key-env names a variable other than the
+// default that is unset (the message names the variable, never a value).
+func (f modelFlags) resolve(getenv func(string) string) (ModelConfig, error) {
+	pick := func(flag, env string) string {
+		if flag != "" {
+			return flag
+		}
+		return strings.TrimSpace(getenv(env))
+	}
+	base := pick(f.baseURL, EnvModelBaseURL)
+	if base == "" {
+		return ModelConfig{}, nil
+	}
+	keyEnv := f.apiKeyEnv
+	if keyEnv == "" {
+		keyEnv = openai.EnvAPIKey
+	}
+	key := getenv(keyEnv)
+	if key == "" && keyEnv != openai.EnvAPIKey {
+		return ModelConfig{}, fmt.Errorf("--api-key-env %s: that environment variable is not set", keyEnv)
+	}
+	if key == "" {
+		key = getenv(openai.EnvOpenAIAPIKey)
+	}
+	retries := f.retries
+	if retries == 0 {
+		retries = -1 // openai.Config: negative means never
+	}
+	return ModelConfig{OpenAI: openai.Config{
+		BaseURL:       base,
+		Model:         pick(f.name, EnvModelName),
+		APIKey:        key,
+		FIM:           pick(f.fim, EnvModelFIM),
+		Dialect:       f.dialect,
+		Timeout:       f.timeout,
+		MaxConcurrent: f.concurrency,
+		MaxRetries:    retries,
+		NoSpeculate:   f.noSpeculate,
+	}}, nil
 }
