@@ -1,0 +1,117 @@
+package cli
+
+// repair_llama_test.go runs the repair command line end to end against a real
+// llama.cpp llama-server (the random-weight deepseek-coder model of
+// scripts/models/make-random.sh): flags -> ModelConfig -> start-up check ->
+// lm/openai model -> speculative guided decoding over the package's one real
+// JDT LS engine. Team rules: no llama-server fails the test with how to build
+// it unless REPILOT_SKIP_LLAMA=1; no JDT LS likewise unless
+// REPILOT_SKIP_JDTLS=1.
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/corpus"
+	"github.com/repilot-lsp/repilot-lsp/lm/openai/llamatest"
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+func TestRepairCommandWithLlamaServer(t *testing.T) {
+	bin := llamatest.Require(t)
+	r := realRepairer(t)
+	modelPath, err := llamatest.RandomModel("deepseek-coder", "tiny")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
+	defer cancel()
+	srv, err := llamatest.Start(ctx, llamatest.Options{Binary: bin, Model: modelPath,
+		LogFile: filepath.Join(t.TempDir(), "llama-server.log")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+
+	bug, err := corpus.LoadBug(integrationBug)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The package's one JDT LS (team rule) serves as engine; the model is
+	// whatever the command line configured.
+	p := r.(*pool)
+	e, err := p.acquire(ctx, bug.ProjectDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng, comp := e.b.Engine, e.b.Compiler
+	p.release(e)
+	var built []string
+	old := newRepairer
+	newRepairer = func(cfg RepairConfig) (repair.Repairer, error) {
+		m, err := cfg.Model.build()
+		if err != nil || m == nil {
+			t.Fatalf("the command line configured no model server: %v", err)
+		}
+		built = append(built, m.Name())
+		return repair.NewService(repair.Backends{Model: m, Engine: eng, Compiler: comp}), nil
+	}
+	defer func() { newRepairer = old }()
+	t.Setenv("LLAMA_TEST_KEY", "sk-llama-test-secret")
+
+	for _, speculate := range []bool{true, false} {
+		args := []string{"repair", "--project", bug.ProjectDir(), "--file", bug.File, "--lines", linesFlag(bug),
+			"--samples", "4", "--max-tokens", "16", "--seed", "1", "--json",
+			"--model-base-url", srv.URL, "--api-key-env", "LLAMA_TEST_KEY", "--model-timeout", "2m"}
+		if !speculate {
+			args = append(args, "--no-speculate")
+		}
+		var out, errb bytes.Buffer
+		Root.SetArgs(args)
+		Root.SetOut(&out)
+		Root.SetErr(&errb)
+		err := Root.ExecuteContext(ctx)
+		Root.SetArgs(nil)
+		Root.SetOut(nil)
+		Root.SetErr(nil)
+		if err != nil {
+			t.Fatalf("repilot-lsp %s: %v\nstderr:\n%s", strings.Join(args, " "), err, errb.String())
+		}
+		var res struct {
+			Patches []jsonPatch  `json:"patches"`
+			Stats   repair.Stats `json:"stats"`
+		}
+		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
+			t.Fatalf("--json output: %v\n%s", err, out.String())
+		}
+		st := res.Stats
+		t.Logf("speculate=%v: %+v; %d patches", speculate, st, len(res.Patches))
+		if st.Samples != 4 || st.LMRequests == 0 || st.EngineCalls == 0 {
+			t.Errorf("speculate=%v: the loop did not run on the server and the engine: %+v", speculate, st)
+		}
+		if speculate && (st.Proposals == 0 || st.LMRequests > int64(st.Samples)+st.SpecRejected+st.SpecCuts) {
+			t.Errorf("speculative: %d requests, %d proposals, %d samples + %d rejections + %d cuts", st.LMRequests, st.Proposals, st.Samples, st.SpecRejected, st.SpecCuts)
+		}
+		if !speculate && st.Proposals != 0 {
+			t.Errorf("--no-speculate made %d proposals", st.Proposals)
+		}
+		if !strings.Contains(errb.String(), "language model: openai.Config{BaseURL: "+srv.URL) {
+			t.Errorf("stderr does not name the model server:\n%s", errb.String())
+		}
+		if strings.Contains(out.String()+errb.String(), "sk-llama-test-secret") {
+			t.Error("the API key was printed")
+		}
+	}
+	if len(built) != 2 || !strings.Contains(built[0], "@"+srv.URL) {
+		t.Errorf("models built: %q", built)
+	}
+	if _, err := os.Stat(bug.FilePath()); err != nil {
+		t.Fatal(err)
+	}
+}
