@@ -67,7 +67,7 @@ variant:
   rejections/patch  proposed tokens the speculative loop did not take (pruned
                 or outside the nucleus) per unique candidate; 0 for the n-gram
                 model, which is asked token by token
-  LM req/sample, rejections/sample, cuts/sample  the same per sampling
+  time/sample, LM req/sample, rejections/sample, cuts/sample  per sampling
                 attempt, with re-proposals for other reasons (cuts); the
                 speculative loop keeps LM req <= 1 + rejections + cuts
   queries/patch completion-engine queries (Check and Complete calls the loop
@@ -160,6 +160,7 @@ type benchRow struct {
 	// Per sampling attempt (repair.Stats.Samples): model requests, rejected
 	// proposed tokens, and re-proposals for other reasons (SpecCuts). The
 	// speculative loop keeps LMPerSample <= 1 + RejPerSample + CutsPerSample.
+	TimePerSample   float64 `json:"time_per_sample_s"` // sampling wall time per sampling attempt
 	LMPerSample     float64 `json:"lm_requests_per_sample"`
 	RejPerSample    float64 `json:"rejections_per_sample"`
 	CutsPerSample   float64 `json:"cuts_per_sample"`
@@ -269,11 +270,11 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 		}
 		fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t")
 	}
-	fmt.Fprintf(tw, "backend\tvariant\tbugs\tunique patches\ttime/patch (s)\tcompilable %%\tplausible %%\t#plausible fixes\t#exact fixes\tLM req/patch\trejections/patch\tLM req/sample\trejections/sample\tcuts/sample\tengine queries/patch\tJDT LS req/patch\t\n")
+	fmt.Fprintf(tw, "backend\tvariant\tbugs\tunique patches\ttime/patch (s)\tcompilable %%\tplausible %%\t#plausible fixes\t#exact fixes\tLM req/patch\trejections/patch\ttime/sample (s)\tLM req/sample\trejections/sample\tcuts/sample\tengine queries/patch\tJDT LS req/patch\t\n")
 	for _, r := range rows {
-		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.3f\t%.1f\t%.1f\t%d\t%d\t%.1f\t%.1f\t%.2f\t%.2f\t%.2f\t%.1f\t%.2f\t\n", r.Backend, r.Variant, r.Bugs, r.Unique, r.TimePerPatch,
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.3f\t%.1f\t%.1f\t%d\t%d\t%.1f\t%.1f\t%.3f\t%.2f\t%.2f\t%.2f\t%.1f\t%.2f\t\n", r.Backend, r.Variant, r.Bugs, r.Unique, r.TimePerPatch,
 			r.CompilablePct, r.PlausiblePct, r.PlausibleFixes, r.ExactFixes, r.LMPerPatch, r.RejectionsPerPatch,
-			r.LMPerSample, r.RejPerSample, r.CutsPerSample, r.QueriesPerPatch, r.EnginePerPatch)
+			r.TimePerSample, r.LMPerSample, r.RejPerSample, r.CutsPerSample, r.QueriesPerPatch, r.EnginePerPatch)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -467,6 +468,7 @@ func totals(backend, variant string, runs []bugRun) benchRow {
 	row.SampleSeconds, row.ValidateSeconds = sample.Seconds(), validate.Seconds()
 	if row.Samples > 0 {
 		n := float64(row.Samples)
+		row.TimePerSample = sample.Seconds() / n
 		row.LMPerSample, row.RejPerSample, row.CutsPerSample = float64(lm)/n, float64(rejected)/n, float64(cuts)/n
 	}
 	if row.Unique > 0 {

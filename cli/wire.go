@@ -90,7 +90,7 @@ func buildRepairer(cfg RepairConfig) (repair.Repairer, error) {
 	if progress == nil {
 		progress = func(string, int) {}
 	}
-	shared, err := cfg.Model.build()
+	shared, err := cfg.Model.lmModel()
 	if err != nil {
 		return nil, err
 	}
@@ -235,7 +235,7 @@ func buildSharedRepairer(cfg RepairConfig, roots []string) (repair.Repairer, err
 	for _, r := range roots {
 		known[r] = true
 	}
-	sharedModel, err := cfg.Model.build()
+	sharedModel, err := cfg.Model.lmModel()
 	if err != nil {
 		return nil, err
 	}
@@ -309,6 +309,16 @@ func (c ModelConfig) build() (*openai.Model, error) {
 		return nil, nil
 	}
 	return openai.New(c.OpenAI)
+}
+
+// lmModel is build as an lm.Model: nil (not a nil *openai.Model) for the
+// n-gram model.
+func (c ModelConfig) lmModel() (lm.Model, error) {
+	m, err := c.build()
+	if err != nil || m == nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // checkModel contacts a configured model server once (openai.Model.Check) so

@@ -144,6 +144,14 @@ func TestCheckModelAgainstFakeServer(t *testing.T) {
 	if err := checkModel(context.Background(), ModelConfig{}); err != nil {
 		t.Errorf("n-gram model check: %v", err)
 	}
+	// The wiring trains an n-gram model when lmModel is nil: it must be a nil
+	// interface, not a nil *openai.Model.
+	if m, err := (ModelConfig{}).lmModel(); m != nil || err != nil {
+		t.Errorf("n-gram config: lmModel() = %#v, %v; want a nil lm.Model", m, err)
+	}
+	if m, err := cfg.lmModel(); m == nil || err != nil {
+		t.Errorf("server config: lmModel() = %v, %v", m, err)
+	}
 }
 
 // TestRepairFailsFastWhenServerDown runs the repair command with the editor
