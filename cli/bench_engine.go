@@ -1,0 +1,143 @@
+package cli
+
+// bench_engine.go is "repilot-lsp bench engine": the completion engine's
+// pruning power on mutated developer fixes, its soundness on the unmutated
+// fixes, and the cost of a decision with and without the site cache. The
+// work is in bench/enginebench; this file only parses flags and prints.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/repilot-lsp/repilot-lsp/bench/enginebench"
+	"github.com/repilot-lsp/repilot-lsp/corpus"
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+)
+
+type benchEngineFlags struct {
+	corpus   string
+	seed     uint64
+	tries    int
+	newLines int
+	noSpeed  bool
+	jsonOut  bool
+	verbose  bool
+	only     []string
+	jdtls    string
+}
+
+func init() {
+	var f benchEngineFlags
+	cmd := &cobra.Command{
+		Use:   "engine --corpus DIR",
+		Short: "Pruning power, soundness and speed of the completion engine on a bug corpus",
+		Long: `bench engine starts one JDT LS over every project of a corpus
+(shared/bug-corpus.md format, projects copied to a temporary directory) and,
+for each fixture:
+
+  soundness     forces the developer's fixed_hunk through the engine token by
+                token (whole Java tokens, then 3-byte chunks): no token may be
+                pruned ("pruned" must read 0)
+  pruning       mutates one identifier of the fix at a time (kinds: member-typo,
+                member-wrong-type, simple-name, type-name, new-type; new-type
+                also on up to --new-lines further lines of the fixed file that
+                construct an object), keeps a mutant only when JDT LS reports a
+                compile error the fixed file lacks saying that the new name
+                does not exist there (replacements that compile, or fail for
+                another reason, are counted and skipped), forces it token by
+                token, and counts
+                it pruned when some token at or after the mutation is
+                infeasible ("pruned early" would be a soundness failure)
+  speed         forces every fix again through a fresh engine with the site
+                cache and one without: median time per decision and JDT LS
+                requests per generated token (--no-speed skips it)
+
+Mutants are deterministic for a --seed.`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBenchEngine(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.corpus, "corpus", "testdata/bugs", "corpus directory (one folder per bug)")
+	fl.Uint64Var(&f.seed, "seed", 1, "mutation seed")
+	fl.IntVar(&f.tries, "tries", 4, "replacements tried per site until one does not compile")
+	fl.IntVar(&f.newLines, "new-lines", 2, "further lines per fixture with \"new Type\" used for new-type mutants (-1: none)")
+	fl.BoolVar(&f.noSpeed, "no-speed", false, "skip the speed measurement")
+	fl.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "list every mutant and log progress on stderr")
+	fl.StringSliceVar(&f.only, "bug", nil, "run only these bug ids")
+	fl.StringVar(&f.jdtls, "jdtls", "", "JDT LS install directory")
+	benchCmd.AddCommand(cmd)
+}
+
+func runBenchEngine(ctx context.Context, f benchEngineFlags, stdout, stderr io.Writer) error {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	// An interrupt ends the run through ctx, so that JDT LS is stopped.
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	bugs, err := corpus.Load(f.corpus)
+	if err != nil {
+		return err
+	}
+	if len(f.only) > 0 {
+		keep := map[string]bool{}
+		for _, id := range f.only {
+			keep[id] = true
+		}
+		var sel []corpus.Bug
+		for _, b := range bugs {
+			if keep[b.ID] {
+				sel = append(sel, b)
+			}
+		}
+		if len(sel) == 0 {
+			return fmt.Errorf("no bug of %s has id %s", f.corpus, strings.Join(f.only, ", "))
+		}
+		bugs = sel
+	}
+	home, err := jdtls.ResolveHome(f.jdtls)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "starting JDT LS (%s) for %d projects\n", home, len(bugs))
+	sctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
+	defer cancel()
+	var jerr io.Writer
+	if f.verbose {
+		jerr = os.Stderr
+	}
+	w, err := enginebench.Start(sctx, bugs, home, jerr)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	o := enginebench.Options{Seed: f.seed, Tries: f.tries, NewLines: f.newLines, Speed: !f.noSpeed}
+	if f.verbose {
+		o.Log = stderr
+	}
+	rep, err := enginebench.Run(ctx, w, o)
+	if err != nil {
+		return err
+	}
+	if f.jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	rep.Print(stdout, f.verbose)
+	if rep.Soundness.Pruned > 0 || rep.Member.Early > 0 {
+		return fmt.Errorf("the engine pruned a token of a developer fix (%d unmutated, %d before a mutation)", rep.Soundness.Pruned, rep.Member.Early)
+	}
+	return nil
+}
