@@ -58,9 +58,16 @@ Everything after "--" is a test command (argv, no shell), run in a scratch copy
 of the project with each compilable patch applied: exit status 0 makes the patch
 plausible.
 
+The model is the embedded n-gram model, or an OpenAI-compatible server
+(llama.cpp's llama-server, vLLM, ...) given by --model-base-url or
+$REPILOT_MODEL_BASE_URL; it is checked once before JDT LS starts, and a server
+that is down or returns no logprobs is reported then. The API key is read from
+the variable named by --api-key-env and never printed.
+
 Progress goes to stderr; patches to stdout.`,
 		Example: `  repilot-lsp repair --project . --file src/main/java/org/example/Foo.java --lines 41-42
-  repilot-lsp repair --project . --file Foo.java --lines 12 --json --variant prune -- mvn -q test`,
+  repilot-lsp repair --project . --file Foo.java --lines 12 --json --variant prune -- mvn -q test
+  repilot-lsp repair --project . --file Foo.java --lines 12 --model-base-url http://127.0.0.1:8080/v1`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRepair(cmd.Context(), f, args, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
