@@ -229,9 +229,9 @@ var JDKMembers = []string{"length", "size", "charAt", "isEmpty", "trim", "get", 
 	"getKey", "getValue", "entrySet", "iterator", "toArray", "startsWith", "compareTo", "intValue"}
 
 // MemberPool returns the sorted, distinct member names found after a
-// member-access dot in texts (whole Java files of the corpus), plus
-// JDKMembers, without Object's members and without names that start with an
-// upper-case letter.
+// member-access dot in texts (whole Java files of the corpus; package and
+// import lines left out), plus JDKMembers, without Object's members and
+// without names that start with an upper-case letter.
 func MemberPool(texts []string) []string {
 	set := map[string]bool{}
 	for _, m := range JDKMembers {
@@ -239,9 +239,15 @@ func MemberPool(texts []string) []string {
 	}
 	for _, text := range texts {
 		toks := javalex.LexCode(text)
-		for i := 2; i < len(toks); i++ {
-			if toks[i].Kind == javalex.Ident && toks[i-1].Text == "." && receiverEnds(toks[i-2]) {
-				set[toks[i].Text] = true
+		inImport := false // package and import lines name packages, not members
+		for i, t := range toks {
+			switch {
+			case t.Kind == javalex.Keyword && (t.Text == "import" || t.Text == "package"):
+				inImport = true
+			case t.Text == ";":
+				inImport = false
+			case !inImport && i >= 2 && t.Kind == javalex.Ident && toks[i-1].Text == "." && receiverEnds(toks[i-2]):
+				set[t.Text] = true
 			}
 		}
 	}
