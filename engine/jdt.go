@@ -32,6 +32,7 @@ import (
 
 	lru "github.com/hashicorp/golang-lru/v2"
 
+	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
@@ -101,11 +102,67 @@ type shadowDoc struct {
 	borrowed bool
 }
 
-// memberList is JDT LS's answer at one receiver site: the distinct names,
-// sorted, and whether the server marked the list incomplete.
+// memberList is JDT LS's answer at one site: the distinct names, sorted,
+// what each name is (a bit set of kind* flags, from the items'
+// CompletionItemKind), whether the server marked the list incomplete, and
+// whether it lists packages (the receiver may be a package: a name it lacks
+// may still be a package JDT LS does not list, so a miss is unknown).
 type memberList struct {
 	Names      []string
+	Kinds      map[string]uint8
 	Incomplete bool
+	Packages   bool
+}
+
+// Kind bits of a name in a memberList.
+const (
+	kindMethod  uint8 = 1 << iota // Method, Function
+	kindValue                     // Field, Variable, Property, EnumMember, Constant (and "class")
+	kindType                      // Class, Interface, Enum, Struct, TypeParameter, Constructor
+	kindPackage                   // Module (JDT LS lists packages with this kind)
+	kindOther                     // anything else: never used to rule a follower out
+)
+
+// kindBits maps an LSP CompletionItemKind (LSP 3.17) to a kind bit; an item
+// without a kind is a method when its label has a parameter list ("greet()
+// : String", JDT LS 1.20's label shape), else kindOther.
+func kindBits(kind int, label string) uint8 {
+	switch kind {
+	case 2, 3:
+		return kindMethod
+	case 4:
+		return kindType // a constructor (after "new"): its name is the type's
+	case 5, 6, 10, 20, 21:
+		return kindValue
+	case 7, 8, 13, 22, 25:
+		return kindType
+	case 9:
+		return kindPackage
+	case 0:
+		if i := strings.IndexByte(label, '('); i > 0 && !strings.Contains(label[:i], " ") {
+			return kindMethod
+		}
+	}
+	return kindOther
+}
+
+func (ml *memberList) add(name string, bits uint8) {
+	if ml.Kinds == nil {
+		ml.Kinds = map[string]uint8{}
+	}
+	if _, ok := ml.Kinds[name]; !ok {
+		ml.Names = append(ml.Names, name)
+	}
+	ml.Kinds[name] |= bits
+	if bits == kindPackage {
+		ml.Packages = true
+	}
+}
+
+// hasPrefix reports whether some name starts with ident.
+func (ml *memberList) hasPrefix(ident string) bool {
+	i := sort.SearchStrings(ml.Names, ident)
+	return i < len(ml.Names) && strings.HasPrefix(ml.Names[i], ident)
 }
 
 // StartJDT starts a shadow JDT LS with o and waits until it reports
@@ -276,13 +333,24 @@ func (s *jdtSession) Close() error {
 // Check implements GuidedPrune's feasibility test (Algorithm 2) for one
 // token. The token is split at identifier boundaries and each piece is
 // checked where it lands:
-//   - identifier characters at a strict site: the identifier so far must be a
-//     prefix of some member name (Feasible), else Infeasible — unless it may
-//     still become this/super/class/new (Unknown);
-//   - any other character right after an identifier at a strict site ends
-//     that identifier: it must equal a member name, else Infeasible;
-//   - a "." inside the token opens a new site, whose member list is fetched
-//     for the partial program cut just after that dot;
+//   - identifier characters at a member site (after a member-access dot):
+//     the identifier so far must be a prefix of some member name (Feasible),
+//     else Infeasible — unless it may still become this/super/class/new, or
+//     the receiver may be a package (Unknown);
+//   - identifier characters at a simple name where no lambda parameter,
+//     label or declaration can start (an operand, an array index, the type
+//     after new; context.go): the same test against the names JDT LS lists
+//     at the caret, unless the name may still become a keyword;
+//   - any other character right after an identifier at a member site ends
+//     it: the name must be a member; a method name must be followed by "("
+//     (or whitespace or a comment), and a field's by anything but "(";
+//   - a character that ends a simple name in a reference position (not
+//     whitespace, "-", ":", "." or "/", which may still make it a lambda
+//     parameter, a label, a package or a comment) requires the name to be
+//     listed, and a method if the character is "(";
+//   - a character right after a member-access dot must be able to follow
+//     it (an identifier start, whitespace, a comment, "<", "@", or "." of
+//     an ellipsis), else Infeasible ("x.(", "x.)", "g..");
 //   - everything else is Unknown.
 //
 // The result is Infeasible if any piece is, else Feasible if some piece was
@@ -296,29 +364,19 @@ func (s *jdtSession) Check(ctx context.Context, generated, token string) (Outcom
 	proven := false
 	cur := generated
 	for _, p := range splitToken(token) {
-		var st site
-		var full string // the identifier to test
-		exact := false
+		var out Outcome
+		var err error
 		switch {
 		case p.Ident:
-			st = siteAt(s.win, cur+p.Text)
-			full = st.Ident
+			out, err = s.checkIdent(ctx, cur+p.Text)
 		default:
-			st = siteAt(s.win, cur)
-			full, exact = st.Ident, true
-			if full == "" {
-				st.Strict = false // "g.<T>m()", "g. m", "g./*c*/m": not decided here
-			}
+			out, err = s.checkFollower(ctx, cur, p)
 		}
-		cur += p.Text
-		if !st.Strict {
-			continue
-		}
-		ml, err := s.members(ctx, cur, st)
 		if err != nil {
 			return Unknown, err
 		}
-		switch verdict(ml, full, exact) {
+		cur += p.Text
+		switch out {
 		case Infeasible:
 			return Infeasible, nil
 		case Feasible:
@@ -331,6 +389,187 @@ func (s *jdtSession) Check(ctx context.Context, generated, token string) (Outcom
 	return Unknown, nil
 }
 
+// checkIdent judges the identifier that ends at the end of next (a member
+// name or a simple name being typed).
+func (s *jdtSession) checkIdent(ctx context.Context, next string) (Outcome, error) {
+	st := siteAt(s.win, next)
+	if st.Strict {
+		ml, err := s.members(ctx, next, st)
+		if err != nil {
+			return Unknown, err
+		}
+		return verdict(ml, st.Ident, false), nil
+	}
+	if st.DotEnd != 0 {
+		return Unknown, nil // a member site whose receiver is not trusted
+	}
+	ss, ok := simpleSiteAt(s.win, next, false)
+	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) || anyKeywordPrefix(ss.Ident) {
+		return Unknown, nil
+	}
+	ml, err := s.simpleNames(ctx, next, ss)
+	if err != nil || ml == nil {
+		return Unknown, err
+	}
+	if ml.hasPrefix(ss.Ident) {
+		return Feasible, nil
+	}
+	if ml.Incomplete {
+		return Unknown, nil
+	}
+	return Infeasible, nil
+}
+
+// checkFollower judges a piece that is not identifier characters (one
+// character, or a run of whitespace) appended to cur.
+func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Outcome, error) {
+	toks, inCode := lastCode(s.win, cur)
+	n := len(toks)
+	if !inCode || n == 0 {
+		return Unknown, nil
+	}
+	c := p.Text[0]
+	if p.Space {
+		c = ' '
+	}
+	last := toks[n-1]
+	srcLen := len(s.win.Text) + len(cur)
+	switch {
+	case isOp(last, ".") && n >= 2 && memberAccessReceiver(toks, n-2, s.win.Anchor > 0):
+		out := afterDot(toks[n-2], c, last.End == srcLen)
+		if out == Unknown && c == '.' {
+			// "T..." declares a variable-arity parameter: only in a
+			// parameter list, never in a block or an expression.
+			st := scan(s.win.pre.clone(), toks[:n-1])
+			switch st.top() {
+			case frameBlock, frameLambdaBlock, frameCallParen, frameCtrlParen, frameBracket, frameArrayInit:
+				return Infeasible, nil
+			}
+		}
+		return out, nil
+	case last.Kind != javalex.Ident:
+		return Unknown, nil
+	}
+	// The identifier last has ended (c cannot extend it).
+	genEnd := last.End - len(s.win.Text)
+	if genEnd <= 0 {
+		return Unknown, nil // the name lies in the prefix: the hunk starts after it
+	}
+	upto := cur[:genEnd]
+	if st := siteAt(s.win, upto); st.Strict {
+		if c == ' ' && last.End != srcLen {
+			return Unknown, nil // already judged when the name ended
+		}
+		ml, err := s.members(ctx, upto, st)
+		if err != nil {
+			return Unknown, err
+		}
+		return memberFollower(ml, st.Ident, c), nil
+	} else if st.DotEnd != 0 {
+		return Unknown, nil
+	}
+	if !settles(c) {
+		return Unknown, nil
+	}
+	ss, ok := simpleSiteAt(s.win, cur, true)
+	if !ok || ss.Mode == simpleNone || isContextual(ss.Ident) {
+		return Unknown, nil
+	}
+	ml, err := s.simpleNames(ctx, upto, ss)
+	if err != nil || ml == nil {
+		return Unknown, err
+	}
+	out := simpleFollower(ml, ss.Ident, c)
+	if out == Unknown && c == '(' && ss.Mode == simpleNewType && ml.Kinds[ss.Ident]&kindType != 0 {
+		out = Feasible // new T(
+	}
+	return out, nil
+}
+
+// afterDot judges character c right after a member-access dot whose
+// receiver ends with recv; adjacent says no whitespace or comment separates
+// them. Java allows an identifier (checked elsewhere), "<" (explicit type
+// arguments: x.<T>m()), "@" (a type annotation in a qualified type:
+// java.util.@NonNull List), whitespace and comments; "." only as part of
+// "..." after a type name (String... args).
+func afterDot(recv javalex.Token, c byte, adjacent bool) Outcome {
+	switch c {
+	case ' ', '/', '\\', '<', '@':
+		return Unknown
+	case '.':
+		if adjacent && (recv.Kind == javalex.Ident || isOp(recv, "]")) {
+			return Unknown // may become an ellipsis
+		}
+		return Infeasible
+	}
+	return Infeasible
+}
+
+// memberFollower judges character c after the member name ident (complete)
+// at a site whose member list is ml.
+func memberFollower(ml *memberList, ident string, c byte) Outcome {
+	v := verdict(ml, ident, true)
+	if v != Feasible || c == ' ' || c == '/' || c == '\\' {
+		return v
+	}
+	bits := ml.Kinds[ident]
+	switch {
+	case bits&(kindType|kindOther) != 0:
+		return Feasible
+	case c == '(' && bits&kindMethod == 0:
+		return Infeasible // x.field( : a field is not called
+	case c != '(' && bits&kindMethod != 0 && bits&(kindValue|kindPackage) == 0:
+		return Infeasible // x.method followed by anything but "("
+	}
+	return Feasible
+}
+
+// settles reports whether character c, right after a simple name (possibly
+// after whitespace), proves the name is a reference: not whitespace, and not
+// "-" (x -> ...), ":" (a label), "." (a package name), "/" (a comment) or
+// "\\" (a Unicode escape).
+func settles(c byte) bool {
+	switch c {
+	case ' ', '-', ':', '.', '/', '\\':
+		return false
+	}
+	return true
+}
+
+// simpleFollower judges character c (settles(c)) after the complete simple
+// name ident in a reference position, whose visible names are ml.
+func simpleFollower(ml *memberList, ident string, c byte) Outcome {
+	bits, listed := ml.Kinds[ident]
+	switch {
+	case !listed && ml.Incomplete:
+		return Unknown
+	case !listed:
+		return Infeasible
+	case bits&kindOther != 0:
+		return Feasible
+	case c == '(':
+		if bits&kindMethod != 0 {
+			return Feasible
+		}
+		if bits&kindType != 0 {
+			return Unknown // a constructor's name, where classification erred
+		}
+		return Infeasible // a variable or package is not called
+	case bits == kindMethod:
+		return Infeasible // a method name that is not called
+	}
+	return Feasible
+}
+
+func isContextual(ident string) bool {
+	for _, k := range contextualWords {
+		if k == ident {
+			return true
+		}
+	}
+	return false
+}
+
 // verdict decides one identifier against a site's member list: exact asks for
 // a complete name (the identifier has ended), otherwise a prefix.
 func verdict(ml *memberList, ident string, exact bool) Outcome {
@@ -341,8 +580,8 @@ func verdict(ml *memberList, ident string, exact bool) Outcome {
 	if i < len(ml.Names) && (ml.Names[i] == ident || (!exact && strings.HasPrefix(ml.Names[i], ident))) {
 		return Feasible
 	}
-	if ml.Incomplete {
-		return Unknown
+	if ml.Incomplete || ml.Packages {
+		return Unknown // a package receiver: JDT LS may not list every package
 	}
 	if exact {
 		for _, k := range afterDotKeywords {
@@ -367,7 +606,10 @@ func (s *jdtSession) Complete(ctx context.Context, generated string) (Completion
 	}
 	st := siteAt(s.win, generated)
 	if !st.Strict {
-		return Completions{}, nil
+		if st.DotEnd != 0 {
+			return Completions{}, nil
+		}
+		return s.completeSimple(ctx, generated)
 	}
 	ml, err := s.members(ctx, generated, st)
 	if err != nil {
@@ -389,6 +631,26 @@ func (s *jdtSession) Complete(ctx context.Context, generated string) (Completion
 		}
 	}
 	return Completions{Known: true, Names: names}, nil
+}
+
+// completeSimple is Complete at a simple name being typed where every
+// prefix is judged (simplePrefix, simpleNewType): the listed names that
+// extend it; unknown when the name may still become a keyword, or the list
+// is empty or incomplete.
+func (s *jdtSession) completeSimple(ctx context.Context, generated string) (Completions, error) {
+	ss, ok := simpleSiteAt(s.win, generated, false)
+	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) || anyKeywordPrefix(ss.Ident) {
+		return Completions{}, nil
+	}
+	ml, err := s.simpleNames(ctx, generated, ss)
+	if err != nil || ml == nil || ml.Incomplete {
+		return Completions{}, err
+	}
+	ml = ml.filter(ss.Ident)
+	if ml.empty() {
+		return Completions{}, nil
+	}
+	return Completions{Known: true, Names: append([]string(nil), ml.Names...)}, nil
 }
 
 func (s *jdtSession) alive() error {
@@ -485,14 +747,12 @@ func consistent(l *jdtls.CompletionList, text string, m *textpos.Mapper, caret i
 // newMemberList keeps the names of a completion list's items that can
 // follow a dot: every kind but snippets (templates are not members).
 func newMemberList(l *jdtls.CompletionList) *memberList {
-	seen := map[string]bool{}
 	ml := &memberList{Incomplete: l.IsIncomplete}
 	for _, it := range l.Items {
-		if it.Name == "" || it.Kind == jdtls.KindSnippet || seen[it.Name] {
+		if it.Name == "" || it.Kind == jdtls.KindSnippet {
 			continue
 		}
-		seen[it.Name] = true
-		ml.Names = append(ml.Names, it.Name)
+		ml.add(it.Name, kindBits(it.Kind, it.Label))
 	}
 	sort.Strings(ml.Names)
 	return ml

@@ -26,27 +26,44 @@ const windowTokens = 64
 type lexWindow struct {
 	Text   string // Prefix[Anchor:]
 	Anchor int    // byte offset of Text in the prefix (and in the file)
+	// pre is the bracket classification (context.go) after Prefix[:Anchor];
+	// token indexes in it are void (open = -1).
+	pre scanState
 }
 
 func newLexWindow(prefix string) lexWindow {
 	toks := javalex.Lex(prefix)
 	anchor := 0
+	var pre scanState
 	if len(toks) > windowTokens {
-		anchor = toks[len(toks)-windowTokens].Start
+		k := len(toks) - windowTokens
+		anchor = toks[k].Start
+		pre = scan(scanState{}, codeTokens(toks[:k]))
+		for i := range pre.frames {
+			pre.frames[i].open = -1
+			if k := pre.frames[i].kind; (k == frameLambdaBlock || k == frameLambdaExpr) && len(pre.frames[i].params) == 0 {
+				pre.frames[i].paramsUnknown = true
+			}
+		}
+		pre.lastClosed.open = -1
 	}
-	return lexWindow{Text: prefix[anchor:], Anchor: anchor}
+	return lexWindow{Text: prefix[anchor:], Anchor: anchor, pre: pre}
 }
 
 // site is where a caret is, as far as strictness goes.
 type site struct {
 	// Strict: the caret is in the identifier right after a member-access dot
-	// (whitespace may separate them), in code.
+	// (whitespace may separate them), in code, and JDT LS's member list
+	// there is trusted (receiverUnreliable found nothing).
 	Strict bool
 	// DotEnd is the file offset just after the dot (valid when Strict).
 	DotEnd int
 	// Ident is the identifier typed so far between the dot and the caret
 	// ("" right after the dot or its whitespace).
 	Ident string
+	// Why says why a member-access site is not strict ("" when it is, or
+	// when there is no member-access dot at all).
+	Why string
 }
 
 // siteAt analyses the caret at the end of w.Text+generated (generated is the
@@ -77,7 +94,82 @@ func siteAt(w lexWindow, generated string) site {
 	if !memberAccessReceiver(toks, i-1, w.Anchor > 0) {
 		return site{}
 	}
-	return site{Strict: true, DotEnd: w.Anchor + toks[i].End, Ident: ident}
+	dotEnd := w.Anchor + toks[i].End
+	code := codeTokens(toks[:i-1+1])
+	st := scan(w.pre.clone(), code)
+	if why := receiverUnreliable(&st, code, len(code)-1); why != "" {
+		return site{DotEnd: dotEnd, Ident: ident, Why: why}
+	}
+	return site{Strict: true, DotEnd: dotEnd, Ident: ident}
+}
+
+// simpleSite is a caret in (or right after) a simple name: an identifier not
+// after a member-access dot.
+type simpleSite struct {
+	Mode       simpleMode
+	Why        string // why Mode is simpleNone
+	IdentStart int    // file offset of the identifier's first byte
+	Ident      string
+	NewStart   int // simpleNewType: file offset of the "new" keyword
+}
+
+// simpleSiteAt analyses the identifier that ends at the end of
+// w.Text+generated, or, with ended, the last code token when it is an
+// identifier followed only by whitespace or comments. ok is false when there
+// is no such identifier, or it follows a dot, "::" or "@", or it is a
+// keyword.
+func simpleSiteAt(w lexWindow, generated string, ended bool) (simpleSite, bool) {
+	src := w.Text + generated
+	raw := javalex.Lex(src)
+	if len(raw) == 0 {
+		return simpleSite{}, false
+	}
+	last := raw[len(raw)-1]
+	if last.End == len(src) && (last.Unterminated || last.Kind == javalex.LineComment) {
+		return simpleSite{}, false
+	}
+	toks := codeTokens(raw)
+	n := len(toks)
+	if n == 0 {
+		return simpleSite{}, false
+	}
+	id := toks[n-1]
+	if id.Kind != javalex.Ident || (!ended && id.End != len(src)) {
+		return simpleSite{}, false
+	}
+	if n >= 2 {
+		if p := toks[n-2]; isOp(p, ".") || isOp(p, "::") || isOp(p, "@") || isOp(p, "...") {
+			return simpleSite{}, false
+		}
+	}
+	if n < 2 && w.Anchor > 0 {
+		return simpleSite{}, false
+	}
+	st := scan(w.pre.clone(), toks[:n-1])
+	mode, why := simplePosition(&st, toks, n-1)
+	if mode != simpleNone && st.typeDecl {
+		mode, why = simpleNone, "in a type declaration's header"
+	}
+	ss := simpleSite{Mode: mode, Why: why, IdentStart: w.Anchor + id.Start, Ident: id.Text}
+	if mode == simpleNewType {
+		ss.NewStart = w.Anchor + toks[n-2].Start
+	}
+	return ss, true
+}
+
+// lastCode returns the last code token of w.Text+generated and whether the
+// caret is in code (not inside a comment or an unterminated literal), and
+// the code tokens.
+func lastCode(w lexWindow, generated string) ([]javalex.Token, bool) {
+	src := w.Text + generated
+	raw := javalex.Lex(src)
+	if n := len(raw); n > 0 {
+		last := raw[n-1]
+		if last.End == len(src) && (last.Unterminated || last.Kind == javalex.LineComment) {
+			return nil, false
+		}
+	}
+	return codeTokens(raw), true
 }
 
 // memberAccessReceiver reports whether toks[r], the token before a dot, ends

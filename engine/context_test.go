@@ -1,0 +1,190 @@
+package engine
+
+// context_test.go checks the text-only context classification (context.go):
+// which simple names are judged and how, and which member sites are not
+// trusted. No JDT LS is needed.
+
+import (
+	"testing"
+)
+
+const ctxPrefix = "package demo;\nimport java.util.List;\nclass A {\n  int f;\n  void m(Greeter g, String s) {\n"
+
+func TestSimplePosition(t *testing.T) {
+	w := newLexWindow(ctxPrefix)
+	cases := []struct {
+		gen  string
+		mode simpleMode
+	}{
+		// reference positions
+		{"    int n = fooB", simpleEnd}, // after "=": may become a lambda parameter
+		{"    int n = 1 + fooB", simplePrefix},
+		{"    foo(", simpleNone},           // not an identifier
+		{"    g.greet(fooB", simpleEnd},    // call argument
+		{"    g.greet(a, fooB", simpleEnd}, // call argument after ","
+		{"    return fooB", simpleEnd},
+		{"    throw fooB", simplePrefix},
+		{"    fooB", simpleEnd}, // statement start
+		{"    x = 1; fooB", simpleEnd},
+		{"    if (fooB", simpleEnd},
+		{"    if (x) fooB", simpleEnd},
+		{"    while (!fooB", simplePrefix},
+		{"    a[fooB", simplePrefix},
+		{"    Object o = new Gre", simpleNewType},
+		{"    for (int i = 0; fooB", simpleEnd},
+		{"    x = c ? fooB", simpleEnd},
+		// declarations, labels and other unknown places
+		{"    int fooB", simpleNone},
+		{"    Greeter fooB", simpleNone},
+		{"    List<String> fooB", simpleNone},
+		{"    int a = 1, fooB", simpleNone},         // a declarator after ","
+		{"    Runnable r = (fooB", simpleNone},      // lambda parameters or a cast
+		{"    g.greet((a, fooB", simpleNone},        // lambda parameters
+		{"    names.forEach(n -> fooB", simpleNone}, // lambda body
+		{"    names.forEach(n -> { fooB", simpleNone},
+		{"    new Runnable() { public void run() { fooB", simpleNone}, // anonymous class
+		{"    break fooB", simpleNone},
+		{"    @SuppressWarnings(fooB", simpleNone},
+		{"    class L { fooB", simpleNone},
+		{"    if (o instanceof String str && fooB", simpleNone},
+		{"    int n = 1 2 + fooB", simpleNone}, // syntax error earlier
+		{"    x.new Inn", simpleNone},
+		{"    int n = g::fooB", simpleNone},
+		{"    // fooB", simpleNone},
+	}
+	for _, c := range cases {
+		ss, ok := simpleSiteAt(w, c.gen, false)
+		got := simpleNone
+		if ok {
+			got = ss.Mode
+		}
+		if got != c.mode {
+			t.Errorf("simpleSiteAt(%q) = %v (%s), want %v", c.gen, got, ss.Why, c.mode)
+		}
+	}
+	// Outside a method body: a class body's members are declarations.
+	wc := newLexWindow("package demo;\nclass A {\n")
+	for _, gen := range []string{"  fooB", "  int f = 1; fooB", "  enum E { A, fooB", "  A(int fooB"} {
+		if ss, ok := simpleSiteAt(wc, gen, false); ok && ss.Mode != simpleNone {
+			t.Errorf("class body: simpleSiteAt(%q) = %v, want none", gen, ss.Mode)
+		}
+	}
+}
+
+func TestReceiverUnreliable(t *testing.T) {
+	w := newLexWindow(ctxPrefix)
+	cases := []struct {
+		gen    string
+		strict bool
+	}{
+		{"    g.", true},
+		{"    g.getName().", true},
+		{"    names.forEach(n -> g.", true},  // receiver not a lambda parameter
+		{"    names.forEach(n -> n.", false}, // lambda parameter of inferred type
+		{"    names.forEach((a, b) -> b.", false},
+		{"    names.forEach(n -> { n.", false},
+		{"    names.forEach(n -> java.util.Objects.requireNonNull(n).", false},
+		{"    list.stream().map(String::trim).", false}, // method reference in the chain
+		{"    list.stream().map(x -> x).", false},       // lambda in the chain
+		{"    new Runnable() { }.", false},              // anonymous class instance
+		{"    new Runnable() { void r() { g.", false},   // inside an anonymous class
+		{"    int n = 1 2 + g.", false},                 // syntax error earlier in the statement
+		{"    int n = 1; g.", true},                     // ... but not in an earlier one
+		{"    foo(a)) ; g.", false},                     // unbalanced brackets
+		{"    switch (k) { case 1 -> g.", true},         // a switch rule is not a lambda
+	}
+	for _, c := range cases {
+		st := siteAt(w, c.gen)
+		if st.Strict != c.strict {
+			t.Errorf("siteAt(%q).Strict = %v (%s), want %v", c.gen, st.Strict, st.Why, c.strict)
+		}
+	}
+}
+
+func TestFollowerRules(t *testing.T) {
+	ml := &memberList{Names: []string{"Inner", "count", "getName", "name"}, // sorted
+		Kinds: map[string]uint8{"count": kindMethod | kindValue, "getName": kindMethod, "name": kindValue, "Inner": kindType}}
+	cases := []struct {
+		ident string
+		c     byte
+		want  Outcome
+	}{
+		{"getName", '(', Feasible},
+		{"getName", ' ', Feasible},
+		{"getName", '/', Feasible},
+		{"getName", '.', Infeasible},
+		{"getName", '>', Infeasible},
+		{"getName", ')', Infeasible},
+		{"name", '(', Infeasible},
+		{"name", '>', Feasible},
+		{"name", '.', Feasible},
+		{"count", '(', Feasible}, // a field and a method of one name
+		{"count", ';', Feasible},
+		{"Inner", '(', Feasible},
+		{"Inner", '<', Feasible},
+		{"nam", ';', Infeasible},
+		{"this", ';', Unknown},
+	}
+	for _, c := range cases {
+		if got := memberFollower(ml, c.ident, c.c); got != c.want {
+			t.Errorf("memberFollower(%q, %q) = %v, want %v", c.ident, c.c, got, c.want)
+		}
+	}
+	pkg := &memberList{Names: []string{"util"}, Kinds: map[string]uint8{"util": kindPackage}, Packages: true}
+	if got := memberFollower(pkg, "utl", '.'); got != Unknown {
+		t.Errorf("package receiver miss = %v, want unknown", got)
+	}
+	simple := []struct {
+		ident string
+		c     byte
+		want  Outcome
+	}{
+		{"getName", '(', Feasible},
+		{"getName", ';', Infeasible},
+		{"name", '(', Infeasible},
+		{"name", ';', Feasible},
+		{"Inner", '(', Unknown},
+		{"fooBar", ';', Infeasible},
+		{"fooBar", '(', Infeasible},
+	}
+	for _, c := range simple {
+		if got := simpleFollower(ml, c.ident, c.c); got != c.want {
+			t.Errorf("simpleFollower(%q, %q) = %v, want %v", c.ident, c.c, got, c.want)
+		}
+	}
+	for _, c := range []byte{' ', '-', ':', '.', '/'} {
+		if settles(c) {
+			t.Errorf("settles(%q) = true", c)
+		}
+	}
+}
+
+func TestAfterDot(t *testing.T) {
+	w := newLexWindow(ctxPrefix)
+	cases := []struct {
+		gen  string
+		c    byte
+		want Outcome
+	}{
+		{"    g.", '(', Infeasible},
+		{"    g.", ')', Infeasible},
+		{"    g.", ';', Infeasible},
+		{"    g.", '<', Unknown},
+		{"    g.", '@', Unknown},
+		{"    g.", '/', Unknown},
+		{"    void v(String.", '.', Unknown}, // String... args
+		{"    g.greet().", '.', Infeasible},
+		{"    g. ", '.', Infeasible},
+	}
+	for _, c := range cases {
+		toks, _ := lastCode(w, c.gen)
+		n := len(toks)
+		if !isOp(toks[n-1], ".") || !memberAccessReceiver(toks, n-2, false) {
+			t.Fatalf("%q: no member-access dot", c.gen)
+		}
+		src := w.Text + c.gen
+		if got := afterDot(toks[n-2], c.c, toks[n-1].End == len(src)); got != c.want {
+			t.Errorf("afterDot(%q, %q) = %v, want %v", c.gen, c.c, got, c.want)
+		}
+	}
+}

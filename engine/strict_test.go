@@ -1,0 +1,87 @@
+package engine
+
+// strict_test.go runs the strict positions beyond member access against a
+// real JDT LS on testdata/project: simple names in expression and statement
+// position, method names in calls, types after new, and the member-name
+// followers (a method must be called, a field must not be). Each pruning
+// case has a twin that must not be pruned.
+
+import "testing"
+
+func TestCheckSimpleNames(t *testing.T) {
+	s, _ := mainSession(t)
+	runChecks(t, s, []checkCase{
+		// an undefined local in expression position
+		{ind + "int n = fooBar", ";", Infeasible},
+		{ind + "int n = 1 + fooB", "ar", Infeasible}, // an operand: prefixes are judged
+		{ind + "int n = 1 + ", "fooBar", Infeasible},
+		{ind + "names.add(fooBar", ")", Infeasible},
+		{ind + "int n = s", ".length();", Feasible},
+		{ind + "String t = s", ";", Feasible},
+		{ind + "int n = 1 + s", ".length()", Feasible},
+		{ind + "names.add(s", ")", Feasible},
+		{ind + "boolean b = !s", ".isEmpty()", Feasible},
+		// a misspelled method in a call; a variable is not called
+		{ind + "int n = undefinedCall", "(", Infeasible},
+		{ind + "names.add(s", "(", Infeasible},
+		{ind + "run", "();", Feasible},    // Main.run()
+		{ind + "main", "(null", Feasible}, // static Main.main
+		// a misspelled type after new
+		{ind + "Object o = new Greetr", "(", Infeasible},
+		{ind + "Object o = new ", "Greetr", Infeasible},
+		{ind + "Object o = new ", "Gree", Feasible},
+		{ind + "Object o = new ", "Greeter(s)", Feasible},
+		{ind + "Object o = new ", "java.util.ArrayList<String>()", Feasible}, // a package first
+		{ind + "Object o = new ", "int[3]", Unknown},                         // a primitive type
+		{ind + "Object o = new ", "StringBuilder()", Feasible},               // java.lang
+		{ind + "Object o = new ", "ArrayList<String>()", Feasible},           // JDK, auto-import
+		// keywords and contextual keywords are never pruned
+		{ind + "int n = 1 + ", "this.hashCode()", Feasible}, // this is not judged, hashCode is
+		{ind + "boolean b = s == ", "null", Unknown},
+		{ind + "boolean b = !", "true", Unknown},
+		{ind + "", "var v = s;", Feasible},       // var is not judged, s is
+		{ind + "Object o = 1 + ", "nu", Unknown}, // may become null
+		// declarations, lambda parameters and labels are not judged
+		{ind + "int fooBar", ";", Unknown},
+		{ind + "Runnable r = fooBar", " -> {};", Unknown},
+		{ind + "Runnable r = fooBar", "->", Unknown},
+		{ind + "fooBar", ": for (;;) {}", Unknown},
+		{ind + "java", ".util.List<String> l = null;", Feasible}, // a package name: "." is not judged, util and List are members
+	})
+}
+
+// TestCheckSimpleNamesInScope: names declared in the generated text itself
+// (locals, loop variables, catch parameters) are visible to the judge.
+func TestCheckSimpleNamesInScope(t *testing.T) {
+	s, _ := mainSession(t)
+	runChecks(t, s, []checkCase{
+		{ind + "int tmp = 1; int k = tmp", ";", Feasible},
+		{ind + "int tmp = 1; int k = tmpx", ";", Infeasible},
+		{ind + "for (int i = 0; i", " < 3; i++) {}", Feasible},
+		{ind + "for (int i = 0; i < 3; i", "++) {}", Feasible},
+		{ind + "for (String e : java.util.List.of(s)) names.add(e", ");", Feasible},
+		{ind + "try { } catch (RuntimeException ex) { names.add(ex", ".getMessage()); }", Feasible},
+		{ind + "names.add(args", "[0]);", Infeasible}, // run() has no args
+		{ind + "names.add(g.getName().substring(s", ".length()));", Feasible},
+	})
+}
+
+func TestCheckMemberFollowers(t *testing.T) {
+	s, _ := mainSession(t)
+	runChecks(t, s, []checkCase{
+		{ind + "int n = s.length", " > 3 ? 1 : 0;", Infeasible}, // a method not called
+		{ind + "int n = s.length", ";", Infeasible},
+		{ind + "int n = s.length", "() + 1;", Feasible},
+		{ind + "System.out", ".println(s);", Feasible},
+		{ind + "System.out", "(s);", Infeasible}, // a field is not called
+		{ind + "Object o = Greeter.Tone.LOUD", ";", Feasible},
+		{ind + "int[] a = {1}; int k = a.length", ";", Feasible},
+		{ind + "int[] a = {1}; int k = a.length", "();", Infeasible},
+		{ind + "Object c = Greeter.class", ";", Unknown},       // a keyword is not judged
+		{ind + "Object o = Greeter.", "Tone.PLAIN;", Feasible}, // a member type
+		{ind + "g.", "(", Infeasible},
+		{ind + "g.", ".", Infeasible},
+		{ind + "g.", ")", Infeasible},
+		{ind + "g.", "<String>greet();", Feasible},
+	})
+}
