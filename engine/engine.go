@@ -14,7 +14,11 @@
 // positions are converted only at its JDT LS boundary.
 package engine
 
-import "context"
+import (
+	"context"
+
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+)
 
 // Outcome is the engine's verdict on a token (Repilot section 3.2).
 type Outcome int
@@ -83,6 +87,11 @@ type Engine interface {
 	Open(ctx context.Context, h Hunk) (Session, error)
 }
 
+// ErrUnparsable is wrapped by CompileErrors' error when the compiler could
+// not build a syntax tree of the text and so reports nothing for it (JDT LS:
+// jdtls.ErrNoAST).
+var ErrUnparsable = jdtls.ErrNoAST
+
 // CompileError is one error-severity diagnostic of a whole file. Line is
 // 1-based; Message is the compiler's text.
 type CompileError struct {
@@ -93,6 +102,8 @@ type CompileError struct {
 // Compiler reports the compile errors of a file's text as JDT LS diagnoses it
 // (publishDiagnostics with severity Error, LSP 3.17 "PublishDiagnosticsParams").
 // Validation compares a patched file's errors with the buggy file's.
+// An error wrapping ErrUnparsable means the text is malformed beyond what
+// the compiler can report on: it does not compile.
 type Compiler interface {
 	CompileErrors(ctx context.Context, uri, text string) ([]CompileError, error)
 }

@@ -197,6 +197,9 @@ type Client struct {
 	// reports task tags, so a publish without one is never taken for a
 	// markable text's diagnostics.
 	markersSeen bool
+	// noAST holds the versions whose text JDT LS failed to convert to an
+	// AST (see ErrNoAST); they are never published.
+	noAST map[int]bool
 	// sendMu orders didOpen/didChange/didClose with the version numbers.
 	sendMu sync.Mutex
 }
@@ -471,6 +474,10 @@ func (c *Client) handle(_ context.Context, m *jsonrpc.Message) (any, error) {
 		return nil, nil
 	case "workspace/applyEdit":
 		return map[string]any{"applied": false, "failureReason": "the completion engine applies no edits"}, nil
+	}
+	if m.Method == "window/logMessage" {
+		c.noteLogMessage(m.Params)
+		return nil, nil
 	}
 	// window/workDoneProgress/create, workspace/executeClientCommand
 	// (_java.reloadBundles.command and others), window/showMessageRequest,
@@ -920,7 +927,9 @@ func leadingIdent(s string) string {
 //     publish is not trusted otherwise.)
 //
 // A later change to the document while waiting is an error (the diagnostics
-// of version will not be published any more).
+// of version will not be published any more), and so is a text JDT Core
+// could not convert to a syntax tree (ErrNoAST, from JDT LS's log message
+// naming the version's marker).
 func (c *Client) Diagnostics(ctx context.Context, uri string, version int) ([]Diagnostic, error) {
 	for {
 		c.mu.Lock()
@@ -935,6 +944,10 @@ func (c *Client) Diagnostics(ctx context.Context, uri string, version int) ([]Di
 			return nil, fmt.Errorf("jdtls: %s is at version %d, not %d", uri, v, version)
 		}
 		wake := c.diagWake
+		if c.noAST[version] {
+			c.mu.Unlock()
+			return nil, fmt.Errorf("jdtls: diagnostics of %s version %d: %w", uri, version, ErrNoAST)
+		}
 		d := c.diags[uri]
 		var (
 			ready bool
@@ -974,6 +987,53 @@ func (c *Client) Diagnostics(ctx context.Context, uri string, version int) ([]Di
 			return nil, fmt.Errorf("jdtls: waiting for diagnostics of %s version %d: %w", uri, version, ctx.Err())
 		}
 	}
+}
+
+// ErrNoAST is the error of Diagnostics when JDT LS failed to build the syntax
+// tree of the text (JDT Core's ASTConverter throws on some recovered parses,
+// e.g. a method declaration written inside a method body with an operator
+// in its parameter list, eclipse.jdt.core's "Exception occurred during
+// compilation unit conversion"). JDT LS then publishes no diagnostics for
+// that text at all, so without this error Diagnostics would wait until its
+// context ends. Such texts are malformed: callers treat them as not
+// compiling.
+var ErrNoAST = errors.New("JDT LS could not build a syntax tree of the text (JDT Core error during compilation unit conversion); it publishes no diagnostics for it")
+
+// astFailure starts the window/logMessage JDT LS sends when JDT Core fails to
+// convert a compilation unit; the message goes on with the unit's source,
+// which ends with the sync marker of its version.
+const astFailure = "Exception occurred during compilation unit conversion"
+
+// noteLogMessage records, from a window/logMessage, a version whose text JDT
+// Core failed to convert (see ErrNoAST), and wakes Diagnostics waiters.
+func (c *Client) noteLogMessage(params json.RawMessage) {
+	var p struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(params, &p) != nil || !strings.Contains(p.Message, astFailure) {
+		return
+	}
+	i := strings.LastIndex(p.Message, syncMarker)
+	if i < 0 {
+		return
+	}
+	digits := p.Message[i+len(syncMarker):]
+	n := 0
+	for n < len(digits) && digits[n] >= '0' && digits[n] <= '9' {
+		n++
+	}
+	v, err := strconv.Atoi(digits[:n])
+	if err != nil {
+		return
+	}
+	c.mu.Lock()
+	if c.noAST == nil {
+		c.noAST = map[int]bool{}
+	}
+	c.noAST[v] = true
+	close(c.diagWake)
+	c.diagWake = make(chan struct{})
+	c.mu.Unlock()
 }
 
 // withMarker returns text with the sync-marker line for version appended.

@@ -577,3 +577,41 @@ func TestProcessDeath(t *testing.T) {
 		t.Errorf("Shutdown of a dead server: %v", err)
 	}
 }
+
+// TestDiagnosticsNoAST: when JDT LS logs that JDT Core failed to convert the
+// text of a version (it then never publishes for it), Diagnostics of that
+// version returns ErrNoAST at once, and other versions are not affected.
+func TestDiagnosticsNoAST(t *testing.T) {
+	c := offlineClient(t)
+	const uri = "file:///p/A.java"
+	v1, _ := c.Open(uri, "class A { void f() { public boolean g(a.b() > c) {} } }\n")
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	errc := make(chan error, 1)
+	go func() {
+		_, err := c.Diagnostics(ctx, uri, v1)
+		errc <- err
+	}()
+	// A log message about another version, then one naming v1's marker (the
+	// real message carries the whole source, marker line last).
+	log := func(v int) {
+		c.handle(context.Background(), serverMessage(t, "window/logMessage", map[string]any{"type": 1,
+			"message": "Nov 29, 2026 Exception occurred during compilation unit conversion:\n----- SOURCE BEGIN -----\nclass A {}\n" +
+				syncMarker + strconv.Itoa(v) + "\n\n----- SOURCE END -----\njava.lang.IllegalArgumentException"}))
+	}
+	log(v1 + 100)
+	select {
+	case err := <-errc:
+		t.Fatalf("returned before its own version failed: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	log(v1)
+	if err := <-errc; !errors.Is(err, ErrNoAST) {
+		t.Fatalf("Diagnostics = %v, want ErrNoAST", err)
+	}
+	v2, _ := c.Change(uri, "class A {}\n")
+	publish(t, c, uri, v2, "")
+	if ds, err := c.Diagnostics(ctx, uri, v2); err != nil || len(ds) != 0 {
+		t.Fatalf("next version: %v %v", ds, err)
+	}
+}

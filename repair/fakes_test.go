@@ -221,6 +221,7 @@ func hashComplete(generated string) (engine.Completions, error) {
 // fakeCompiler reports errors from a function of the file text.
 type fakeCompiler struct {
 	errs  func(text string) []engine.CompileError
+	fail  func(text string) error // when set and non-nil for a text: CompileErrors' error
 	mu    sync.Mutex
 	calls int
 }
@@ -232,6 +233,11 @@ func (c *fakeCompiler) CompileErrors(ctx context.Context, uri, text string) ([]e
 	c.mu.Lock()
 	c.calls++
 	c.mu.Unlock()
+	if c.fail != nil {
+		if err := c.fail(text); err != nil {
+			return nil, err
+		}
+	}
 	if c.errs == nil {
 		return nil, nil
 	}

@@ -85,6 +85,7 @@ type Stats struct {
 	SameAsBuggy   int           `json:"same_as_buggy"`    // completed samples equal to the buggy hunk after normalisation (dropped)
 	EngineCalls   int64         `json:"engine_calls"`     // Check and Complete calls made by the loop (memo hits excluded)
 	CompileChecks int64         `json:"compile_checks"`   // CompileErrors calls made by validation
+	Unchecked     int64         `json:"unchecked"`        // candidates whose compile check failed (unparsable text or a timeout): not compilable
 	Tested        int           `json:"tested"`           // candidates whose TestCmd ran
 	SampleTime    time.Duration `json:"sample_time_ns"`   // wall time of sampling
 	ValidateTime  time.Duration `json:"validate_time_ns"` // wall time of validation (compile checks and tests)

@@ -223,8 +223,16 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 		patched := site.Prefix + c.text + site.Suffix
 		st.CompileChecks++
 		errs, err := comp.CompileErrors(ctx, uri, patched)
+		var unchecked string
 		if err != nil {
-			return nil, fmt.Errorf("compile check of candidate %d: %w", j+1, err)
+			// A candidate the compiler cannot report on does not compile
+			// (ErrUnparsable), or was not checked in time: either way it is
+			// not offered as compilable, and the other candidates are kept.
+			if ctx.Err() != nil || !(errors.Is(err, engine.ErrUnparsable) || errors.Is(err, context.DeadlineExceeded)) {
+				return nil, fmt.Errorf("compile check of candidate %d: %w", j+1, err)
+			}
+			st.Unchecked++
+			unchecked = "not compile-checked: " + err.Error()
 		}
 		p := Patch{
 			Hunk:    c.text,
@@ -235,6 +243,9 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 			Count:   c.count,
 			NewErrors: newErrors(buggyErrs, errs, req.StartLine, req.EndLine,
 				req.StartLine, req.StartLine+strings.Count(c.text, "\n")-1),
+		}
+		if unchecked != "" {
+			p.NewErrors = []string{unchecked}
 		}
 		p.Compilable = len(p.NewErrors) == 0
 		if p.Compilable && len(req.TestCmd) > 0 {

@@ -5,6 +5,8 @@ package repair
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -159,5 +161,48 @@ func TestPlausibleRankedAboveCompilable(t *testing.T) {
 	}
 	if !strings.Contains(first.Diff, "+++ b/src/A.java") {
 		t.Fatalf("diff path: %s", first.Diff)
+	}
+}
+
+// TestUncheckableCandidateKept: a candidate the compiler cannot report on
+// (unparsable text, or a per-check timeout) is listed as not compilable and
+// the repair goes on; any other compiler error still fails the repair.
+func TestUncheckableCandidateKept(t *testing.T) {
+	next := table(map[string][]tok{
+		"":              {{"    broken();", 0.5, false}, {"    fine();", 0.3, false}, {"    slow();", 0.2, false}},
+		"    broken();": {{"\n", 1, true}},
+		"    fine();":   {{"\n", 1, true}},
+		"    slow();":   {{"\n", 1, true}},
+	})
+	comp := &fakeCompiler{fail: func(text string) error {
+		switch {
+		case strings.Contains(text, "broken();"):
+			return fmt.Errorf("jdtls: diagnostics of A.java version 7: %w", engine.ErrUnparsable)
+		case strings.Contains(text, "slow();"):
+			return fmt.Errorf("jdtls: waiting for diagnostics: %w", context.DeadlineExceeded)
+		}
+		return nil
+	}}
+	r := request(variant(t, "base", func(o *Options) { o.Samples = 30 }))
+	res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, comp), r)
+	if len(res.Patches) != 3 || res.Stats.Unchecked != 2 {
+		t.Fatalf("patches %q, unchecked %d; want all three, two unchecked", hunks(res.Patches), res.Stats.Unchecked)
+	}
+	if p := res.Patches[0]; !p.Compilable || !strings.Contains(p.Hunk, "fine();") {
+		t.Fatalf("first patch %+v; want the checked one", p)
+	}
+	for _, p := range res.Patches[1:] {
+		if p.Compilable || len(p.NewErrors) != 1 || !strings.HasPrefix(p.NewErrors[0], "not compile-checked: ") {
+			t.Fatalf("unchecked patch %+v", p)
+		}
+	}
+	comp.fail = func(text string) error {
+		if strings.Contains(text, "fine();") {
+			return errors.New("jdtls: the server exited")
+		}
+		return nil
+	}
+	if _, err := service(&fakeModel{next: next}, &fakeEngine{}, comp).Repair(context.Background(), r, nil); err == nil {
+		t.Fatal("a dead compiler did not fail the repair")
 	}
 }
