@@ -290,6 +290,11 @@ func (st *scanState) checkAdjacent(toks []javalex.Token, i int) {
 		t.Kind == javalex.Operator && (binaryOnly[t.Text] || t.Text == ")" && p.Text != "(" ||
 		t.Text == "]" || t.Text == ";" || t.Text == ","):
 		st.stmtErr = true
+	case isOp(p, ",") && isOp(t, ")"):
+		st.stmtErr = true // no trailing comma in parentheses
+	case p.Kind == javalex.Operator && (p.Text == "+" || p.Text == "-" || p.Text == "!" || p.Text == "~") &&
+		t.Kind == javalex.Operator && (t.Text == ")" || t.Text == "]" || t.Text == ";" || t.Text == ","):
+		st.stmtErr = true // an operator without its operand
 	case i >= 2 && p.Kind == javalex.Ident && t.Kind == javalex.Ident && toks[i-2].Kind == javalex.Ident &&
 		!isWord(toks[i-2], "record") && !isWord(toks[i-2], "sealed") && !isWord(toks[i-2], "permits"):
 		st.stmtErr = true

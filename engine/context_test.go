@@ -90,8 +90,11 @@ func TestReceiverUnreliable(t *testing.T) {
 		{"    new Runnable() { void r() { g.", false},   // inside an anonymous class
 		{"    int n = 1 2 + g.", false},                 // syntax error earlier in the statement
 		{"    int n = 1; g.", true},                     // ... but not in an earlier one
-		{"    foo(a)) ; g.", false},                     // unbalanced brackets
-		{"    switch (k) { case 1 -> g.", true},         // a switch rule is not a lambda
+		{"    String u = s.indexOf(\",\", ) + g.", false},
+		{"    String w = (s + ) + g.", false},
+		{"    int n = s.length( + g.", true},    // "+" may be unary: no error yet
+		{"    foo(a)) ; g.", false},             // unbalanced brackets
+		{"    switch (k) { case 1 -> g.", true}, // a switch rule is not a lambda
 	}
 	for _, c := range cases {
 		st := siteAt(w, c.gen)

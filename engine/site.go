@@ -50,6 +50,10 @@ func newLexWindow(prefix string) lexWindow {
 	return lexWindow{Text: prefix[anchor:], Anchor: anchor, pre: pre}
 }
 
+// trustEveryReceiver turns off the unreliable-receiver rule (a test switch:
+// situations_test.go measures what JDT LS alone would have pruned).
+var trustEveryReceiver = false
+
 // site is where a caret is, as far as strictness goes.
 type site struct {
 	// Strict: the caret is in the identifier right after a member-access dot
@@ -97,7 +101,7 @@ func siteAt(w lexWindow, generated string) site {
 	dotEnd := w.Anchor + toks[i].End
 	code := codeTokens(toks[:i-1+1])
 	st := scan(w.pre.clone(), code)
-	if why := receiverUnreliable(&st, code, len(code)-1); why != "" {
+	if why := receiverUnreliable(&st, code, len(code)-1); why != "" && !trustEveryReceiver {
 		return site{DotEnd: dotEnd, Ident: ident, Why: why}
 	}
 	return site{Strict: true, DotEnd: dotEnd, Ident: ident}
