@@ -7,6 +7,9 @@
 #      model integration tests llama-server and a tiny random model)
 #   4. go build ./...
 #   5. go test ./... (timeout 40m; JDT LS and llama-server integration tests)
+#   5b. the engine's soundness and pruning-power tests again on JDT LS 1.60
+#      (scripts/install-jdtls.sh --current), when a Java >= 21 exists; says
+#      that it skipped otherwise
 #   6. the bug corpus: every fixture fails buggy and passes fixed
 #      (scripts/check-corpus.sh)
 #   7. editor plugins (scripts/check-editors.sh): the VS Code extension's unit
@@ -58,11 +61,30 @@ go_tests() {
   go test -p "${GO_TEST_P:-1}" -count=1 -timeout 40m ${GO_TEST_FLAGS:-} ./...
 }
 
+# engine_on_current_jdtls runs the engine's corpus soundness tests (whole
+# tokens and 3-byte chunks, and deepseek-coder subword tokens) and the
+# pruning-power test again against the current JDT LS 1.60, whose completion
+# items have another shape than 1.20's. It needs Java >= 21: without one it
+# says that the run was skipped and why, and passes.
+engine_on_current_jdtls() {
+  local out rc=0 home jh
+  out=$(scripts/install-jdtls.sh --current) || rc=$?
+  if [ "$rc" = 3 ]; then
+    warn "the JDT LS 1.60 run was SKIPPED: no Java 21 or newer found (set REPILOT_JAVA21_HOME to one to run it)"
+    return 0
+  fi
+  [ "$rc" = 0 ] || return 1
+  home=$(sed -n 1p <<<"$out"); jh=$(sed -n 2p <<<"$out")
+  info "REPILOT_JDTLS_HOME=$home JAVA_HOME=$jh go test -count=1 ./engine -run Soundness ./bench/enginebench -run PruningPower"
+  REPILOT_JDTLS_HOME="$home" JAVA_HOME="$jh" go test -p 1 -count=1 -timeout 40m -run 'Soundness|PruningPower' ./engine ./bench/enginebench
+}
+
 run_step "1/7 gofmt" gofmt_check
 run_step "2/7 go vet ./..." go vet ./...
 run_step "3/7 test dependencies (scripts/install.sh --tests)" scripts/install.sh --tests
 run_step "4/7 go build ./..." go build ./...
 run_step "5/7 go test ./..." go_tests
+run_step "5b/7 engine tests on JDT LS 1.60 (Java >= 21)" engine_on_current_jdtls
 run_step "6/7 bug corpus: buggy fails, fixed passes (scripts/check-corpus.sh)" scripts/check-corpus.sh
 run_step "7/7 editor plugins (scripts/check-editors.sh)" scripts/check-editors.sh
 
