@@ -4,7 +4,12 @@
 
 package ngram
 
-import "github.com/repilot-lsp/repilot-lsp/javalex"
+import (
+	"slices"
+	"strconv"
+
+	"github.com/repilot-lsp/repilot-lsp/javalex"
+)
 
 // Copy component. AlphaRepair (Xia and Zhang, FSE 2022) and Repilot (Wei,
 // Xia and Zhang, FSE 2023) show the model the buggy line because most fixes
@@ -45,7 +50,8 @@ import "github.com/repilot-lsp/repilot-lsp/javalex"
 // Tokens the model cannot write at all (a literal found nowhere else) have
 // f = 1: the model knows nothing about them.
 //
-// Mutation. A copy of an operator (or of true/false) may instead write
+// Mutation. A copy of an operator (or of true/false, or of a number or char
+// literal: literalFamily) may instead write
 // another member of its family, with probability copyMutate, the member
 // chosen by the model: P_model(t)/Σ P_model(family members but B[j]).
 // Replacing "<" by "<=", "||" by "&&" or ">" by ">=" is the most common
@@ -100,7 +106,7 @@ const (
 	copyLineSkip      = 0.03 // a copy at a line start deletes the whole line
 	copySubSame       = 0.9  // σ when the model's token has B[j]'s role
 	copySubOther      = 0.3  // σ otherwise
-	copyMutate        = 0.1  // a copy of an operator writes another of its family
+	copyMutate        = 0.1  // a copy of an operator or literal writes another of its family
 	copyPlausible     = 1e-4 // f(j') = u·p/(p + copyPlausible)
 	copyUnseen        = 0.02 // u for a bigram the training data never had
 	copyKindSeen      = 0.01 // an identifier or literal "may follow" with at least this P_KN for its kind
@@ -151,6 +157,105 @@ var mutationFamilies = [][]string{
 	{"&=", "|=", "^=", "<<=", ">>=", ">>>="},
 	{"++", "--"},
 	{"true", "false"},
+}
+
+// Literal families. A copy of a number or char literal may write another
+// literal of its kind (mutation testing's constant replacement; the
+// off-by-one "n - 1" for "n", a delimiter ',' for ';'), chosen by the
+// model among these texts as among an operator's family. Only texts in the
+// model's vocabulary take part.
+var (
+	// charFamily: the char literals Java code compares and splits on most.
+	charFamily = []string{`' '`, `','`, `'.'`, `';'`, `':'`, `'\n'`, `'\t'`, `'/'`, `'\\'`, `'-'`, `'_'`, `'='`, `'|'`,
+		`'"'`, `'\''`, `'('`, `')'`, `'['`, `']'`, `'{'`, `'}'`, `'<'`, `'>'`, `'+'`, `'*'`, `'#'`, `'@'`, `'&'`, `'0'`, `'9'`, `'a'`, `'z'`, `'A'`, `'Z'`}
+	// numberFamily: small decimal constants; a decimal int also gets its
+	// neighbours.
+	numberFamily = []string{"0", "1", "2", "3", "4", "5", "8", "10", "16", "100", "1000"}
+)
+
+// literalFamily returns the texts a copy of literal t may mutate to (not t
+// itself): charFamily for a char literal; for a decimal int literal,
+// numberFamily and the literal plus and minus one; none for other numbers.
+func literalFamily(t streamTok) []string {
+	var fam []string
+	switch t.Kind {
+	case javalex.Char:
+		fam = charFamily
+	case javalex.Number:
+		v, err := strconv.Atoi(t.Text)
+		if err != nil || v < 0 {
+			return nil // hex, long, float, ...: left alone
+		}
+		fam = append(slices.Clone(numberFamily), strconv.Itoa(v+1))
+		if v > 0 {
+			fam = append(fam, strconv.Itoa(v-1))
+		}
+	}
+	out := make([]string, 0, len(fam))
+	for _, f := range fam {
+		if f != t.Text && !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// typeArgBrackets marks the "<" and ">" (">>", ">>>") tokens of toks that
+// delimit type arguments or parameters ("List<String>", "new HashMap<>()",
+// "Map<K, List<V>>", "Foo.<T>bar()"), so that mutation does not rewrite them
+// as comparisons ("List<String == f"). A "<" counts when it follows a
+// capitalised identifier or a "." and what follows up to its matching
+// closer is only type syntax (identifiers, primitive types, "," "." "?"
+// "&" "[]" extends super, nested brackets). Lowercase names before "<"
+// ("i < n") are comparisons; a lowercase generic class is missed, which
+// only leaves its brackets mutable, as before.
+func typeArgBrackets(toks []streamTok) []bool {
+	out := make([]bool, len(toks))
+	for j := 1; j < len(toks); j++ {
+		if toks[j].Text != "<" {
+			continue
+		}
+		prev := toks[j-1]
+		capital := prev.Kind == javalex.Ident && prev.Text != "" && prev.Text[0] >= 'A' && prev.Text[0] <= 'Z'
+		if !capital && prev.Text != "." {
+			continue
+		}
+		depth, closers := 1, []int{j}
+	scan:
+		for k := j + 1; k < len(toks) && depth > 0; k++ {
+			t := toks[k]
+			switch {
+			case t.Text == "<":
+				depth++
+				closers = append(closers, k)
+			case t.Text == ">" || t.Text == ">>" || t.Text == ">>>":
+				depth -= len(t.Text)
+				closers = append(closers, k)
+				if depth < 0 {
+					break scan
+				}
+			case t.Kind == javalex.Ident, t.Kind == javalex.Keyword && typeKeyword(t.Text),
+				t.Text == "," || t.Text == "." || t.Text == "?" || t.Text == "&" || t.Text == "[" || t.Text == "]":
+			default:
+				break scan
+			}
+		}
+		if depth == 0 {
+			for _, k := range closers {
+				out[k] = true
+			}
+		}
+	}
+	return out
+}
+
+// typeKeyword reports whether keyword kw may appear inside type arguments.
+func typeKeyword(kw string) bool {
+	switch kw {
+	case "extends", "super", "boolean", "byte", "char", "short", "int", "long", "float", "double":
+		return true
+	}
+	return false
 }
 
 // familyOf maps an operator to the other members of its family.
@@ -204,9 +309,17 @@ func newCopyModel(toks []streamTok, ids []uint32, idOf func(text string) (uint32
 	n := len(toks)
 	c := &copyModel{toks: toks, ids: ids, roles: make([]int, n), family: make([][]uint32, n), nextLn: make([]int, n+1),
 		norm: make([]float64, n+1), fwd: map[string]*fwdEntry{}}
+	typeArg := typeArgBrackets(toks)
 	for j, t := range toks {
 		c.roles[j] = tokenRole(t)
-		for _, m := range familyOf[t.Text] {
+		fam := familyOf[t.Text]
+		if typeArg[j] {
+			fam = nil // "List<String>": not the comparison operators
+		}
+		if t.Kind == javalex.Number || t.Kind == javalex.Char {
+			fam = literalFamily(t)
+		}
+		for _, m := range fam {
 			if r, ok := idOf(m); ok {
 				c.family[j] = append(c.family[j], r)
 			}

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/lm"
 )
 
@@ -324,6 +325,80 @@ func TestDeterminismWithBuggy(t *testing.T) {
 			if x, y := next(t, s, gen, 10), next(t, fresh, gen, 10); !slices.Equal(x, y) {
 				t.Errorf("after %q: a used session answers %v, a fresh one %v", gen, x, y)
 			}
+		}
+	}
+}
+
+// TestLiteralMutation: a copied char literal may become another delimiter
+// (the fix of expense-csv-delimiter, "';'" to "','"), a number its
+// neighbour; the "<" and ">" of type arguments are not mutated into
+// comparisons.
+func TestLiteralMutation(t *testing.T) {
+	m := jdkModel(t)
+	fim := lm.FIM{
+		Prefix: "class A {\n    java.util.List<String> f(String line) {\n",
+		Buggy:  "        java.util.List<String> f = split(line, ';', 4);\n",
+		Suffix: "        return f;\n    }\n}\n",
+		Indent: "        ",
+	}
+	plain := fim
+	plain.Buggy = ""
+	const at = "        java.util.List<String> f = split(line,"
+	otherChars := func(c []lm.Candidate) float64 {
+		sum := 0.0
+		for _, x := range c {
+			if tx := strings.TrimSpace(x.Text); strings.HasPrefix(tx, "'") && tx != "';'" {
+				sum += math.Exp(x.LogProb)
+			}
+		}
+		return sum
+	}
+	p0 := otherChars(next(t, mustStart(t, m, plain), at, 40))
+	sess := mustStart(t, m, fim)
+	c := next(t, sess, at, 40)
+	p := otherChars(c)
+	t.Logf("P(a char literal other than ';' after %q) = %.4f with the buggy hunk, %.4f without", at, p, p0)
+	// A copy of "';'" takes most of the mass, and mutation about a tenth
+	// of it; without the buggy hunk the n-gram rarely writes a char literal.
+	if c[0].Text != " ';'" || p < 0.05 || p < 5*p0 {
+		t.Errorf("top %q, P(other char literal) = %.4f (without the buggy hunk %.4f): want \" ';'\" first and at least 0.05", c[0].Text, p, p0)
+	}
+	if fam := literalFamily(streamTok{Text: "4", Kind: javalex.Number}); !slices.Contains(fam, "3") || !slices.Contains(fam, "5") || slices.Contains(fam, "4") {
+		t.Errorf("family of 4: %q", fam)
+	}
+	if fam := literalFamily(streamTok{Text: "0x1F", Kind: javalex.Number}); fam != nil {
+		t.Errorf("family of 0x1F: %q, want none", fam)
+	}
+	c = next(t, sess, "        java.util.List<String", 40)
+	for _, op := range []string{" ==", " !=", " <=", " >="} {
+		if p := candProb(c, op, false); p > 1e-3 {
+			t.Errorf("after `List<String`: P(%q) = %.4f; type arguments must not mutate into comparisons", op, p)
+		}
+	}
+}
+
+func TestTypeArgBrackets(t *testing.T) {
+	for _, tc := range []struct {
+		src  string
+		want string // the token texts marked, space-separated
+	}{
+		{"List<String> f = new ArrayList<>();", "< > < >"},
+		{"Map<String, List<Integer>> m;", "< < >>"},
+		{"x = Foo.<T>bar(a < b, c > d);", "< >"},
+		{"if (a < b && c > d) {", ""},
+		{"for (int i = 0; i < n; i++) {", ""},
+		{"boolean b = A < B;", ""},
+		{"Class<? extends Number[]> c;", "< >"},
+	} {
+		toks := lexStream(tc.src)
+		var got []string
+		for j, marked := range typeArgBrackets(toks) {
+			if marked {
+				got = append(got, toks[j].Text)
+			}
+		}
+		if strings.Join(got, " ") != tc.want {
+			t.Errorf("%q: marked %q, want %q", tc.src, strings.Join(got, " "), tc.want)
 		}
 	}
 }
