@@ -350,7 +350,10 @@ func (st *scanState) parenKind(toks []javalex.Token, i int) frameKind {
 		if j >= 1 && isOp(toks[j-1], "@") {
 			return frameAnnoParen
 		}
-		if top := st.top(); top == frameClassBody || top == frameAnonBody {
+		if newBefore(toks, i) {
+			return frameCallParen // new T(
+		}
+		if top := st.top(); (top == frameClassBody || top == frameAnonBody) && (i < 2 || declLead(toks[i-2])) {
 			return frameDeclParen // a method or constructor header
 		}
 		if i >= 2 {
@@ -372,6 +375,24 @@ func (st *scanState) parenKind(toks []javalex.Token, i int) frameKind {
 		}
 	}
 	return frameOtherParen
+}
+
+// declLead reports whether t, the token before "name(" in a class body, can
+// precede a method or constructor header: a type's last token, a modifier,
+// an annotation's end, or the end of the previous member.
+func declLead(t javalex.Token) bool {
+	switch t.Kind {
+	case javalex.Ident:
+		return true
+	case javalex.Keyword:
+		return t.Text != "return" && t.Text != "new" && t.Text != "throw"
+	case javalex.Operator:
+		switch t.Text {
+		case ">", ">>", ">>>", "]", ")", "{", "}", ";":
+			return true
+		}
+	}
+	return false
 }
 
 var primitiveOrVoid = map[string]bool{
@@ -668,8 +689,11 @@ func simplePosition(st *scanState, toks []javalex.Token, i int) (simpleMode, str
 			return simpleEnd, ""
 		case prev.Text == ";" && (top == frameBlock || top == frameCtrlParen):
 			return simpleEnd, ""
-		case (prev.Text == "{" || prev.Text == "}" || prev.Text == ")") && top == frameBlock:
+		case (prev.Text == "{" || prev.Text == "}") && top == frameBlock:
 			return simpleEnd, ""
+		case prev.Text == ")" && top == frameBlock && st.lastClosedOK &&
+			(st.lastClosed.kind == frameCtrlParen || st.lastClosed.kind == frameOtherParen):
+			return simpleEnd, "" // after if (...), for (...), or a cast
 		}
 	case javalex.Keyword:
 		switch prev.Text {

@@ -28,6 +28,8 @@ func TestSimplePosition(t *testing.T) {
 		{"    x = 1; fooB", simpleEnd},
 		{"    if (fooB", simpleEnd},
 		{"    if (x) fooB", simpleEnd},
+		{"    @SuppressWarnings(\"x\") fooB", simpleNone}, // a type after an annotation
+		{"    foo(x) fooB", simpleNone},
 		{"    while (!fooB", simplePrefix},
 		{"    a[fooB", simplePrefix},
 		{"    Object o = new Gre", simpleNewType},
@@ -64,7 +66,8 @@ func TestSimplePosition(t *testing.T) {
 	}
 	// Outside a method body: a class body's members are declarations.
 	wc := newLexWindow("package demo;\nclass A {\n")
-	for _, gen := range []string{"  fooB", "  int f = 1; fooB", "  enum E { A, fooB", "  A(int fooB"} {
+	for _, gen := range []string{"  fooB", "  int f = 1; fooB", "  enum E { A, fooB", "  A(int fooB",
+		"  Runnable r = new Runnable() { public void run() { fooB", "  @Deprecated() fooB"} {
 		if ss, ok := simpleSiteAt(wc, gen, false); ok && ss.Mode != simpleNone {
 			t.Errorf("class body: simpleSiteAt(%q) = %v, want none", gen, ss.Mode)
 		}
