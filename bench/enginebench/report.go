@@ -19,13 +19,13 @@ func (r *Report) Print(w io.Writer, verbose bool) {
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "\npruning power (mutants that do not compile, forced token by token; pruned = some token infeasible)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "kind\tsites\tmutants\tpruned\trate\tpruned early\tskipped: compiled\tskipped: name exists\tsites without mutant\t")
+	fmt.Fprintln(tw, "kind\tsites\tmutants\tpruned\trate\tpruned early\tskipped: compiled\tskipped: name exists\tskipped: compile check failed\tsites without mutant\t")
 	row := func(k KindResult) {
 		rate := "-"
 		if k.Mutants > 0 {
 			rate = fmt.Sprintf("%.1f%%", 100*k.Rate())
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t\n", k.Kind, k.Sites, k.Mutants, k.Pruned, rate, k.Early, k.Compiled, k.OtherError, k.NoMutant)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%s\t%d\t%d\t%d\t%d\t%d\t\n", k.Kind, k.Sites, k.Mutants, k.Pruned, rate, k.Early, k.Compiled, k.OtherError, k.CompileFailed, k.NoMutant)
 	}
 	for _, k := range r.Kinds {
 		row(k)

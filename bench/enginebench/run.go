@@ -69,6 +69,9 @@ type KindResult struct {
 	Compiled   int `json:"compiled"`
 	OtherError int `json:"other_error"`
 	NoMutant   int `json:"no_mutant"`
+	// CompileFailed counts replacements whose compile check failed (JDT LS
+	// published no diagnostics in time): skipped too.
+	CompileFailed int `json:"compile_failed"`
 }
 
 // Rate is Pruned/Mutants (0 when there are none).
@@ -148,7 +151,8 @@ type Workspace struct {
 
 // Start copies bugs' projects to a temporary directory and starts one JDT LS
 // (install home) over all of them (Maven projects offline), with a request
-// timeout of 2 minutes (a timeout is Unknown and would hide pruning). Close
+// and compile timeout of 2 minutes each (a request timeout is Unknown and
+// would hide pruning; a compile timeout skips a mutant). Close
 // stops it and removes the copies.
 func Start(ctx context.Context, bugs []corpus.Bug, home string, stderr io.Writer) (*Workspace, error) {
 	if len(bugs) == 0 {
@@ -171,7 +175,7 @@ func Start(ctx context.Context, bugs []corpus.Bug, home string, stderr io.Writer
 	w.Engine, err = engine.StartJDT(ctx, jdtls.Options{Home: home, Root: w.Roots[0], Folders: w.Roots[1:],
 		StateDir: filepath.Join(dir, "state"), Stderr: stderr, HeapMB: 2048,
 		Settings: map[string]any{"java.import.maven.offline.enabled": true}},
-		engine.WithRequestTimeout(2*time.Minute))
+		engine.WithRequestTimeout(2*time.Minute), engine.WithCompileTimeout(2*time.Minute))
 	if err != nil {
 		os.RemoveAll(dir)
 		return nil, fmt.Errorf("starting JDT LS for %d projects: %w", len(bugs), err)
@@ -275,6 +279,12 @@ func force(ctx context.Context, eng engine.Engine, h engine.Hunk, toks []string,
 	return pruned, s.Stats(), feasible, times, strict, nil
 }
 
+// fatal reports whether err ends the run: ctx ended or the JDT LS died.
+// Other engine errors (a compile check that timed out) skip one mutant.
+func fatal(ctx context.Context, w *Workspace, err error) bool {
+	return ctx.Err() != nil || w.Engine.Client().Err() != nil
+}
+
 // nameErrorMarkers are phrases of the JDT compiler's messages for a name
 // that does not exist where it is used ("The method x() is undefined for the
 // type T", "x cannot be resolved to a variable", "x cannot be resolved or is
@@ -348,8 +358,12 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 		// The fixed file's own errors (none for a compiling fixture; a Maven
 		// dependency JDT LS could not resolve shows here).
 		base, err := w.Engine.CompileErrors(ctx, f.uri, f.text)
+		compiles := err == nil
 		if err != nil {
-			return nil, fmt.Errorf("%s: compiling the fixed file: %w", b.ID, err)
+			if fatal(ctx, w, err) {
+				return nil, fmt.Errorf("%s: compiling the fixed file: %w", b.ID, err)
+			}
+			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: the compile check of the fixed file failed (%v): no mutant of this fixture is confirmed, its sites count as without mutant", b.ID, err))
 		}
 		if len(base) > 0 {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: the fixed file has %d compile error(s) as JDT LS sees it (first: %s)", b.ID, len(base), base[0].Message))
@@ -389,10 +403,18 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 				var m *Mutant
 				var why string
 				for _, repl := range Candidates(s, pool, o.Seed, key, o.Tries) {
+					if !compiles {
+						break
+					}
 					mu := Apply(t.hunk, s, repl)
 					errs, err := w.Engine.CompileErrors(ctx, f.uri, t.prefix+mu.Hunk+t.suffix)
 					if err != nil {
-						return nil, fmt.Errorf("%s: compiling a mutant: %w", b.ID, err)
+						if fatal(ctx, w, err) {
+							return nil, fmt.Errorf("%s: compiling a mutant: %w", b.ID, err)
+						}
+						kr.CompileFailed++
+						logf("%s: %s %s -> %s: compile check failed (%v); skipped", b.ID, s.Kind, s.Ident, repl, err)
+						continue
 					}
 					ne := newErrors(errs, base)
 					if why = nameError(ne, repl); why != "" {
@@ -444,6 +466,7 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 			rep.Member.Early += kr.Early
 			rep.Member.Compiled += kr.Compiled
 			rep.Member.OtherError += kr.OtherError
+			rep.Member.CompileFailed += kr.CompileFailed
 			rep.Member.NoMutant += kr.NoMutant
 		}
 	}
