@@ -20,6 +20,7 @@ type benchSearchFlags struct {
 	jsonOut    bool
 	perQuery   bool
 	quiet      bool
+	holdout    string
 }
 
 func init() {
@@ -52,6 +53,7 @@ Model flags are those of "search": without them only the lexical stream runs.`,
 	fl.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
 	fl.BoolVar(&f.perQuery, "per-query", false, "with --json, include every query's ranks")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	fl.StringVar(&f.holdout, "holdout", bench.HoldoutUnit, "docs kept out of the doc-mined statistics per query: unit (the target's) or file (every unit in the target's file)")
 	benchCmd.AddCommand(cmd)
 }
 
@@ -65,7 +67,7 @@ func runBenchSearch(ctx context.Context, f benchSearchFlags, stdout, stderr io.W
 	if f.quiet {
 		stderr = io.Discard
 	}
-	rep, err := bench.Run(ctx, bench.Options{Engine: cfg, Mode: f.mode, MaxQueries: f.maxQueries, Log: stderr})
+	rep, err := bench.Run(ctx, bench.Options{Engine: cfg, Mode: f.mode, MaxQueries: f.maxQueries, Log: stderr, Holdout: f.holdout})
 	if err != nil {
 		return err
 	}

@@ -50,6 +50,14 @@ type SearchFlags struct {
 	EmbedChars int
 	RRFK       float64
 	StreamW    string
+	// Association expansion (lexical.Assoc): doc words -> name terms.
+	AssocWeight   float64
+	AssocMinPair  int
+	AssocTop      int
+	AssocLift     float64
+	AssocSentence bool
+	AssocReweight float64
+	ShortFields   bool
 }
 
 // AddFlags registers the engine flags on fs. Model flags default to the
@@ -75,6 +83,13 @@ func (f *SearchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.Expand, "expand", lexical.DefaultExpand, "weight of run-together name expansion (bm25 backend; 0: off)")
 	fs.StringVar(&f.Analyzer, "analyzer", "stem,stop,compounds,abbrev", "tokenizer switches: any of stem, stop, compounds, abbrev (comma-separated; \"none\" for none)")
 	fs.Float64Var(&f.NameBoost, "name-boost", lexical.DefaultNameBoost, "score boost for units whose name the query covers (bm25 backend; 0: off)")
+	fs.Float64Var(&f.AssocWeight, "assoc", lexical.DefaultAssocWeight, "query weight of the name terms the workspace's doc comments associate with each query word (bm25 backend; 0: off)")
+	fs.IntVar(&f.AssocMinPair, "assoc-min-pair", lexical.DefaultAssocMinPair, "documented units a word and a name term must share to associate")
+	fs.IntVar(&f.AssocTop, "assoc-top", lexical.DefaultAssocTop, "associated terms per query word")
+	fs.Float64Var(&f.AssocLift, "assoc-lift", lexical.DefaultAssocLift, "least lift P(term|word)/P(term) of an association")
+	fs.BoolVar(&f.AssocSentence, "assoc-sentence", false, "learn associations from the first doc sentence only")
+	fs.Float64Var(&f.AssocReweight, "assoc-reweight", lexical.DefaultAssocReweight, "exponent of query-word reweighting by how often the docs' word meets the code it documents (bm25 backend; 0: off)")
+	fs.BoolVar(&f.ShortFields, "bm25f-short", false, "exempt name and signature from BM25F length normalisation (bm25 backend)")
 }
 
 // parseWeights reads "field=w,..." over the default weights.
@@ -141,7 +156,9 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	}
 	k1, b, expand, nameBoost := f.K1, f.B, f.Expand, f.NameBoost
 	cfg := search.Config{Root: root, Lexical: f.Lexical, Streams: streams, Depth: f.Depth, RerankTopN: f.RerankTopN,
-		Weights: weights, K1: &k1, B: &b, Expand: &expand, NameBoost: &nameBoost, Analyzer: &an}
+		Weights: weights, K1: &k1, B: &b, Expand: &expand, NameBoost: &nameBoost, Analyzer: &an,
+		Assoc: &search.AssocConfig{Weight: f.AssocWeight, MinPair: f.AssocMinPair, Top: f.AssocTop, Lift: f.AssocLift,
+			Sentence: f.AssocSentence, Reweight: f.AssocReweight}, ShortFields: f.ShortFields}
 	cfg.Dense.MaxChars = f.EmbedChars
 	cfg.RRFK = f.RRFK
 	if strings.TrimSpace(f.StreamW) != "" {
@@ -322,8 +339,9 @@ func searchExtension() proxy.Extension {
 	return proxy.NewSearchExtension(func(root string) (*search.Engine, error) {
 		f := SearchFlags{Project: root, Lexical: "bm25", Streams: "all", Depth: 100, RerankTopN: 20,
 			K1: lexical.BM25K1, B: lexical.BM25B, Expand: lexical.DefaultExpand, NameBoost: lexical.DefaultNameBoost,
-			Analyzer: "stem,stop,compounds,abbrev", EmbedChars: 2000, RRFK: 60,
-			ChatURL: os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
+			Analyzer: "stem,stop,compounds,abbrev", EmbedChars: 2000, RRFK: 60, AssocWeight: lexical.DefaultAssocWeight,
+			AssocReweight: lexical.DefaultAssocReweight,
+			ChatURL:       os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
 			EmbedURL: os.Getenv(llm.EnvEmbedURL), EmbedModel: os.Getenv(llm.EnvEmbedModel)}
 		cfg, err := f.Config()
 		if err != nil {

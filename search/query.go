@@ -13,6 +13,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/search/dense"
 	"github.com/repilot-lsp/repilot-lsp/search/fuse"
+	"github.com/repilot-lsp/repilot-lsp/search/lexical"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
@@ -30,6 +31,11 @@ type Query struct {
 	// configuration allows): workspace/symbol, sent on every keystroke,
 	// runs without model calls but embeddings.
 	Only *Streams
+	// Exclude names units whose doc comments must not inform statistics
+	// mined from the repository's docs (the lexical stream's association
+	// expansion, lexical.Assoc). The benchmark passes the query's target,
+	// whose doc the query was taken from; the editor passes nothing.
+	Exclude []string
 }
 
 // Hit is one result.
@@ -79,7 +85,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 			st.Generate && o.Generate, st.Rerank && o.Rerank}
 	}
 	chat := e.cfg.Chat
-	r := &run{e: e, ctx: ctx, res: &Result{Streams: map[string][]string{}, Errors: map[string]string{},
+	r := &run{e: e, ctx: ctx, exclude: q.Exclude, res: &Result{Streams: map[string][]string{}, Errors: map[string]string{},
 		Timings: map[string]time.Duration{}}}
 	start := time.Now()
 
@@ -199,10 +205,11 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 
 // run collects the streams of one search from several goroutines.
 type run struct {
-	e   *Engine
-	ctx context.Context
-	mu  sync.Mutex
-	res *Result
+	e       *Engine
+	ctx     context.Context
+	exclude []string
+	mu      sync.Mutex
+	res     *Result
 }
 
 func (r *run) set(name string, ids []string) {
@@ -233,7 +240,13 @@ func (r *run) setAugmented(s string) {
 // IDs (also when the stream is disabled, for the repository context).
 func (r *run) lexical(name, text string) []string {
 	t0 := time.Now()
-	hs, err := r.e.lex.Search(r.ctx, text, r.e.cfg.Depth)
+	var hs []lexical.Hit
+	var err error
+	if x, ok := r.e.lex.(*lexical.BM25); ok {
+		hs, err = x.SearchExcluding(r.ctx, text, r.e.cfg.Depth, r.exclude)
+	} else {
+		hs, err = r.e.lex.Search(r.ctx, text, r.e.cfg.Depth)
+	}
 	r.time(name, t0)
 	if err != nil {
 		r.fail(name, err)

@@ -115,6 +115,13 @@ type Config struct {
 	// K1, B and Expand override the BM25 backend's parameters when non-nil
 	// (lexical.BM25).
 	K1, B, Expand, NameBoost *float64
+	// Assoc tunes the BM25 backend's association expansion (lexical.Assoc:
+	// doc words -> name terms, mined from the workspace's doc comments);
+	// nil keeps the defaults, Weight 0 turns it off.
+	Assoc *AssocConfig
+	// ShortFields exempts name and signature from BM25F length
+	// normalisation (lexical.BM25.ShortFields; measured: search/README.md).
+	ShortFields bool
 	// Embedder serves the dense streams; nil turns them off.
 	Embedder llm.Embedder
 	// Chat serves augmentation, generation and reranking; nil turns them off.
@@ -137,6 +144,19 @@ type Config struct {
 	// Transform, when set, rewrites each unit before the streams see it (the
 	// benchmark strips doc comments with it). Hits carry the rewritten unit.
 	Transform func(units.Unit) units.Unit
+}
+
+// AssocConfig overrides lexical.Assoc's parameters (zero fields keep the
+// defaults, except Weight and Reweight, which are always taken: 0 turns
+// expansion, respectively query-word reweighting, off).
+type AssocConfig struct {
+	Weight                   float64 // lexical.Assoc.Weight
+	MinPair                  int     // lexical.Assoc.MinPair
+	Top                      int     // lexical.Assoc.Top
+	Lift                     float64 // lexical.Assoc.Lift
+	Sentence                 bool    // lexical.Assoc.Sentence
+	Reweight                 float64 // lexical.Assoc.SelfExp
+	ReweightMin, ReweightMax float64 // lexical.Assoc.SelfMin, SelfMax
 }
 
 // DefaultCacheDir is where a workspace's caches live:
@@ -174,6 +194,7 @@ type Engine struct {
 	lex   lexical.Index
 	dense *dense.Store // nil without an Embedder
 	cache *dense.Cache
+	assoc *lexical.Assoc // nil when off; learns from the units as indexed (docs kept)
 
 	mu     sync.RWMutex
 	view   map[string]units.Unit // the units as the streams see them
@@ -223,6 +244,31 @@ func New(cfg Config) (*Engine, error) {
 		}
 		if cfg.NameBoost != nil {
 			b.NameBoost = *cfg.NameBoost
+		}
+		b.ShortFields = cfg.ShortFields
+		a := lexical.NewAssoc(an)
+		if c := cfg.Assoc; c != nil {
+			a.Weight, a.Sentence = c.Weight, c.Sentence
+			if c.MinPair > 0 {
+				a.MinPair = c.MinPair
+			}
+			if c.Top > 0 {
+				a.Top = c.Top
+			}
+			if c.Lift > 0 {
+				a.Lift = c.Lift
+			}
+			a.SelfExp = c.Reweight
+			if c.ReweightMin > 0 {
+				a.SelfMin = c.ReweightMin
+			}
+			if c.ReweightMax > 0 {
+				a.SelfMax = c.ReweightMax
+			}
+		}
+		if a.Weight > 0 || a.SelfExp > 0 {
+			b.Assoc = a
+			e.assoc = a
 		}
 		e.lex = b
 	case "bleve":
@@ -289,6 +335,13 @@ func (e *Engine) apply(ch index.Change) {
 	}
 	e.status.Units = len(e.view)
 	e.mu.Unlock()
+	if e.assoc != nil {
+		// The association model reads the docs, so it sees the units
+		// before Transform (the benchmark's csn mode strips docs from the
+		// streams' view only; Query.Exclude keeps a target's doc out).
+		e.assoc.Delete(ch.Removed)
+		e.assoc.Upsert(ch.Upserted)
+	}
 	if len(ch.Removed) > 0 {
 		e.lex.Delete(ch.Removed)
 	}

@@ -71,7 +71,20 @@ type Options struct {
 	MaxQueries int
 	// Log receives progress lines (may be nil).
 	Log io.Writer
+	// Holdout is what each query keeps out of the statistics mined from
+	// the repository's doc comments (search.Query.Exclude): HoldoutUnit
+	// (default) the target's own doc, the editor's situation for an
+	// undocumented unit; HoldoutFile the docs of every unit in the
+	// target's file, a stricter check that sibling overloads with
+	// near-identical docs do not carry the answer.
+	Holdout string
 }
+
+// Holdouts of Options.Holdout.
+const (
+	HoldoutUnit = "unit"
+	HoldoutFile = "file"
+)
 
 // Item is one query and its target.
 type Item struct {
@@ -269,6 +282,18 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		rep.EmbedSeconds = time.Since(t1).Seconds()
 	}
 
+	byFile := map[string][]string{}
+	for _, u := range e.Index().Units() {
+		byFile[u.Path] = append(byFile[u.Path], u.ID)
+	}
+	exclude := func(it Item) []string { return []string{it.Target.ID} }
+	switch opt.Holdout {
+	case "", HoldoutUnit:
+	case HoldoutFile:
+		exclude = func(it Item) []string { return byFile[it.Target.Path] }
+	default:
+		return nil, fmt.Errorf("bench: unknown holdout %q (want %s or %s)", opt.Holdout, HoldoutUnit, HoldoutFile)
+	}
 	depth := e.Config().Depth
 	var lat []float64
 	for i, it := range items {
@@ -279,7 +304,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			e.Replace(it.Target.WithoutDoc())
 		}
 		t := time.Now()
-		res, err := e.Search(ctx, search.Query{Text: it.Query, K: depth, Lang: it.Target.Lang})
+		res, err := e.Search(ctx, search.Query{Text: it.Query, K: depth, Lang: it.Target.Lang, Exclude: exclude(it)})
 		ms := float64(time.Since(t).Microseconds()) / 1000
 		if opt.Mode == ModeKeepDocs {
 			e.Replace(it.Target)

@@ -28,7 +28,8 @@ const (
 
 type posting struct {
 	doc int32
-	tf  float32 // field-weighted term frequency
+	tf  float32 // field-weighted term frequency in the length-normalised fields
+	tfs float32 // field-weighted term frequency in the short fields (ShortFields)
 }
 
 type bm25Doc struct {
@@ -68,6 +69,15 @@ type BM25 struct {
 	// names count by their segments). A function's name summarises it, so a
 	// query that covers the name is strong evidence (0: off).
 	NameBoost float64
+	// Assoc, when set, expands queries with the name terms that the
+	// repository's doc comments associate with the query's words (assoc.go).
+	// The owner keeps it in step with the units (it needs their docs, which
+	// the index may not see).
+	Assoc *Assoc
+	// ShortFields exempts the name and signature fields from length
+	// normalisation (BM25F with b = 0 for them): a long body then no longer
+	// dilutes a match in the unit's name.
+	ShortFields bool
 
 	mu       sync.RWMutex
 	termIDs  map[string]int32
@@ -104,7 +114,7 @@ func (x *BM25) Len() int {
 
 // analyze returns the weighted term frequencies and length of u. It runs
 // without the lock.
-func (x *BM25) analyze(u *units.Unit, tf map[string]float32, surf *[]string) float32 {
+func (x *BM25) analyze(u *units.Unit, tf map[string][2]float32, surf *[]string) float32 {
 	var length float32
 	tokenize.Words(u.Name, func(word string, parts []string) {
 		w := strings.Trim(word, "_")
@@ -118,9 +128,16 @@ func (x *BM25) analyze(u *units.Unit, tf map[string]float32, surf *[]string) flo
 		if w == 0 || text == "" {
 			continue
 		}
+		short := x.ShortFields && (Field(f) == FieldName || Field(f) == FieldSignature)
 		x.an.Each(text, func(term string, _ int) {
-			tf[term] += w
-			length += w
+			v := tf[term]
+			if short {
+				v[1] += w
+			} else {
+				v[0] += w
+				length += w
+			}
+			tf[term] = v
 		})
 	}
 	return length
@@ -129,7 +146,7 @@ func (x *BM25) analyze(u *units.Unit, tf map[string]float32, surf *[]string) flo
 type analyzed struct {
 	name     []string
 	id       string
-	tf       map[string]float32
+	tf       map[string][2]float32
 	len      float32
 	surfaces []string
 	vocab    []string
@@ -148,7 +165,7 @@ func isLowerASCII(s string) bool {
 func (x *BM25) Upsert(us []units.Unit) error {
 	batch := make([]analyzed, len(us))
 	for i := range us {
-		tf := make(map[string]float32, 64)
+		tf := make(map[string][2]float32, 64)
 		var surf []string
 		l := x.analyze(&us[i], tf, &surf)
 		var vocab []string
@@ -203,7 +220,7 @@ func (x *BM25) Upsert(us []units.Unit) error {
 				x.postings = append(x.postings, nil)
 				x.df = append(x.df, 0)
 			}
-			x.postings[t] = append(x.postings[t], posting{n, f})
+			x.postings[t] = append(x.postings[t], posting{n, f[0], f[1]})
 			x.df[t]++
 			d.terms = append(d.terms, t)
 		}
@@ -274,7 +291,7 @@ func (x *BM25) maybeCompact() {
 		out := ps[:0]
 		for _, p := range ps {
 			if r := renum[p.doc]; r >= 0 {
-				out = append(out, posting{r, p.tf})
+				out = append(out, posting{r, p.tf, p.tfs})
 			}
 		}
 		x.postings[t] = out
@@ -284,10 +301,31 @@ func (x *BM25) maybeCompact() {
 
 // Search implements Index.
 func (x *BM25) Search(ctx context.Context, query string, k int) ([]Hit, error) {
+	return x.SearchExcluding(ctx, query, k, nil)
+}
+
+// SearchExcluding is Search with the docs of the units named in exclude
+// left out of the statistics mined from doc comments (Assoc): the
+// benchmark's target must not inform its own query's expansion.
+func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude []string) ([]Hit, error) {
 	qw := map[string]float64{}
-	x.an.Each(query, func(term string, _ int) { qw[term]++ })
+	var qterms []string
+	x.an.Each(query, func(term string, _ int) {
+		if qw[term] == 0 {
+			qterms = append(qterms, term)
+		}
+		qw[term]++
+	})
 	if len(qw) == 0 || k <= 0 {
 		return nil, nil
+	}
+	if x.Assoc != nil {
+		for t, m := range x.Assoc.Reweight(qterms, exclude) {
+			qw[t] *= m
+		}
+		for t, w := range x.Assoc.Expand(qterms, exclude) {
+			qw[t] += w
+		}
 	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
@@ -303,13 +341,17 @@ func (x *BM25) Search(ctx context.Context, query string, k int) ([]Hit, error) {
 	avgdl := x.totalLen / n
 	acc := make([]float32, len(x.docs))
 	var touched []int32
-	add := func(doc int32, idf float64, q float64, tf float32) {
+	// BM25F (Robertson and Zaragoza 2009, eq. 3.19-3.20): the pseudo term
+	// frequency is the short fields' plus the others' divided by their
+	// length normalisation, then saturated with k1.
+	add := func(doc int32, idf float64, q float64, tf, tfs float32) {
 		d := &x.docs[doc]
-		norm := float32(x.K1 * (1 - x.B + x.B*float64(d.len)/avgdl))
+		norm := float32(1 - x.B + x.B*float64(d.len)/avgdl)
 		if acc[doc] == 0 {
 			touched = append(touched, doc)
 		}
-		acc[doc] += float32(idf*q*(x.K1+1)) * tf / (tf + norm)
+		t := tfs + tf/norm
+		acc[doc] += float32(idf*q*(x.K1+1)) * t / (t + float32(x.K1))
 	}
 	for term, q := range qw {
 		if err := ctx.Err(); err != nil {
@@ -319,11 +361,14 @@ func (x *BM25) Search(ctx context.Context, query string, k int) ([]Hit, error) {
 		if ex := extra[term]; len(ex) > 0 {
 			// The term's own postings plus those of the run-together names
 			// that contain it, as if those names had been split.
-			tfs := map[int32]float32{}
+			tfs := map[int32][2]float32{}
 			if ok {
 				for _, p := range x.postings[t] {
 					if x.docs[p.doc].alive {
-						tfs[p.doc] += p.tf
+						v := tfs[p.doc]
+						v[0] += p.tf
+						v[1] += p.tfs
+						tfs[p.doc] = v
 					}
 				}
 			}
@@ -333,14 +378,17 @@ func (x *BM25) Search(ctx context.Context, query string, k int) ([]Hit, error) {
 				}
 				for _, p := range x.postings[e] {
 					if x.docs[p.doc].alive {
-						tfs[p.doc] += float32(x.Expand) * p.tf
+						v := tfs[p.doc]
+						v[0] += float32(x.Expand) * p.tf
+						v[1] += float32(x.Expand) * p.tfs
+						tfs[p.doc] = v
 					}
 				}
 			}
 			df := float64(len(tfs))
 			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 			for doc, tf := range tfs {
-				add(doc, idf, q, tf)
+				add(doc, idf, q, tf[0], tf[1])
 			}
 			continue
 		}
@@ -351,13 +399,13 @@ func (x *BM25) Search(ctx context.Context, query string, k int) ([]Hit, error) {
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range x.postings[t] {
 			if x.docs[p.doc].alive {
-				add(p.doc, idf, q, p.tf)
+				add(p.doc, idf, q, p.tf, p.tfs)
 			}
 		}
 	}
 	if x.NameBoost > 0 {
-		terms := make(map[string]bool, len(qw))
-		for t := range qw {
+		terms := make(map[string]bool, len(qterms))
+		for _, t := range qterms { // the query's own terms, not expansions
 			terms[t] = true
 		}
 		x.segMu.Lock()

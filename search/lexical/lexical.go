@@ -22,6 +22,13 @@
 // and weights: search/README.md) and because its term dictionary allows
 // run-together name expansion and the name boost (BM25.Expand,
 // BM25.NameBoost).
+//
+// The BM25 backend can also expand a query with what the repository's own
+// doc comments teach (Assoc, assoc.go): the name terms that co-occur with
+// each query word in documented units, and a reweighting of query words by
+// how often the docs' word also appears in the code it documents. Queries
+// can exclude units from those statistics (BM25.SearchExcluding), so that a
+// benchmark's target never informs its own query.
 package lexical
 
 import (
