@@ -2,16 +2,21 @@ package engine
 
 // jdt.go defines JDT, the strict completion engine backed by its own JDT LS
 // (the "shadow server"), and its sessions. See the package comment for the
-// contract and site.go for where the engine is strict.
+// contract, site.go and context.go for where the engine is strict, and
+// simple.go for simple names.
 //
 // The decision procedure, in Repilot's terms (Wei, Xia, Zhang, FSE 2023):
 //   - Definition 3.3 (feasible token): a token is feasible when some
 //     completion of the partial program with it compiles. The engine proves
 //     feasibility only at a strict site: the identifier after a member-access
-//     dot is feasible iff it is a prefix of a member name JDT LS lists there.
+//     dot is feasible iff it is a prefix of a member name JDT LS lists there;
+//     a simple name in a reference position iff it is a prefix of a name JDT
+//     LS lists at the caret (judged when it ends, where it may still become
+//     a lambda parameter or a label).
 //   - Definition 3.4 (strict completion engine): where the engine cannot be
-//     sure (no member-access dot, comment, literal, unresolved receiver, JDT
-//     LS error) it answers unknown, so no feasible token is ever pruned.
+//     sure (a declaration name, comment, literal, unresolved receiver, a
+//     receiver JDT LS is known to get wrong, JDT LS error) it answers
+//     unknown, so no feasible token is ever pruned.
 //   - Algorithm 2 (GuidedPrune) calls Session.Check for each sampled token;
 //     Infeasible prunes it.
 //   - Algorithm 3 (ActivelyComplete) calls Session.Complete and appends the
@@ -404,7 +409,7 @@ func (s *jdtSession) checkIdent(ctx context.Context, next string) (Outcome, erro
 		return Unknown, nil // a member site whose receiver is not trusted
 	}
 	ss, ok := simpleSiteAt(s.win, next, false)
-	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) || anyKeywordPrefix(ss.Ident) {
+	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) {
 		return Unknown, nil
 	}
 	ml, err := s.simpleNames(ctx, next, ss)
@@ -414,8 +419,8 @@ func (s *jdtSession) checkIdent(ctx context.Context, next string) (Outcome, erro
 	if ml.hasPrefix(ss.Ident) {
 		return Feasible, nil
 	}
-	if ml.Incomplete {
-		return Unknown, nil
+	if ml.Incomplete || anyKeywordPrefix(ss.Ident) {
+		return Unknown, nil // it may still become a keyword JDT LS does not list
 	}
 	return Infeasible, nil
 }

@@ -4,8 +4,10 @@ package engine
 // site*: inside (or at the start of) the identifier that follows a
 // member-access dot, where JDT LS's member list is complete, so that a name
 // outside it cannot compile (Repilot Definition 3.4, a strict completion
-// engine may only answer where it is certain). Everywhere else the engine
-// answers unknown.
+// engine may only answer where it is certain), unless the receiver is one
+// JDT LS is known to get wrong (context.go). It also finds the simple name
+// at a caret (simpleSiteAt), which context.go classifies. Everywhere else
+// the engine answers unknown.
 
 import (
 	"strings"
