@@ -85,3 +85,37 @@ func TestCheckMemberFollowers(t *testing.T) {
 		{ind + "g.", "<String>greet();", Feasible},
 	})
 }
+
+// TestCompleteSimpleNames: active completion at a simple name where every
+// prefix is judged lists the visible names that extend it, and knows
+// nothing where the name may become a keyword or lambda parameter.
+func TestCompleteSimpleNames(t *testing.T) {
+	s, _ := mainSession(t)
+	ctx := ctxT(t)
+	got, err := s.Complete(ctx, ind+"Object o = new Greet")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !got.Known || !contains(got.Names, "Greeter") {
+		t.Errorf("Complete after new Greet = %+v, want Greeter among known names", got)
+	}
+	for _, n := range got.Names {
+		if len(n) < 5 || n[:5] != "Greet" {
+			t.Errorf("Complete after new Greet lists %q", n)
+		}
+	}
+	for _, gen := range []string{
+		ind + "int n = 1 + fooB", // nothing extends it: unknown, not an empty completion
+		ind + "int n = 1 + s",    // may become super, short, ...
+		ind + "int n = Gre",      // after "=": may become a lambda parameter
+		ind + "int Gre",          // a declaration
+	} {
+		c, err := s.Complete(ctx, gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Known {
+			t.Errorf("Complete(%q) = %+v, want unknown", gen, c)
+		}
+	}
+}
