@@ -16,12 +16,16 @@ import "context"
 // lines, "" for an insertion): like AlphaRepair and Repilot, which show the
 // model the buggy line, a model may condition on it, since most fixes are
 // small edits of it. A model must not simply return it: the repair loop
-// discards a candidate equal to Buggy.
+// discards a candidate equal to Buggy. Insert says the middle replaces
+// nothing (a repair that inserts lines; Buggy is then ""), as opposed to a
+// FIM context that does not say what the middle replaces: an inserted hunk
+// must leave the brackets of the file as balanced as it found them.
 type FIM struct {
 	Prefix string
 	Suffix string
 	Indent string
 	Buggy  string
+	Insert bool
 }
 
 // Candidate is one possible next token. Text is exactly what is appended to

@@ -19,6 +19,7 @@ const DiffContext = 3
 type hunkSite struct {
 	Prefix, Buggy, Suffix string
 	Indent                string // leading whitespace of the hunk's first line (see lm.FIM)
+	Insert                bool   // the hunk inserts lines (end = start-1): Buggy is ""
 }
 
 // splitHunk splits text around lines start..end (1-based, inclusive;
@@ -40,7 +41,7 @@ func splitHunk(text string, start, end int) (hunkSite, error) {
 	if a > 0 && text[a-1] != '\n' {
 		return hunkSite{}, fmt.Errorf("cannot insert after line %d: the file does not end with a newline", n)
 	}
-	site := hunkSite{Prefix: text[:a], Buggy: text[a:b], Suffix: text[b:]}
+	site := hunkSite{Prefix: text[:a], Buggy: text[a:b], Suffix: text[b:], Insert: end == start-1}
 	site.Indent = indentNear(text, start, n)
 	return site, nil
 }

@@ -421,6 +421,12 @@ func TestFIMAndEngineHunk(t *testing.T) {
 	}
 	if len(e.hunks) != 1 || e.hunks[0].URI != "file:///proj/src/A.java" || e.hunks[0].Prefix != want.Prefix || e.hunks[0].Suffix != want.Suffix {
 		t.Fatalf("engine hunk %+v", e.hunks)
+	}	// An insertion (end = start-1) says so.
+	ins := request(Options{})
+	ins.EndLine = ins.StartLine - 1
+	run(t, service(m, e, nil), ins)
+	if len(m.fims) != 2 || !m.fims[1].Insert || m.fims[1].Buggy != "" || m.fims[0].Insert {
+		t.Fatalf("FIMs %+v: want the second an insertion", m.fims)
 	}
 }
 

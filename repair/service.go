@@ -123,7 +123,8 @@ func relPath(root, file string) (string, error) {
 // sampleAll runs opts.Samples samples in order and returns the completed
 // candidates (newline-terminated), not yet deduplicated.
 func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hunkSite, opts Options, st *Stats, progress Progress) ([]candidate, error) {
-	fim := lm.FIM{Prefix: site.Prefix, Suffix: site.Suffix, Indent: site.Indent, Buggy: site.Buggy}
+	fim := lm.FIM{Prefix: site.Prefix, Suffix: site.Suffix, Indent: site.Indent, Buggy: site.Buggy,
+		Insert: site.Insert}
 	ms, err := b.Model.Start(ctx, fim)
 	if err != nil {
 		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)

@@ -263,6 +263,19 @@ func TestEndAfterOpenBlock(t *testing.T) {
 	if _, ok := endOf(next(t, sess, "        while (lo <= hi) {\n", 0)); ok {
 		t.Error("end offered after an insertion that leaves a block open")
 	}
+	// Not told what the middle replaces, a hunk may close a block of the
+	// prefix; an insertion (FIM.Insert) may not: the suffix closes it.
+	if _, ok := endOf(next(t, sess, "        }\n", 0)); !ok {
+		t.Error("end not offered after closing a prefix block without FIM.Insert")
+	}
+	fim.Insert = true
+	sess = mustStart(t, m, fim)
+	if _, ok := endOf(next(t, sess, "        }\n", 0)); ok {
+		t.Error("end offered after an insertion that closes a block of the prefix")
+	}
+	if _, ok := endOf(next(t, sess, "        lo = hi;\n", 0)); !ok {
+		t.Error("end not offered after a balanced insertion")
+	}
 }
 
 // TestWorkspaceIdentifiers: an identifier seen once in the workspace (a

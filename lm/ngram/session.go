@@ -134,6 +134,8 @@ func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 		if err := s.computeRest(ctx); err != nil {
 			return nil, err
 		}
+	} else if fim.Insert {
+		s.endBrackets = &brackets{} // what an empty hunk leaves open: nothing
 	}
 	return s, nil
 }
@@ -858,7 +860,7 @@ func (l *layout) render(text string, kind javalex.Kind) string {
 // < hi) {" for "while (lo < hi) {" cannot compile. Without a buggy hunk the
 // hunk must close what it opens, and may close blocks of the prefix (FIM
 // contexts without FIM.Buggy, from callers that do not say what the middle
-// replaces).
+// replaces); an insertion (FIM.Insert) must close exactly what it opens.
 //
 // Derivation. Under an order-n model the probability of the whole file
 // prefix·middle·suffix differs between "the middle ends here" and "the
