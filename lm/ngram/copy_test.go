@@ -276,6 +276,13 @@ func TestEndAfterOpenBlock(t *testing.T) {
 	if _, ok := endOf(next(t, sess, "        lo = hi;\n", 0)); !ok {
 		t.Error("end not offered after a balanced insertion")
 	}
+	// ... and is never offered a closer of the prefix's blocks, after which
+	// it could not end.
+	for _, c := range next(t, sess, "", 40) {
+		if tx := strings.TrimSpace(c.Text); tx == "}" || tx == ")" {
+			t.Errorf("insertion offered %q at its start", c.Text)
+		}
+	}
 }
 
 // TestWorkspaceIdentifiers: an identifier seen once in the workspace (a

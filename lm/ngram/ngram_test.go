@@ -193,8 +193,9 @@ func bruteNext(s *session, generated string, k int) []scored {
 		d.classP[c] = m.prob(&d.it, c)
 	}
 	var all []scored
+	dead := s.deadClosers(st)
 	for w := range m.vocab {
-		if proposable(uint32(w)) {
+		if proposable(uint32(w)) && !slices.Contains(dead, uint32(w)) {
 			all = append(all, scored{uint32(w), s.probOf(&d, uint32(w))})
 		}
 	}

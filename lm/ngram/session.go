@@ -731,8 +731,9 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 		clear(s.stamp)
 		s.epoch = 1
 	}
+	dead := s.deadClosers(st)
 	push := func(r uint32, png float64) {
-		if s.mark(r) {
+		if s.mark(r) && !slices.Contains(dead, r) {
 			h.push(scored{r, s.score(&d, r, png)})
 		}
 	}
@@ -827,6 +828,31 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 		out = out[:k]
 	}
 	return out, nil
+}
+
+// deadClosers returns the cache ids of the closing brackets after which the
+// hunk could never end; Next proposes none of them (their mass is dropped,
+// not spread over the rest). With a buggy hunk (or an insertion) the hunk
+// must end with the buggy hunk's unmatched brackets (endProb); an unmatched
+// closer stays unmatched whatever follows, so one that the buggy hunk's
+// closers do not start with dooms the sample to run to its token limit
+// ("}" as the first token of an inserted statement).
+func (s *session) deadClosers(st state) []uint32 {
+	b := s.endBrackets
+	if b == nil || len(st.unmatch.openers) > 0 {
+		return nil
+	}
+	n := len(st.unmatch.closers)
+	var dead []uint32
+	for _, c := range []string{"}", ")", "]"} {
+		if n < len(b.closers) && b.closers[n] == c {
+			continue
+		}
+		if id, ok := s.m.ids[c]; ok {
+			dead = append(dead, id)
+		}
+	}
+	return dead
 }
 
 // token returns the text and kind of a vocabulary or cache id.
