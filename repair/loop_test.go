@@ -421,7 +421,7 @@ func TestFIMAndEngineHunk(t *testing.T) {
 	}
 	if len(e.hunks) != 1 || e.hunks[0].URI != "file:///proj/src/A.java" || e.hunks[0].Prefix != want.Prefix || e.hunks[0].Suffix != want.Suffix {
 		t.Fatalf("engine hunk %+v", e.hunks)
-	}	// An insertion (end = start-1) says so.
+	} // An insertion (end = start-1) says so.
 	ins := request(Options{})
 	ins.EndLine = ins.StartLine - 1
 	run(t, service(m, e, nil), ins)

@@ -68,7 +68,6 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		pending   []lm.Step // the current proposal's steps after generated
 		requests  int       // proposals made for this sample
 		rejected  bool      // the last proposal was cut by a rejected token
-		span      = firstSpan
 		taken     int // steps of the current proposal consumed so far
 	)
 	for {
@@ -94,11 +93,10 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 					if !rejected {
 						s.stats.SpecCuts++ // span used up, active completion, or a short proposal
 					}
-					span = nextSpan(span, taken, rejected, s.opts.MaxTokens)
 				}
 				rejected, taken = false, 0
 				steps, err := sp.Propose(ctx, generated, lm.ProposeOptions{
-					MaxTokens:   min(span, s.opts.MaxTokens-tokens),
+					MaxTokens:   s.opts.MaxTokens - tokens,
 					K:           s.opts.TopK,
 					Temperature: s.opts.Temperature,
 					Seed:        proposalSeed(s.opts.Seed, i, requests),
@@ -184,26 +182,14 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 	}
 }
 
-// Proposal spans. A proposal costs server time for every token it carries,
-// and a rejection wastes the tokens after it, while every proposal also has
-// a fixed cost (a request, the prompt cache lookup). So a sample starts with
-// firstSpan tokens per proposal, doubles the span after a proposal used up
-// without a rejection, and after a rejection proposes twice the run it got
-// accepted (at least minSpan). The span changes only the cost: any span gives
-// the same distribution (see the file comment).
-const (
-	firstSpan = 8
-	minSpan   = 4
-)
-
-func nextSpan(span, taken int, rejected bool, maxTokens int) int {
-	if rejected {
-		span = 2 * (taken - 1) // taken includes the rejected position
-	} else {
-		span *= 2
-	}
-	return max(minSpan, min(span, max(maxTokens, minSpan)))
-}
+// Proposal span. Every proposal asks for the rest of the sample's token
+// budget (Options.MaxTokens less the tokens taken), so a sample costs one
+// request plus one per rejection (issue 4's bound) plus one per change of the
+// text by active completion; a proposal is re-asked for no other reason
+// unless the server returns fewer tokens than asked. The tokens after a
+// rejection are wasted server work: with a small model or a short budget
+// that costs less than the requests it saves. The span changes only the
+// cost, never the distribution (see the file comment).
 
 // recordProposal stores the proposal's distributions in the memo under the
 // prefixes they belong to, as next() stores Next's answers; later samples
