@@ -68,7 +68,6 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		pending   []lm.Step // the current proposal's steps after generated
 		requests  int       // proposals made for this sample
 		rejected  bool      // the last proposal was cut by a rejected token
-		taken     int // steps of the current proposal consumed so far
 	)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -94,7 +93,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 						s.stats.SpecCuts++ // span used up, active completion, or a short proposal
 					}
 				}
-				rejected, taken = false, 0
+				rejected = false
 				steps, err := sp.Propose(ctx, generated, lm.ProposeOptions{
 					MaxTokens:   s.opts.MaxTokens - tokens,
 					K:           s.opts.TopK,
@@ -117,7 +116,6 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		if dist == nil {
 			st := pending[0]
 			pending = pending[1:]
-			taken++
 			dist, proposed, fromStep = st.Top, st.Chosen, true
 			if len(dist) > s.opts.TopK {
 				dist = dist[:s.opts.TopK]
