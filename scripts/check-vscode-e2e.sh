@@ -6,8 +6,11 @@
 # built from this tree as its server, the workspace is a copy of
 # example/shop-cart-discount. The check opens Cart.java, selects the buggy
 # line and requires the code action menu to show "Repair hunk with Repilot"
-# and "Semantic search in repo" beside JDT LS's own actions.
-# REPILOT_E2E_REPAIR=1 also runs the repair and applies the offered patch.
+# and "Semantic search in repo" beside JDT LS's own actions, then runs the
+# repair from that menu and applies the "Apply Repilot patch 1" quick fix it
+# leaves, checking that the line changed (REPILOT_E2E_REPAIR=0 skips the
+# repair). About 40 s plus the repair (1-2 min on 2 loaded cores); the first
+# run also installs code-server (npm, native modules built: several minutes).
 #
 # Installs what it lacks: chromium (apt-get, as root), and code-server plus
 # playwright-core (npm, cached in $REPILOT_CACHE/vscode-e2e, default
@@ -103,7 +106,8 @@ work="$(mktemp -d /tmp/repilot-vscode-e2e.XXXXXX)"
 server_pid=""
 cleanup() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  rm -rf "$work"
+  sleep 1 # the language server's JDT LS may still be writing its state
+  rm -rf "$work" 2>/dev/null || { sleep 3; rm -rf "$work"; }
 }
 trap cleanup EXIT
 
@@ -166,6 +170,7 @@ step "driving VS Code with $chromium_bin (playwright-core)"
 out="${REPILOT_E2E_OUT:-$work}"
 status=0
 NODE_PATH="$e2e_cache/node_modules" CHROMIUM="$chromium_bin" REPILOT_E2E_OUT="$out" \
+  REPILOT_E2E_REPAIR="${REPILOT_E2E_REPAIR:-1}" \
   timeout "${REPILOT_E2E_TIMEOUT_S:-600}" node editors/vscode/e2e/drive.js \
   "http://127.0.0.1:$port/?folder=$work/workspace" "Cart.java" 30 || status=$?
 if [ "$status" != 0 ]; then

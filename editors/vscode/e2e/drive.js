@@ -4,8 +4,9 @@
 // proxy and JDT LS are up), selects the buggy line, opens the code action
 // menu (Ctrl+.) and checks that "Repair hunk with Repilot" and "Semantic
 // search in repo" are offered next to JDT LS's own actions. With
-// REPILOT_E2E_REPAIR=1 it then runs the repair and checks that the menu
-// offers an "Apply Repilot patch" action whose edit changes the line.
+// REPILOT_E2E_REPAIR=1 (the script's default) it then runs the repair and
+// checks that the menu offers an "Apply Repilot patch" action whose edit
+// changes the line.
 //
 // Usage: node drive.js URL FILE LINE   (run by scripts/check-vscode-e2e.sh;
 // NODE_PATH must reach playwright-core). Exit status 0 when every check
@@ -37,6 +38,23 @@ async function menuItems(page) {
 async function openMenu(page) {
   await page.keyboard.press('Control+Period');
   return menuItems(page);
+}
+
+// chooseAction moves the open menu's focus to the first action whose label
+// matches re and runs it with Enter (a click can land on the menu's
+// pointer-blocking overlay).
+async function chooseAction(page, re) {
+  for (let i = 0; i < 30; i++) {
+    const label = await page.$eval('.action-widget .monaco-list-row.action.focused',
+      (r) => (r.getAttribute('aria-label') || r.textContent || '').trim()).catch(() => '');
+    if (re.test(label)) {
+      await page.keyboard.press('Enter');
+      return label;
+    }
+    await page.keyboard.press('ArrowDown');
+    await page.waitForTimeout(100);
+  }
+  throw new Error(`no action matching ${re} could be focused in the menu`);
 }
 
 async function selectLine(page, n) {
@@ -116,7 +134,7 @@ async function main() {
       const before = await lineText(page, line);
       await selectLine(page, line);
       await openMenu(page);
-      await page.click('.action-widget .monaco-list-row:has-text("Repair hunk with Repilot")');
+      await chooseAction(page, /^Repair hunk with Repilot/);
       const deadline = Date.now() + Number(process.env.REPILOT_E2E_REPAIR_S || 240) * 1000;
       let patch = null;
       while (!patch && Date.now() < deadline) {
@@ -131,7 +149,7 @@ async function main() {
         await fail('no "Apply Repilot patch" action after the repair');
       } else {
         log(`patch offered: ${patch}`);
-        await page.click(`.action-widget .monaco-list-row:has-text(${JSON.stringify(patch.slice(0, 40))})`);
+        await chooseAction(page, /^Apply Repilot patch/);
         await page.waitForTimeout(1500);
         const after = await lineText(page, line);
         log(`line ${line} before: ${JSON.stringify(before)}; after: ${JSON.stringify(after)}`);
