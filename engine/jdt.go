@@ -117,6 +117,19 @@ type memberList struct {
 	Kinds      map[string]uint8
 	Incomplete bool
 	Packages   bool
+	Verified   bool // merged from two answers (see jdtSession.verifying)
+}
+
+// union returns the names of both lists (a list that two answers merge).
+func (ml *memberList) union(o *memberList) *memberList {
+	out := &memberList{Incomplete: ml.Incomplete || o.Incomplete, Packages: ml.Packages || o.Packages}
+	for _, l := range []*memberList{ml, o} {
+		for _, n := range l.Names {
+			out.add(n, l.Kinds[n])
+		}
+	}
+	sort.Strings(out.Names)
+	return out
 }
 
 // Kind bits of a name in a memberList.
@@ -317,6 +330,11 @@ type jdtSession struct {
 
 	checks, requests, errs, hits atomic.Int64
 	closed                       atomic.Bool
+
+	// verifying is set while a piece judged Infeasible is judged again:
+	// lists are then fetched afresh and merged with the cached ones (see
+	// cachedList), so that one wrong answer cannot prune on its own.
+	verifying bool
 }
 
 // Stats returns the session's counters.
@@ -369,13 +387,14 @@ func (s *jdtSession) Check(ctx context.Context, generated, token string) (Outcom
 	proven := false
 	cur := generated
 	for _, p := range splitToken(token) {
-		var out Outcome
-		var err error
-		switch {
-		case p.Ident:
-			out, err = s.checkIdent(ctx, cur+p.Text)
-		default:
-			out, err = s.checkFollower(ctx, cur, p)
+		out, err := s.checkPiece(ctx, cur, p)
+		if err == nil && out == Infeasible {
+			// Prune only on two answers: JDT LS 1.60 was seen answering a
+			// request with a list that lacked a member (Runnable.run) the
+			// same request listed when repeated.
+			s.verifying = true
+			out, err = s.checkPiece(ctx, cur, p)
+			s.verifying = false
 		}
 		if err != nil {
 			return Unknown, err
@@ -392,6 +411,44 @@ func (s *jdtSession) Check(ctx context.Context, generated, token string) (Outcom
 		return Feasible, nil
 	}
 	return Unknown, nil
+}
+
+// checkPiece judges piece p appended to cur.
+func (s *jdtSession) checkPiece(ctx context.Context, cur string, p part) (Outcome, error) {
+	if p.Ident {
+		return s.checkIdent(ctx, cur+p.Text)
+	}
+	return s.checkFollower(ctx, cur, p)
+}
+
+// cachedList returns the cached list under key: any cached list normally,
+// and while verifying only one that was already verified.
+func (s *jdtSession) cachedList(key string) (*memberList, bool) {
+	if s.e.sites == nil {
+		return nil, false
+	}
+	ml, ok := s.e.sites.Get(key)
+	if !ok || (s.verifying && !ml.Verified) {
+		return nil, false
+	}
+	s.hits.Add(1)
+	return ml, true
+}
+
+// storeList caches ml under key; while verifying, merged with the list
+// cached before and marked verified.
+func (s *jdtSession) storeList(key string, ml *memberList) *memberList {
+	if s.e.sites == nil {
+		return ml
+	}
+	if s.verifying {
+		if old, ok := s.e.sites.Peek(key); ok {
+			ml = old.union(ml)
+		}
+		ml.Verified = true
+	}
+	s.e.sites.Add(key, ml)
+	return ml
 }
 
 // checkIdent judges the identifier that ends at the end of next (a member
@@ -679,11 +736,8 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	}
 	gen := cur[:genEnd]
 	key := s.id + "\x00" + strconv.Itoa(st.DotEnd) + "\x00" + gen
-	if s.e.sites != nil {
-		if ml, ok := s.e.sites.Get(key); ok {
-			s.hits.Add(1)
-			return ml, nil
-		}
+	if ml, ok := s.cachedList(key); ok {
+		return ml, nil
 	}
 	text := s.h.Prefix + gen + s.h.Suffix
 	m := textpos.New(text)
@@ -707,11 +761,7 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 		s.errs.Add(1) // an answer for some other text or caret: not evidence
 		return nil, nil
 	}
-	ml := newMemberList(list)
-	if s.e.sites != nil {
-		s.e.sites.Add(key, ml)
-	}
-	return ml, nil
+	return s.storeList(key, newMemberList(list)), nil
 }
 
 // complete sets the document text and asks for completions; e.mu is held.

@@ -24,9 +24,9 @@ import (
 // simpleNames returns the names JDT LS lists for the simple name ss (whose
 // identifier lies in Prefix+cur), or nil for unknown. A list is complete for
 // every identifier that extends the prefix it was fetched with. An empty
-// answer is trusted only when JDT LS lists something for the identifier's
-// first character at the same place (it is working there), since an empty
-// list then proves no visible name starts with the identifier.
+// answer is replaced by the answer for the identifier's first character at
+// the same place, filtered, and is unknown when that one is empty too (JDT
+// LS is not working there).
 func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite) (*memberList, error) {
 	full := s.h.Prefix + cur
 	identEnd := ss.IdentStart + len(ss.Ident)
@@ -34,15 +34,12 @@ func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite)
 		return nil, nil // the name starts in the prefix: not this hunk's to judge
 	}
 	base := s.id + "\x00s\x00" + strconv.Itoa(ss.IdentStart) + "\x00" + ss.Mode.String() + "\x00" + full[len(s.h.Prefix):ss.IdentStart] + "\x00"
-	if s.e.sites != nil {
-		for k := len(ss.Ident); k >= 1; k-- {
-			if ml, ok := s.e.sites.Get(base + ss.Ident[:k]); ok && (k == len(ss.Ident) || !ml.Incomplete) {
-				if ml.empty() {
-					break // re-confirm below (the probe may be cached too)
-				}
-				s.hits.Add(1)
-				return ml.filter(ss.Ident), nil
+	for k := len(ss.Ident); k >= 1; k-- {
+		if ml, ok := s.cachedList(base + ss.Ident[:k]); ok && (k == len(ss.Ident) || !ml.Incomplete) {
+			if ml.empty() {
+				break // re-confirm below (the probe may be cached too)
 			}
+			return ml.filter(ss.Ident), nil
 		}
 	}
 	ml, err := s.fetchSimple(ctx, full, ss, ss.Ident, base)
@@ -50,10 +47,16 @@ func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite)
 		return nil, err
 	}
 	if ml.empty() && !ml.Incomplete && len(ss.Ident) > 1 {
+		// The answer for the identifier's first character must list
+		// something (JDT LS is working here) and, since it includes every
+		// name the full identifier's answer would, it is the answer: JDT LS
+		// 1.60 once answered a freshly opened file with an empty list that
+		// lacked a statically imported method the next request listed.
 		probe, err := s.fetchSimple(ctx, full, ss, ss.Ident[:1], base)
-		if err != nil || probe == nil || probe.empty() {
+		if err != nil || probe == nil || probe.empty() || probe.Incomplete {
 			return nil, err
 		}
+		return probe.filter(ss.Ident), nil
 	} else if ml.empty() {
 		return nil, nil
 	}
@@ -64,11 +67,8 @@ func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite)
 // (a prefix of it), caches the answer under base+q and returns it; nil when
 // JDT LS failed or answered for another text.
 func (s *jdtSession) fetchSimple(ctx context.Context, full string, ss simpleSite, q, base string) (*memberList, error) {
-	if s.e.sites != nil {
-		if ml, ok := s.e.sites.Get(base + q); ok {
-			s.hits.Add(1)
-			return ml, nil
-		}
+	if ml, ok := s.cachedList(base + q); ok {
+		return ml, nil
 	}
 	caret := ss.IdentStart + len(q)
 	text := full[:caret]
@@ -100,10 +100,7 @@ func (s *jdtSession) fetchSimple(ctx context.Context, full string, ss simpleSite
 		s.errs.Add(1)
 		return nil, nil
 	}
-	if s.e.sites != nil {
-		s.e.sites.Add(base+q, ml)
-	}
-	return ml, nil
+	return s.storeList(base+q, ml), nil
 }
 
 // newSimpleList reads a simple-name completion list: each item's name is
