@@ -85,8 +85,14 @@ func corpus(b *testing.B) (string, map[string]bool, []string) {
 	return corpusRoot, corpusFiles, corpusQueries
 }
 
+// newBenchEngine builds the default engine; REPILOT_BENCH_ASSOC=0 turns the
+// doc-mined expansion and reweighting off, to measure what they cost.
 func newBenchEngine(b *testing.B, root string, files map[string]bool) *Engine {
-	e, err := New(Config{Root: root, Include: func(rel string) bool { return files[rel] }})
+	cfg := Config{Root: root, Include: func(rel string) bool { return files[rel] }}
+	if os.Getenv("REPILOT_BENCH_ASSOC") == "0" {
+		cfg.Assoc = &AssocConfig{}
+	}
+	e, err := New(cfg)
 	if err != nil {
 		b.Fatal(err)
 	}
