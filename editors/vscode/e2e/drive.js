@@ -26,18 +26,33 @@ function log(msg) {
   process.stderr.write(`[e2e ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 }
 
-async function menuItems(page) {
+async function menuItems(page, timeout = 30000) {
   // The code action menu of VS Code 1.96: an action widget with one list row per action.
-  await page.waitForSelector('.action-widget .monaco-list-row', { timeout: 30000 });
+  await page.waitForSelector('.action-widget .monaco-list-row', { timeout });
   await page.waitForTimeout(500); // actions from slower providers
   // Group headers ("Quick Fix", "More Actions...") are rows too; keep actions only.
   return page.$$eval('.action-widget .monaco-list-row.action', (rows) =>
     rows.map((r) => (r.getAttribute('aria-label') || r.textContent || '').trim()).filter(Boolean));
 }
 
-async function openMenu(page) {
-  await page.keyboard.press('Control+Period');
-  return menuItems(page);
+// openMenu opens the code action menu on the selection. Right after JDT LS
+// comes up, VS Code can show "No code actions available" (seen once, when
+// JDT LS had cancelled the lightbulb's request while it was still
+// building); then it tries again, up to six times, saying so.
+async function openMenu(page, line) {
+  for (let attempt = 1; ; attempt++) {
+    if (attempt > 1) await selectLine(page, line); // Escape dropped the selection
+    await page.keyboard.press('Control+Period');
+    try {
+      return await menuItems(page, 10000);
+    } catch (err) {
+      if (attempt === 6) throw err;
+      const msg = await page.$eval('.monaco-editor-overlaymessage', (e) => e.textContent.trim()).catch(() => 'no menu');
+      log(`code action menu attempt ${attempt}: ${msg}; trying again`);
+      await page.keyboard.press('Escape');
+      await page.waitForTimeout(3000);
+    }
+  }
 }
 
 // chooseAction moves the open menu's focus to the first action whose label
@@ -118,7 +133,7 @@ async function main() {
 
     await page.click('.monaco-editor .view-lines');
     await selectLine(page, line);
-    const items = await openMenu(page);
+    const items = await openMenu(page, line);
     log(`code actions on line ${line}: ${JSON.stringify(items)}`);
     const ours = ['Repair hunk with Repilot', 'Semantic search in repo'];
     for (const t of ours) {
@@ -133,7 +148,7 @@ async function main() {
       log('run "Repair hunk with Repilot"');
       const before = await lineText(page, line);
       await selectLine(page, line);
-      await openMenu(page);
+      await openMenu(page, line);
       await chooseAction(page, /^Repair hunk with Repilot/);
       const deadline = Date.now() + Number(process.env.REPILOT_E2E_REPAIR_S || 240) * 1000;
       let patch = null;
@@ -141,7 +156,7 @@ async function main() {
         await page.waitForTimeout(5000);
         await page.keyboard.press('Escape');
         await selectLine(page, line);
-        const now = await openMenu(page).catch(() => []);
+        const now = await openMenu(page, line).catch(() => []);
         patch = now.find((i) => /^Apply Repilot patch/.test(i)) || null;
         if (!patch) await page.keyboard.press('Escape');
       }
