@@ -118,6 +118,43 @@ type memberList struct {
 	Incomplete bool
 	Packages   bool
 	Verified   bool // merged from two answers (see jdtSession.verifying)
+	// Types holds the declared type of names listed only as variables
+	// (JDT LS labels "name : Type", 1.20 and 1.60 alike); "" when items of
+	// one name disagree or a label has no type. See indexable.
+	Types map[string]string
+}
+
+// addType records typ as the declared type of value name (see Types).
+func (ml *memberList) addType(name, typ string) {
+	if ml.Types == nil {
+		ml.Types = map[string]string{}
+	}
+	if old, ok := ml.Types[name]; ok && old != typ {
+		typ = ""
+	}
+	ml.Types[name] = typ
+}
+
+// valueType returns the declared type in a variable item's label
+// ("readings : List<Reading>" -> "List<Reading>"), or "".
+func valueType(label string) string {
+	if i := strings.Index(label, " : "); i > 0 {
+		return strings.TrimSpace(label[i+3:])
+	}
+	return ""
+}
+
+// indexable reports whether "[" may follow name, a variable of the list:
+// false only when every item named so is a variable whose declared type is
+// known and is not an array type ("List<Reading>", "int", "T"); Java indexes
+// arrays only (JLS 15.10.3). A type name, a method, or an unknown or
+// inferred ("var") type may be followed by "[" for all the engine knows.
+func (ml *memberList) indexable(name string) bool {
+	if ml.Kinds[name] != kindValue {
+		return true
+	}
+	t, ok := ml.Types[name]
+	return !ok || t == "" || t == "var" || strings.HasSuffix(t, "]") || strings.HasSuffix(t, "...")
 }
 
 // union returns the names of both lists (a list that two answers merge).
@@ -126,6 +163,9 @@ func (ml *memberList) union(o *memberList) *memberList {
 	for _, l := range []*memberList{ml, o} {
 		for _, n := range l.Names {
 			out.add(n, l.Kinds[n])
+			if t, ok := l.Types[n]; ok {
+				out.addType(n, t)
+			}
 		}
 	}
 	sort.Strings(out.Names)
@@ -580,6 +620,8 @@ func memberFollower(ml *memberList, ident string, c byte) Outcome {
 		return Feasible
 	case c == '(' && bits&kindMethod == 0:
 		return Infeasible // x.field( : a field is not called
+	case c == '[' && !ml.indexable(ident):
+		return Infeasible // x.list[ : only arrays are indexed
 	case c != '(' && bits&kindMethod != 0 && bits&(kindValue|kindPackage) == 0:
 		return Infeasible // x.method followed by anything but "("
 	}
@@ -619,6 +661,8 @@ func simpleFollower(ml *memberList, ident string, c byte) Outcome {
 		return Infeasible // a variable or package is not called
 	case bits == kindMethod:
 		return Infeasible // a method name that is not called
+	case c == '[' && !ml.indexable(ident):
+		return Infeasible // list[i] : only arrays are indexed
 	}
 	return Feasible
 }
@@ -807,7 +851,11 @@ func newMemberList(l *jdtls.CompletionList) *memberList {
 		if it.Name == "" || it.Kind == jdtls.KindSnippet {
 			continue
 		}
-		ml.add(it.Name, kindBits(it.Kind, it.Label))
+		bits := kindBits(it.Kind, it.Label)
+		ml.add(it.Name, bits)
+		if bits == kindValue {
+			ml.addType(it.Name, valueType(it.Label))
+		}
 	}
 	sort.Strings(ml.Names)
 	return ml

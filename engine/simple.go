@@ -128,6 +128,9 @@ func newSimpleList(l *jdtls.CompletionList, text string, m *textpos.Mapper, iden
 		}
 		bits := kindBits(it.Kind, it.Label)
 		ml.add(name, bits)
+		if bits == kindValue {
+			ml.addType(name, valueType(it.Label))
+		}
 	}
 	sort.Strings(ml.Names)
 	return ml, true
@@ -150,6 +153,9 @@ func (ml *memberList) filter(ident string) *memberList {
 	for _, n := range ml.Names[i:j] {
 		out.Names = append(out.Names, n)
 		out.Kinds[n] = ml.Kinds[n]
+		if t, ok := ml.Types[n]; ok {
+			out.addType(n, t)
+		}
 	}
 	return out
 }

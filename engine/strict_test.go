@@ -119,3 +119,18 @@ func TestCompleteSimpleNames(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckIndexing: "[" after a variable whose declared type is not an
+// array is infeasible (only arrays are indexed, JLS 15.10.3); after an array
+// variable, a type (String[] x), or a name of unknown type it is not pruned.
+func TestCheckIndexing(t *testing.T) {
+	s, _ := mainSession(t)
+	runChecks(t, s, []checkCase{
+		{ind + "names.add(s", "[0]);", Infeasible},                 // String s
+		{ind + "int n = g", "[0];", Infeasible},                    // Greeter g
+		{ind + "String[] a = {s}; names.add(a", "[0]);", Feasible}, // an array local
+		{ind + "int[] xs = {1}; int n = xs", "[0];", Feasible},
+		{ind + "String", "[] a = {s};", Feasible}, // a type: an array type follows
+		{ind + "names.add(s", ".trim());", Feasible},
+	})
+}
