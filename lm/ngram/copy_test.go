@@ -276,6 +276,12 @@ func TestEndAfterOpenBlock(t *testing.T) {
 	if _, ok := endOf(next(t, sess, "        lo = hi;\n", 0)); !ok {
 		t.Error("end not offered after a balanced insertion")
 	}
+	// A closer always matches the innermost bracket the hunk opened.
+	for _, c := range next(t, sess, "        f(a[i", 40) {
+		if tx := strings.TrimSpace(c.Text); tx == ")" || tx == "}" {
+			t.Errorf("offered %q inside %q", c.Text, "f(a[i")
+		}
+	}
 	// ... and is never offered a closer of the prefix's blocks, after which
 	// it could not end.
 	for _, c := range next(t, sess, "", 40) {

@@ -511,9 +511,12 @@ func TestEnd(t *testing.T) {
 	// 64 tokens in most samples. The n-gram model opens brackets it never
 	// closes in some samples (those cannot end: see endProb), most often
 	// with little context, as in the empty method of the second FIM.
-	// Measured with 100 samples per FIM: 71% of all samples end (84%, 51%
-	// and 78% per FIM); 20 samples per FIM were too few for the bounds
-	// below (a 3/4 bound passed or failed with the random stream).
+	// Measured with 100 samples per FIM: 56% of all samples end (62%, 28%
+	// and 79% per FIM) since a closer must match the innermost bracket the
+	// hunk opened (71%: 84%, 51%, 78% before, the difference being samples
+	// such as "f(a]" that ended but could not parse); 20 samples per FIM
+	// were too few for the bounds below (a 3/4 bound passed or failed with
+	// the random stream).
 	rng := rand.New(rand.NewPCG(1, 2))
 	const samples = 100
 	allEnded := 0
@@ -545,11 +548,11 @@ func TestEnd(t *testing.T) {
 		}
 		allEnded += ended
 		t.Logf("%q: %d/%d samples ended, %.1f lines on average", f.Prefix, ended, samples, float64(lines)/float64(max(ended, 1)))
-		if ended < samples*2/5 || float64(lines) > 4*float64(ended) {
+		if ended < samples/5 || float64(lines) > 4*float64(ended) {
 			t.Errorf("after %q: %d of %d samples ended within 64 tokens, %d lines in all", f.Prefix, ended, samples, lines)
 		}
 	}
-	if allEnded < samples*len(fims)*2/3 {
+	if allEnded < samples*len(fims)/2 {
 		t.Errorf("%d of %d samples ended within 64 tokens", allEnded, samples*len(fims))
 	}
 }

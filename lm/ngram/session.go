@@ -831,15 +831,28 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 }
 
 // deadClosers returns the cache ids of the closing brackets after which the
-// hunk could never end; Next proposes none of them (their mass is dropped,
-// not spread over the rest). With a buggy hunk (or an insertion) the hunk
+// hunk could never end or parse; Next proposes none of them (their mass is
+// dropped, not spread over the rest). A closer must match the innermost
+// bracket the hunk has opened. With no bracket of its own open: with a buggy hunk (or an insertion) the hunk
 // must end with the buggy hunk's unmatched brackets (endProb); an unmatched
 // closer stays unmatched whatever follows, so one that the buggy hunk's
 // closers do not start with dooms the sample to run to its token limit
 // ("}" as the first token of an inserted statement).
 func (s *session) deadClosers(st state) []uint32 {
+	if o := st.unmatch.openers; len(o) > 0 {
+		// A closer must match the innermost bracket the hunk opened:
+		// "get(i]" cannot parse whatever follows.
+		want := map[string]string{"(": ")", "[": "]", "{": "}"}[o[len(o)-1]]
+		var dead []uint32
+		for _, c := range []string{"}", ")", "]"} {
+			if id, ok := s.m.ids[c]; ok && c != want {
+				dead = append(dead, id)
+			}
+		}
+		return dead
+	}
 	b := s.endBrackets
-	if b == nil || len(st.unmatch.openers) > 0 {
+	if b == nil {
 		return nil
 	}
 	n := len(st.unmatch.closers)
