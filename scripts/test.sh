@@ -7,7 +7,7 @@
 #      model integration tests llama-server and a tiny random model)
 #   4. go build ./...
 #   5. go test ./... (timeout 40m; JDT LS and llama-server integration tests)
-#   5b. the engine's soundness and pruning-power tests again on JDT LS 1.60
+#   5b. the engine's soundness tests again on JDT LS 1.60
 #      (scripts/install-jdtls.sh --current), when a Java >= 21 exists; says
 #      that it skipped otherwise
 #   6. the bug corpus: every fixture fails buggy and passes fixed
