@@ -48,7 +48,7 @@ func init() {
 		Long: `repair samples candidate hunks for lines A-B of a Java file from the language
 model, pruned and completed by JDT LS used as a completion engine (Repilot,
 FSE 2023), compile-checks each candidate and prints the best as unified diffs
-(compilable first, then plausible, then by the model's log-probability).
+(plausible first, then compilable, then the rest, each by the model's log-probability).
 The project's files are never modified.
 
 Lines are 1-based and inclusive; "A" means "A-A"; an insertion before line A is

@@ -71,6 +71,9 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	if err != nil {
 		return nil, err
 	}
+	if err := checkTestCmd(req.Root, req.TestCmd); err != nil {
+		return nil, err
+	}
 	opts := req.Options.withDefaults()
 	if s.Backends == nil {
 		return nil, errors.New("repair service has no backends")
@@ -262,7 +265,8 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 	return patches, nil
 }
 
-// rank orders patches: compilable first, then plausible, then by Score
+// rank orders patches: plausible first, then compilable, then the rest, each
+// group by Score
 // (higher first); the stable sort keeps sample order on ties.
 func rank(patches []Patch) {
 	sort.SliceStable(patches, func(i, j int) bool {

@@ -22,6 +22,23 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/engine"
 )
 
+// checkTestCmd fails when the test command's program cannot be found, before
+// any sampling: the command runs in a copy of root, so a relative path with a
+// slash is looked up under root, a bare name on PATH (exec.LookPath).
+func checkTestCmd(root string, argv []string) error {
+	if len(argv) == 0 {
+		return nil
+	}
+	prog := argv[0]
+	if strings.Contains(prog, "/") && !filepath.IsAbs(prog) {
+		prog = filepath.Join(root, prog)
+	}
+	if _, err := exec.LookPath(prog); err != nil {
+		return fmt.Errorf("test command %q cannot run: %w", argv[0], err)
+	}
+	return nil
+}
+
 // DefaultTestTimeout bounds a test command when Request.TestTimeout is 0
 // (the bug corpus default, shared/bug-corpus.md).
 const DefaultTestTimeout = 120 * time.Second

@@ -206,3 +206,15 @@ func TestUncheckableCandidateKept(t *testing.T) {
 		t.Fatal("a dead compiler did not fail the repair")
 	}
 }
+
+// TestMissingTestCommandFailsEarly: a test command whose program does not
+// exist is reported before any sampling, not after minutes of work.
+func TestMissingTestCommandFailsEarly(t *testing.T) {
+	m := &fakeModel{next: table(map[string][]tok{"": {{"    y();\n", 1, true}}})}
+	r := request(Options{})
+	r.TestCmd = []string{"no-such-test-command-xyz", "-q"}
+	_, err := service(m, &fakeEngine{}, nil).Repair(context.Background(), r, nil)
+	if err == nil || !strings.Contains(err.Error(), "no-such-test-command-xyz") || len(m.fims) != 0 {
+		t.Fatalf("err %v after %d model sessions; want an error naming the command before sampling", err, len(m.fims))
+	}
+}
