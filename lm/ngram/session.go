@@ -842,7 +842,7 @@ func (s *session) deadClosers(st state) []uint32 {
 	if o := st.unmatch.openers; len(o) > 0 {
 		// A closer must match the innermost bracket the hunk opened:
 		// "get(i]" cannot parse whatever follows.
-		want := map[string]string{"(": ")", "[": "]", "{": "}"}[o[len(o)-1]]
+		want := closerOf(o[len(o)-1])
 		var dead []uint32
 		for _, c := range []string{"}", ")", "]"} {
 			if id, ok := s.m.ids[c]; ok && c != want {
@@ -866,6 +866,17 @@ func (s *session) deadClosers(st state) []uint32 {
 		}
 	}
 	return dead
+}
+
+// closerOf returns the closing bracket of opener ("(", "[" or "{").
+func closerOf(opener string) string {
+	switch opener {
+	case "(":
+		return ")"
+	case "[":
+		return "]"
+	}
+	return "}"
 }
 
 // token returns the text and kind of a vocabulary or cache id.
