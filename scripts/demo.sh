@@ -9,7 +9,7 @@
 #   REPILOT_CACHE, REPILOT_JDTLS_HOME   as for scripts/install.sh
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
-"$root/scripts/install.sh" --no-maven
+"$root/scripts/install.sh" --no-maven --no-next-steps
 
 id=shop-cart-discount
 bug="$root/example/$id"
@@ -30,11 +30,15 @@ mapfile -d '' -t test_cmd < <(node -e '
   const b = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   for (const a of b.test_cmd || []) process.stdout.write(a + "\0");' "$bug/bug.json")
 
-step "repairing it: repilot-lsp repair --project . --file $file --lines $start-$end $* -- ${test_cmd[*]}"
+# The command is shown as it could be pasted into a shell in the project
+# folder: printf %q quotes each argument (the test command's shell script).
+args=(repair --project . --file "$file" --lines "$start-$end" "$@" -- "${test_cmd[@]}")
+shown=$(printf '%q ' "$root/bin/repilot-lsp" "${args[@]}")
+step "repairing it, in example/$id/project: ${shown% }"
 info "(the first run starts JDT LS and trains the embedded model: allow a minute or two)"
 cd "$project"
 set +e
-"$root/bin/repilot-lsp" repair --project . --file "$file" --lines "$start-$end" "$@" -- "${test_cmd[@]}"
+"$root/bin/repilot-lsp" "${args[@]}"
 status=$?
 set -e
 fix=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).fixed_hunk)' "$bug/bug.json")

@@ -16,7 +16,9 @@
 #      REPILOT_SKIP_LLAMA=1 skips this step (the tests then skip too).
 # Idempotent: finished steps are detected and not redone, so a second run takes
 # seconds. Nothing is written outside the clone except the caches named here.
-# Usage: scripts/install.sh [--no-maven] [--tests]
+# Usage: scripts/install.sh [--no-maven] [--tests] [--no-next-steps]
+#   --no-next-steps      do not end with the commands to run next (scripts/demo.sh,
+#                        which is already running when it calls install.sh)
 #   REPILOT_CACHE        cache root (default: $HOME/.cache/repilot-lsp)
 #   REPILOT_JDTLS_HOME   use this JDT LS install instead of installing one
 set -euo pipefail
@@ -24,12 +26,14 @@ set -euo pipefail
 
 maven=1
 tests=0
+next_steps=1
 for arg in "$@"; do
   case "$arg" in
     --no-maven) maven=0 ;;
     --tests) tests=1 ;;
-    -h|--help) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) die "unknown argument $arg (usage: scripts/install.sh [--no-maven] [--tests])" ;;
+    --no-next-steps) next_steps=0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) die "unknown argument $arg (usage: scripts/install.sh [--no-maven] [--tests] [--no-next-steps])" ;;
   esac
 done
 steps=4
@@ -126,5 +130,7 @@ if [ "$tests" = 1 ]; then
 fi
 
 step "installed in $(( $(date +%s) - start ))s"
-info "run the example:  scripts/demo.sh"
-info "run the tests:    scripts/test.sh"
+if [ "$next_steps" = 1 ]; then
+  info "run the example:  scripts/demo.sh"
+  info "run the tests:    scripts/test.sh"
+fi
