@@ -75,7 +75,7 @@ Mutants are deterministic for a --seed.`,
 	fl.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "list every mutant and log progress on stderr")
 	fl.StringSliceVar(&f.only, "bug", nil, "run only these bug ids")
-	fl.StringVar(&f.jdtls, "jdtls", "", "JDT LS install directory")
+	addJDTLSFlag(fl, &f.jdtls)
 	benchCmd.AddCommand(cmd)
 }
 

@@ -46,8 +46,8 @@ func init() {
 }
 
 func addServeFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&serveFlags.jdtls, "jdtls", "", "JDT LS install directory (default $"+jdtls.EnvHome+", then "+jdtls.DefaultHome()+")")
-	fs.StringVar(&serveFlags.stateDir, "state-dir", "", "directory for state; JDT LS data goes in <dir>/jdtls (default ~/.cache/repilot-lsp/state/<hash of the project root>)")
+	addJDTLSFlag(fs, &serveFlags.jdtls)
+	addStateDirFlag(fs, &serveFlags.stateDir, true)
 	fs.StringVar(&serveFlags.logFile, "log-file", "", "append the log to this file instead of stderr")
 	fs.BoolVar(&serveFlags.trace, "trace", false, "log the method and id of every message routed")
 	addModelFlags(fs, &serveFlags.model)

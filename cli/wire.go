@@ -42,7 +42,7 @@ import (
 // RepairConfig is what the repair service needs from flags and environment.
 type RepairConfig struct {
 	JDTLSHome string // JDT LS install (flag --jdtls, env REPILOT_JDTLS_HOME)
-	StateDir  string // where engine JDT LS data and model caches live
+	StateDir  string // engine JDT LS data in <StateDir>/engine/<root hash> (flag --state-dir; "": see engineStateDir)
 	// Progress, if set, receives messages about slow start-up work (starting
 	// JDT LS, training the model).
 	Progress repair.Progress
