@@ -284,7 +284,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	}
 	for _, r := range rows {
 		if r.Errors > 0 {
-			return fmt.Errorf("%d of %d repairs failed for backend %s, variant %s (see stderr)", r.Errors, r.Bugs, r.Backend, r.Variant)
+			return fmt.Errorf("%d of %s failed for backend %s, variant %s (see stderr)", r.Errors, plural(r.Bugs, "repair", "repairs"), r.Backend, r.Variant)
 		}
 	}
 	return nil
@@ -379,7 +379,7 @@ func benchBackend(ctx context.Context, cfg RepairConfig, backend string, bugs []
 			if run.Error != "" {
 				logf("%s %s %s: error: %s", backend, b.ID, v, run.Error)
 			} else {
-				logf("%s %s %-10s %2d unique, %2d compilable, %2d plausible, exact=%v, %d LM requests, %s", backend, b.ID, v, run.Unique, run.Compilable, run.Plausible, run.Exact, run.Stats.LMRequests, run.Stats.Duration.Round(time.Millisecond))
+				logf("%s %s %-10s %2d unique, %2d compilable, %2d plausible, exact=%v, %s, %s", backend, b.ID, v, run.Unique, run.Compilable, run.Plausible, run.Exact, plural(run.Stats.LMRequests, "LM request", "LM requests"), run.Stats.Duration.Round(time.Millisecond))
 			}
 			runs = append(runs, run)
 		}

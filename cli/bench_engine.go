@@ -110,7 +110,7 @@ func runBenchEngine(ctx context.Context, f benchEngineFlags, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "starting JDT LS (%s) for %d projects\n", home, len(bugs))
+	fmt.Fprintf(stderr, "starting JDT LS (%s) for %s\n", home, plural(len(bugs), "project", "projects"))
 	sctx, cancel := context.WithTimeout(ctx, 10*time.Minute)
 	defer cancel()
 	var jerr io.Writer

@@ -154,7 +154,7 @@ func resolveTarget(project, file, lines string) (repairTarget, error) {
 		n++
 	}
 	if start > n+1 || end > n {
-		return t, fmt.Errorf("lines %s out of range: %s has %d lines", lines, rel, n)
+		return t, fmt.Errorf("lines %s out of range: %s has %s", lines, rel, plural(n, "line", "lines"))
 	}
 	return repairTarget{root: root, file: path, text: string(data), start: start, end: end}, nil
 }
@@ -242,17 +242,27 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 
 // statsLine summarises a repair's counters in one line.
 func statsLine(s repair.Stats) string {
-	return fmt.Sprintf("%d samples (%d complete, %d dead prefixes, %d too long), %d unique candidates; "+
-		"%d model requests, %d engine requests, %d tokens pruned, %d memo hits, %d chars actively completed; %s",
-		s.Samples, s.Completed, s.Dead, s.Truncated, s.Unique,
-		s.LMRequests, s.EngineRequests, s.Pruned, s.MemoHits, s.ActiveChars, s.Duration.Round(time.Millisecond))
+	return fmt.Sprintf("%s (%d complete, %s, %d too long), %s; %s, %s, %s pruned, %s, %s actively completed; %s",
+		plural(s.Samples, "sample", "samples"), s.Completed, plural(s.Dead, "dead prefix", "dead prefixes"), s.Truncated,
+		plural(s.Unique, "unique candidate", "unique candidates"),
+		plural(s.LMRequests, "model request", "model requests"), plural(s.EngineRequests, "engine request", "engine requests"),
+		plural(s.Pruned, "token", "tokens"), plural(s.MemoHits, "memo hit", "memo hits"),
+		plural(s.ActiveChars, "char", "chars"), s.Duration.Round(time.Millisecond))
+}
+
+// plural is "1 error" or "n errors": n followed by one or many.
+func plural[N int | int64](n N, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 func writeDiffs(w io.Writer, res *repair.Result) {
 	for i, p := range res.Patches {
 		status := "compilable"
 		if !p.Compilable {
-			status = fmt.Sprintf("does not compile (%d new errors)", len(p.NewErrors))
+			status = fmt.Sprintf("does not compile (%s)", plural(len(p.NewErrors), "new error", "new errors"))
 		}
 		if p.Tested {
 			if p.Plausible {
@@ -261,8 +271,8 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 				status += ", tests fail"
 			}
 		}
-		fmt.Fprintf(w, "# patch %d/%d: %s; score %.3f (model log-probability over %d tokens), sampled %d time(s)\n",
-			i+1, len(res.Patches), status, p.Score, p.Tokens, p.Count)
+		fmt.Fprintf(w, "# patch %d/%d: %s; score %.3f (model log-probability over %s), sampled %s\n",
+			i+1, len(res.Patches), status, p.Score, plural(p.Tokens, "token", "tokens"), plural(p.Count, "time", "times"))
 		for _, e := range p.NewErrors {
 			fmt.Fprintf(w, "#   %s\n", e)
 		}

@@ -280,7 +280,7 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 	defer e.Close()
 	if err := e.Build(ctx, func(p index.Progress) {
 		if p.Done {
-			fmt.Fprintf(stderr, "indexed %d files, %d units (%d files from cache)\n", p.Files, p.Units, p.Reused)
+			fmt.Fprintf(stderr, "indexed %s, %s (%s from cache)\n", plural(p.Files, "file", "files"), plural(p.Units, "unit", "units"), plural(p.Reused, "file", "files"))
 		}
 	}); err != nil {
 		return err

@@ -29,11 +29,11 @@ type hunkSite struct {
 func splitHunk(text string, start, end int) (hunkSite, error) {
 	n := lineCount(text)
 	if start < 1 || start > n+1 {
-		return hunkSite{}, fmt.Errorf("start line %d out of range: the file has %d lines", start, n)
+		return hunkSite{}, fmt.Errorf("start line %d out of range: the file has %s", start, plural(n, "line", "lines"))
 	}
 	if end < start-1 || end > n {
 		if end > n {
-			return hunkSite{}, fmt.Errorf("end line %d out of range: the file has %d lines", end, n)
+			return hunkSite{}, fmt.Errorf("end line %d out of range: the file has %s", end, plural(n, "line", "lines"))
 		}
 		return hunkSite{}, fmt.Errorf("end line %d is before start line %d (an insertion has end = start-1)", end, start)
 	}

@@ -106,8 +106,16 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	res.Candidates = patches
 	res.Patches = patches[:min(len(patches), opts.KeepTop)]
 	st.Duration = time.Since(began)
-	progress(fmt.Sprintf("done: %d candidates, %d patches", len(patches), len(res.Patches)), 100)
+	progress(fmt.Sprintf("done: %s, %s", plural(len(patches), "candidate", "candidates"), plural(len(res.Patches), "patch", "patches")), 100)
 	return res, nil
+}
+
+// plural is "1 line" or "n lines": n followed by one or many.
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // relPath returns file relative to root, slash-separated, or an error when
