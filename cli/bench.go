@@ -32,10 +32,7 @@ var benchCmd = &cobra.Command{
 type benchRepairFlags struct {
 	corpus   string
 	variants []string
-	samples  int
-	seed     int64
-	temp     float64
-	topP     float64
+	sampling samplingFlags
 	noTests  bool
 	jsonOut  bool
 	perBug   bool
@@ -44,7 +41,6 @@ type benchRepairFlags struct {
 	stateDir string
 	shared   bool
 	backends []string
-	maxTok   int
 	model    modelFlags
 }
 
@@ -94,10 +90,7 @@ variants of a bug one after another on that JDT LS.`,
 	fl := cmd.Flags()
 	fl.StringVar(&f.corpus, "corpus", "testdata/bugs", "corpus directory (one folder per bug)")
 	fl.StringSliceVar(&f.variants, "variant", []string{"full"}, "variants to run (repeat or comma-separate): "+strings.Join(repair.Variants, ", ")+", or all")
-	fl.IntVar(&f.samples, "samples", repair.DefaultSamples, "samples per bug")
-	fl.Int64Var(&f.seed, "seed", 0, "sampling seed")
-	fl.Float64Var(&f.temp, "temperature", repair.DefaultTemperature, "sampling temperature (0: greedy)")
-	fl.Float64Var(&f.topP, "top-p", repair.DefaultTopP, "nucleus mass in (0,1]")
+	addSamplingFlags(fl, &f.sampling, "samples per bug")
 	fl.BoolVar(&f.noTests, "no-tests", false, "skip test_cmd (plausible columns then read 0)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print JSON (per-bug results and totals)")
 	fl.BoolVar(&f.perBug, "per-bug", false, "also print one line per bug and variant")
@@ -106,7 +99,6 @@ variants of a bug one after another on that JDT LS.`,
 	fl.BoolVar(&f.shared, "shared-engine", false, "one JDT LS serving every project of the corpus (much faster; JDT LS 1.20 imported only some of 15 projects this way and compile checks then timed out)")
 	addStateDirFlag(fl, &f.stateDir, false)
 	fl.StringSliceVar(&f.backends, "backend", nil, "language-model backends to run (comma-separate): ngram, openai (default: ngram, plus openai when --model-base-url or $"+EnvModelBaseURL+" is set)")
-	fl.IntVar(&f.maxTok, "max-tokens", repair.DefaultMaxTokens, "tokens per hunk; longer candidates are discarded")
 	addModelFlags(fl, &f.model)
 	benchCmd.AddCommand(cmd)
 	Root.AddCommand(benchCmd)
@@ -208,8 +200,8 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
 
-	if f.maxTok < 1 {
-		return fmt.Errorf("--max-tokens must be at least 1")
+	if err := f.sampling.apply(&repair.Options{}); err != nil {
+		return err
 	}
 	model, err := f.model.resolve(os.Getenv)
 	if err != nil {
@@ -255,7 +247,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 			Model     string     `json:"openai_model,omitempty"` // the openai backend's configuration, without the key
 			Rows      []benchRow `json:"variants"`
 			Runs      []bugRun   `json:"runs"`
-		}{f.corpus, f.samples, f.seed, f.maxTok, modelLabel(model), rows, runs})
+		}{f.corpus, f.sampling.samples, f.sampling.seed, f.sampling.maxTokens, modelLabel(model), rows, runs})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if f.perBug {
@@ -392,8 +384,8 @@ func benchBackend(ctx context.Context, cfg RepairConfig, backend string, bugs []
 func benchOne(ctx context.Context, r repair.Repairer, b corpus.Bug, variant string, f benchRepairFlags) bugRun {
 	run := bugRun{Bug: b.ID, Variant: variant}
 	opts, _ := repair.DefaultOptions().WithVariant(variant)
-	opts.Samples, opts.Seed, opts.KeepTop = f.samples, f.seed, 1<<30
-	opts.Temperature, opts.TopP, opts.MaxTokens = f.temp, f.topP, f.maxTok
+	_ = f.sampling.apply(&opts) // checked in runBenchRepair
+	opts.KeepTop = 1 << 30
 	text, err := os.ReadFile(b.FilePath())
 	if err != nil {
 		run.Error = err.Error()

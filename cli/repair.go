@@ -26,15 +26,12 @@ type repairFlags struct {
 	project     string
 	file        string
 	lines       string
-	samples     int
-	seed        int64
+	sampling    samplingFlags
 	jsonOut     bool
 	jdtls       string
 	stateDir    string
 	variant     string
 	keep        int
-	temperature float64
-	maxTokens   int
 	testTimeout time.Duration
 	quiet       bool
 	model       modelFlags
@@ -77,15 +74,12 @@ Progress goes to stderr; patches to stdout.`,
 	fl.StringVar(&f.project, "project", "", "project root directory (required)")
 	fl.StringVar(&f.file, "file", "", "the Java file, relative to the project or absolute (required)")
 	fl.StringVar(&f.lines, "lines", "", `buggy lines "A-B" (1-based, inclusive), "A", or "A-(A-1)" to insert before A (required)`)
-	fl.IntVar(&f.samples, "samples", d.Samples, "candidates to sample")
-	fl.Int64Var(&f.seed, "seed", 0, "sampling seed: equal seeds give equal patches")
+	addSamplingFlags(fl, &f.sampling, "candidates to sample")
 	fl.BoolVar(&f.jsonOut, "json", false, "print JSON instead of diffs")
 	addJDTLSFlag(fl, &f.jdtls)
 	addStateDirFlag(fl, &f.stateDir, false)
 	fl.StringVar(&f.variant, "variant", "full", "Repilot variant: "+strings.Join(repair.Variants, ", "))
 	fl.IntVar(&f.keep, "keep", d.KeepTop, "patches to print")
-	fl.Float64Var(&f.temperature, "temperature", d.Temperature, "sampling temperature (0: greedy)")
-	fl.IntVar(&f.maxTokens, "max-tokens", d.MaxTokens, "tokens per hunk; longer candidates are discarded")
 	fl.DurationVar(&f.testTimeout, "test-timeout", repair.DefaultTestTimeout, "time limit of the test command per patch")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	addModelFlags(fl, &f.model)
@@ -187,11 +181,13 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if err != nil {
 		return err
 	}
-	opts.Samples, opts.Seed, opts.KeepTop = f.samples, f.seed, f.keep
-	opts.Temperature, opts.MaxTokens = f.temperature, f.maxTokens
-	if f.samples < 1 || f.keep < 1 || f.maxTokens < 1 || f.temperature < 0 {
-		return errors.New("--samples, --keep and --max-tokens must be at least 1, --temperature at least 0")
+	if err := f.sampling.apply(&opts); err != nil {
+		return err
 	}
+	if f.keep < 1 {
+		return errors.New("--keep must be at least 1")
+	}
+	opts.KeepTop = f.keep
 
 	if ctx == nil {
 		ctx = context.Background()

@@ -92,7 +92,7 @@ func TestRepairCommandFindsCompilablePatch(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	f := repairFlags{project: bug.ProjectDir(), file: bug.File, lines: linesFlag(bug),
-		samples: 20, keep: 20, maxTokens: repair.DefaultMaxTokens, temperature: repair.DefaultTemperature,
+		sampling: defaultSampling(), keep: 20,
 		variant: "full", testTimeout: time.Minute, jsonOut: true}
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
@@ -102,7 +102,7 @@ func TestRepairCommandFindsCompilablePatch(t *testing.T) {
 	}
 	var compilable *jsonPatch
 	for _, seed := range integrationSeeds {
-		f.seed = seed
+		f.sampling.seed = seed
 		out.Reset()
 		errb.Reset()
 		if err := runRepair(ctx, f, nil, &out, &errb); err != nil {

@@ -173,7 +173,7 @@ func TestRepairFailsFastWhenServerDown(t *testing.T) {
 
 	root := writeProject(t)
 	var out, errb bytes.Buffer
-	f := repairFlags{project: root, file: "src/A.java", lines: "3", samples: 1, keep: 1, maxTokens: 8, temperature: 1, variant: "full",
+	f := repairFlags{project: root, file: "src/A.java", lines: "3", sampling: samplingFlags{samples: 1, maxTokens: 8, temperature: 1, topP: 1}, keep: 1, variant: "full",
 		model: modelFlags{apiKeyEnv: openai.EnvAPIKey, timeout: 5 * time.Second, concurrency: 1}}
 	began := time.Now()
 	err = runRepair(context.Background(), f, nil, &out, &errb)
