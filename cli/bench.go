@@ -11,9 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"text/tabwriter"
 	"time"
 
@@ -162,7 +160,10 @@ type benchRow struct {
 	ValidateSeconds float64 `json:"validate_seconds"`
 }
 
-func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.Writer) error {
+func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.Writer) (err error) {
+	ctx, interrupted, stop := withSignals(ctx)
+	defer stop()
+	defer func() { err = interrupted(err) }()
 	bugs, err := corpus.Load(f.corpus)
 	if err != nil {
 		return err
@@ -194,12 +195,6 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 		}
 		variants = append(variants, v)
 	}
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	if err := f.sampling.apply(&repair.Options{}); err != nil {
 		return err
 	}

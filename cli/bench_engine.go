@@ -11,9 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -79,13 +77,11 @@ Mutants are deterministic for a --seed.`,
 	benchCmd.AddCommand(cmd)
 }
 
-func runBenchEngine(ctx context.Context, f benchEngineFlags, stdout, stderr io.Writer) error {
-	if ctx == nil {
-		ctx = context.Background()
-	}
+func runBenchEngine(ctx context.Context, f benchEngineFlags, stdout, stderr io.Writer) (err error) {
 	// An interrupt ends the run through ctx, so that JDT LS is stopped.
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	ctx, interrupted, stop := withSignals(ctx)
 	defer stop()
+	defer func() { err = interrupted(err) }()
 	bugs, err := corpus.Load(f.corpus)
 	if err != nil {
 		return err

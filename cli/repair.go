@@ -10,11 +10,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -49,7 +47,8 @@ FSE 2023), compile-checks each candidate and prints the best as unified diffs
 The project's files are never modified.
 
 Lines are 1-based and inclusive; "A" means "A-A"; an insertion before line A is
-written "A-(A-1)", e.g. --lines 12-11.
+written "A-(A-1)", e.g. --lines 12-11 (--lines 1-0 inserts at the top of the
+file, --lines N+1-N after its last line N).
 
 Everything after "--" is a test command (argv, no shell), run in a scratch copy
 of the project with each compilable patch applied: exit status 0 makes the patch
@@ -95,6 +94,43 @@ type repairTarget struct {
 	root, file string
 	text       string
 	start, end int
+}
+
+// insertion reports whether the target inserts lines ("A-(A-1)") instead of
+// replacing some.
+func (t repairTarget) insertion() bool { return t.end == t.start-1 }
+
+// describe says in words which lines the repair replaces or where it
+// inserts, e.g. "lines 3-5 of src/A.java" or "an insertion before line 1
+// (the top) of src/A.java".
+func (t repairTarget) describe() string {
+	rel, err := filepath.Rel(t.root, t.file)
+	if err != nil {
+		rel = t.file
+	}
+	rel = filepath.ToSlash(rel)
+	switch n := lineCount(t.text); {
+	case t.insertion() && t.start == 1:
+		return fmt.Sprintf("an insertion before line 1 (the top) of %s; nothing is replaced", rel)
+	case t.insertion() && t.start > n:
+		return fmt.Sprintf("an insertion after the last line (%d) of %s; nothing is replaced", n, rel)
+	case t.insertion():
+		return fmt.Sprintf("an insertion before line %d of %s; nothing is replaced", t.start, rel)
+	case t.start == t.end:
+		return fmt.Sprintf("line %d of %s", t.start, rel)
+	default:
+		return fmt.Sprintf("lines %d-%d of %s", t.start, t.end, rel)
+	}
+}
+
+// lineCount is the number of lines of text; a last line without a newline
+// counts.
+func lineCount(text string) int {
+	n := strings.Count(text, "\n")
+	if text != "" && text[len(text)-1] != '\n' {
+		n++
+	}
+	return n
 }
 
 // resolveTarget checks --project, --file and --lines before anything is
@@ -143,10 +179,7 @@ func resolveTarget(project, file, lines string) (repairTarget, error) {
 	if err != nil {
 		return t, err
 	}
-	n := strings.Count(string(data), "\n")
-	if len(data) > 0 && data[len(data)-1] != '\n' {
-		n++
-	}
+	n := lineCount(string(data))
 	if start > n+1 || end > n {
 		return t, fmt.Errorf("lines %s out of range: %s has %s", lines, rel, plural(n, "line", "lines"))
 	}
@@ -172,7 +205,14 @@ func parseLines(s string) (start, end int, err error) {
 	return start, end, nil
 }
 
-func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, stderr io.Writer) error {
+func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, stderr io.Writer) (err error) {
+	// Ctrl-C cancels ctx: the repair stops, the deferred Close stops JDT LS,
+	// and the command reports "interrupted" whatever error the cancelled
+	// work returned.
+	ctx, interrupted, stop := withSignals(ctx)
+	defer stop()
+	defer func() { err = interrupted(err) }()
+
 	t, err := resolveTarget(f.project, f.file, f.lines)
 	if err != nil {
 		return err
@@ -189,17 +229,12 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	}
 	opts.KeepTop = f.keep
 
-	if ctx == nil {
-		ctx = context.Background()
-	}
-	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
-	defer stop()
-
 	progress := func(msg string, pct int) {
 		if !f.quiet {
 			fmt.Fprintf(stderr, "repilot: [%3d%%] %s\n", pct, msg)
 		}
 	}
+	progress("hunk: "+t.describe(), 0)
 	model, err := f.model.resolve(os.Getenv)
 	if err != nil {
 		return err
@@ -226,7 +261,11 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if !f.quiet {
 		fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats))
 		if len(res.Patches) == 0 {
-			fmt.Fprintln(stderr, "repilot: no patch: no sample produced a candidate different from the buggy lines")
+			if t.insertion() {
+				fmt.Fprintln(stderr, "repilot: no patch: every sample inserted nothing")
+			} else {
+				fmt.Fprintln(stderr, "repilot: no patch: no sample produced a candidate different from the buggy lines")
+			}
 		}
 	}
 	if f.jsonOut {

@@ -3,6 +3,7 @@
 package cli
 
 import (
+	"errors"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -21,9 +22,15 @@ Run with no arguments (or "serve") to speak LSP on stdio.`,
 	SilenceUsage: true,
 }
 
-// Execute runs the command line and exits with status 1 on error.
+// Execute runs the command line and exits with status 1 on error, or
+// 128+signal (130 for Ctrl-C) when a signal interrupted the command
+// (signals.go).
 func Execute() {
 	if err := Root.Execute(); err != nil {
+		var ie *interruptedError
+		if errors.As(err, &ie) {
+			os.Exit(ie.exitCode())
+		}
 		os.Exit(1)
 	}
 }

@@ -23,6 +23,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -294,12 +295,42 @@ type ModelConfig struct {
 // Remote reports whether a model server is configured.
 func (c ModelConfig) Remote() bool { return c.OpenAI.BaseURL != "" }
 
-// String describes the choice for logs, never with the API key.
+// String describes the choice for logs and progress in words, e.g.
+// "model server http://127.0.0.1:8080/v1 (model: the first one it lists;
+// prompt: FIM template guessed from the model name; dialect: detected; API
+// key: none)". It never includes the API key, nor the URL's user info or
+// query, either of which may carry credentials.
 func (c ModelConfig) String() string {
 	if !c.Remote() {
 		return "embedded n-gram model (lm/ngram)"
 	}
-	return c.OpenAI.String()
+	o := c.OpenAI
+	orElse := func(v, empty string) string {
+		if v == "" {
+			return empty
+		}
+		return v
+	}
+	prompt := "FIM template " + orElse(o.FIM, "guessed from the model name")
+	if o.FIM == openai.FIMInfill {
+		prompt = "llama.cpp's /infill"
+	}
+	key := "none"
+	if o.APIKey != "" {
+		key = "set"
+	}
+	return fmt.Sprintf("model server %s (model: %s; prompt: %s; dialect: %s; API key: %s)",
+		redactURL(o.BaseURL), orElse(o.Model, "the first one it lists"), prompt, orElse(o.Dialect, "detected"), key)
+}
+
+// redactURL is raw without user info, query and fragment.
+func redactURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.User, u.RawQuery, u.Fragment = nil, "", ""
+	return u.String()
 }
 
 // build returns the shared model server's lm.Model, or nil for the n-gram

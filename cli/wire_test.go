@@ -46,8 +46,15 @@ func TestModelFlagsResolve(t *testing.T) {
 		o.Timeout != time.Minute || o.MaxConcurrent != 4 || o.MaxRetries != 3 {
 		t.Errorf("env fallback: %s %+v", cfg, o.Timeout)
 	}
-	if s := cfg.String(); strings.Contains(s, "sk-editor-secret") || !strings.Contains(s, "APIKey: set") {
+	if s := cfg.String(); strings.Contains(s, "sk-editor-secret") || !strings.Contains(s, "API key: set") {
 		t.Errorf("String() = %q: must say the key is set without printing it", s)
+	}
+	if s, want := cfg.String(), "model server http://127.0.0.1:8080/v1 (model: qwen2.5-coder; prompt: FIM template qwen; dialect: detected; API key: set)"; s != want {
+		t.Errorf("String() = %q, want %q", s, want)
+	}
+	creds := ModelConfig{OpenAI: openai.Config{BaseURL: "http://user:pw@h:1/v1?token=t1"}}
+	if s := creds.String(); strings.Contains(s, "pw") || strings.Contains(s, "t1") || !strings.Contains(s, "model server http://h:1/v1 (model: the first one it lists;") {
+		t.Errorf("String() = %q: want the URL without user info and query, the defaults in words", s)
 	}
 
 	// Flags win over the environment; --api-key-env names another variable.
@@ -191,7 +198,7 @@ func TestRepairFailsFastWhenServerDown(t *testing.T) {
 			t.Errorf("the API key was printed: %q", s)
 		}
 	}
-	if !strings.Contains(errb.String(), "APIKey: set") {
+	if !strings.Contains(errb.String(), "API key: set") {
 		t.Errorf("progress should name the model configuration (key: set): %q", errb.String())
 	}
 }
