@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/repair"
@@ -27,14 +28,57 @@ var benchCmd = &cobra.Command{
 	Short: "Benchmarks on bug corpora",
 }
 
+// corpusFlags choose the bugs of a benchmark: --corpus and --bug, shared by
+// bench repair and bench engine.
+type corpusFlags struct {
+	dir  string   // corpus directory, shared/bug-corpus.md format
+	only []string // bug ids to run; empty: all
+}
+
+// addCorpusFlags registers --corpus and --bug on fs, bound to f.
+func addCorpusFlags(fs *pflag.FlagSet, f *corpusFlags) {
+	fs.StringVar(&f.dir, "corpus", "testdata/bugs", "corpus directory (one folder per bug, shared/bug-corpus.md format)")
+	fs.StringSliceVar(&f.only, "bug", nil, "run only these bug ids (repeat or comma-separate)")
+}
+
+// load reads the corpus and keeps the bugs --bug names, in corpus order.
+// Errors: the corpus's (corpus.Load), or a --bug id the corpus lacks.
+func (f corpusFlags) load() ([]corpus.Bug, error) {
+	bugs, err := corpus.Load(f.dir)
+	if err != nil || len(f.only) == 0 {
+		return bugs, err
+	}
+	keep := map[string]bool{}
+	for _, id := range f.only {
+		keep[id] = true
+	}
+	found := map[string]bool{}
+	var sel []corpus.Bug
+	for _, b := range bugs {
+		if keep[b.ID] {
+			sel = append(sel, b)
+			found[b.ID] = true
+		}
+	}
+	var missing []string
+	for _, id := range f.only {
+		if !found[id] {
+			missing = append(missing, id)
+		}
+	}
+	if len(missing) > 0 {
+		return nil, fmt.Errorf("no bug of %s has id %s", f.dir, strings.Join(missing, ", "))
+	}
+	return sel, nil
+}
+
 type benchRepairFlags struct {
-	corpus   string
+	corpus   corpusFlags
 	variants []string
 	sampling samplingFlags
 	noTests  bool
 	jsonOut  bool
 	perBug   bool
-	only     []string
 	jdtls    string
 	stateDir string
 	shared   bool
@@ -86,13 +130,12 @@ variants of a bug one after another on that JDT LS.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.corpus, "corpus", "testdata/bugs", "corpus directory (one folder per bug)")
+	addCorpusFlags(fl, &f.corpus)
 	fl.StringSliceVar(&f.variants, "variant", []string{"full"}, "variants to run (repeat or comma-separate): "+strings.Join(repair.Variants, ", ")+", or all")
 	addSamplingFlags(fl, &f.sampling, "samples per bug")
 	fl.BoolVar(&f.noTests, "no-tests", false, "skip test_cmd (plausible columns then read 0)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print JSON (per-bug results and totals)")
 	fl.BoolVar(&f.perBug, "per-bug", false, "also print one line per bug and variant")
-	fl.StringSliceVar(&f.only, "bug", nil, "run only these bug ids")
 	addJDTLSFlag(fl, &f.jdtls)
 	fl.BoolVar(&f.shared, "shared-engine", false, "one JDT LS serving every project of the corpus (much faster; JDT LS 1.20 imported only some of 15 projects this way and compile checks then timed out)")
 	addStateDirFlag(fl, &f.stateDir, false)
@@ -164,25 +207,9 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	ctx, interrupted, stop := withSignals(ctx)
 	defer stop()
 	defer func() { err = interrupted(err) }()
-	bugs, err := corpus.Load(f.corpus)
+	bugs, err := f.corpus.load()
 	if err != nil {
 		return err
-	}
-	if len(f.only) > 0 {
-		keep := map[string]bool{}
-		for _, id := range f.only {
-			keep[id] = true
-		}
-		var sel []corpus.Bug
-		for _, b := range bugs {
-			if keep[b.ID] {
-				sel = append(sel, b)
-			}
-		}
-		if len(sel) == 0 {
-			return fmt.Errorf("no bug of %s has id %s", f.corpus, strings.Join(f.only, ", "))
-		}
-		bugs = sel
 	}
 	var variants []string
 	for _, v := range f.variants {
@@ -242,7 +269,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 			Model     string     `json:"openai_model,omitempty"` // the openai backend's configuration, without the key
 			Rows      []benchRow `json:"variants"`
 			Runs      []bugRun   `json:"runs"`
-		}{f.corpus, f.sampling.samples, f.sampling.seed, f.sampling.maxTokens, modelLabel(model), rows, runs})
+		}{f.corpus.dir, f.sampling.samples, f.sampling.seed, f.sampling.maxTokens, modelLabel(model), rows, runs})
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if f.perBug {

@@ -11,25 +11,22 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
 
 	"github.com/repilot-lsp/repilot-lsp/bench/enginebench"
-	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 )
 
 type benchEngineFlags struct {
-	corpus   string
+	corpus   corpusFlags
 	seed     uint64
 	tries    int
 	newLines int
 	noSpeed  bool
 	jsonOut  bool
 	verbose  bool
-	only     []string
 	jdtls    string
 }
 
@@ -65,14 +62,13 @@ Mutants are deterministic for a --seed.`,
 		},
 	}
 	fl := cmd.Flags()
-	fl.StringVar(&f.corpus, "corpus", "testdata/bugs", "corpus directory (one folder per bug)")
+	addCorpusFlags(fl, &f.corpus)
 	fl.Uint64Var(&f.seed, "seed", 1, "mutation seed")
 	fl.IntVar(&f.tries, "tries", 4, "replacements tried per site until one does not compile")
 	fl.IntVar(&f.newLines, "new-lines", 2, "further lines per fixture with \"new Type\" used for new-type mutants (-1: none)")
 	fl.BoolVar(&f.noSpeed, "no-speed", false, "skip the speed measurement")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "list every mutant and log progress on stderr")
-	fl.StringSliceVar(&f.only, "bug", nil, "run only these bug ids")
 	addJDTLSFlag(fl, &f.jdtls)
 	benchCmd.AddCommand(cmd)
 }
@@ -82,25 +78,9 @@ func runBenchEngine(ctx context.Context, f benchEngineFlags, stdout, stderr io.W
 	ctx, interrupted, stop := withSignals(ctx)
 	defer stop()
 	defer func() { err = interrupted(err) }()
-	bugs, err := corpus.Load(f.corpus)
+	bugs, err := f.corpus.load()
 	if err != nil {
 		return err
-	}
-	if len(f.only) > 0 {
-		keep := map[string]bool{}
-		for _, id := range f.only {
-			keep[id] = true
-		}
-		var sel []corpus.Bug
-		for _, b := range bugs {
-			if keep[b.ID] {
-				sel = append(sel, b)
-			}
-		}
-		if len(sel) == 0 {
-			return fmt.Errorf("no bug of %s has id %s", f.corpus, strings.Join(f.only, ", "))
-		}
-		bugs = sel
 	}
 	home, err := jdtls.ResolveHome(f.jdtls)
 	if err != nil {
