@@ -9,6 +9,8 @@ package repair
 import (
 	"fmt"
 	"strings"
+
+	"github.com/repilot-lsp/repilot-lsp/corpus"
 )
 
 // DiffContext is the number of context lines around each change.
@@ -98,29 +100,15 @@ func indentNear(text string, start, n int) string {
 	return ""
 }
 
-// splitKeep splits text into lines that keep their "\n" (the last may lack
-// it).
-func splitKeep(text string) []string {
-	var out []string
-	for text != "" {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			out = append(out, text)
-			break
-		}
-		out = append(out, text[:i+1])
-		text = text[i+1:]
-	}
-	return out
-}
-
 // unifiedDiff returns the unified diff that turns site's file into the file
 // with hunk in place of the buggy lines, for path (slash-separated, relative
 // to the project root), or "" when the texts are equal.
 func unifiedDiff(path string, site hunkSite, hunk string) string {
-	pre := splitKeep(site.Prefix)
-	oldMid, newMid := splitKeep(site.Buggy), splitKeep(hunk)
-	post := splitKeep(site.Suffix)
+	// Lines keep their "\n"; corpus.SplitLines is the same split the fixtures
+	// and bench use.
+	pre := corpus.SplitLines(site.Prefix)
+	oldMid, newMid := corpus.SplitLines(site.Buggy), corpus.SplitLines(hunk)
+	post := corpus.SplitLines(site.Suffix)
 	// Lines the candidate left equal at either end are context, not change.
 	for len(oldMid) > 0 && len(newMid) > 0 && oldMid[0] == newMid[0] {
 		pre = append(pre, oldMid[0])
