@@ -429,8 +429,7 @@ func (c *Client) handle(_ context.Context, m *jsonrpc.Message) (any, error) {
 			}
 			d.byMarker[d.marker] = d.items
 		}
-		close(c.diagWake)
-		c.diagWake = make(chan struct{})
+		c.wakeDiagnosticsLocked()
 		c.mu.Unlock()
 		return nil, nil
 	case "workspace/configuration":
@@ -1031,9 +1030,16 @@ func (c *Client) noteLogMessage(params json.RawMessage) {
 		c.noAST = map[int]bool{}
 	}
 	c.noAST[v] = true
+	c.wakeDiagnosticsLocked()
+	c.mu.Unlock()
+}
+
+// wakeDiagnosticsLocked wakes every Diagnostics call waiting for news (new
+// diagnostics published, or a version JDT Core could not convert): it closes
+// diagWake and puts a fresh channel for the next wait. c.mu must be held.
+func (c *Client) wakeDiagnosticsLocked() {
 	close(c.diagWake)
 	c.diagWake = make(chan struct{})
-	c.mu.Unlock()
 }
 
 // withMarker returns text with the sync-marker line for version appended.
