@@ -58,3 +58,18 @@ type Session interface {
 	// nothing to propose.
 	Next(ctx context.Context, generated string, k int) ([]Candidate, error)
 }
+
+// WholeWords is implemented by sessions whose identifier tokens are always
+// whole identifiers: no later token of theirs continues an identifier that a
+// token ended ("i" then "sEmpty" cannot be sampled), as with the n-gram
+// model's lexical tokens and unlike subword (BPE) tokens. The repair loop
+// then asks the completion engine about a token ending in an identifier as a
+// complete name ("readings.i" is pruned although "isEmpty" starts with "i"):
+// a prefix feasible only through a continuation the model can never write
+// would die one token later (a dead prefix, Repilot section 4.3).
+type WholeWords interface {
+	Session
+	// WholeWords reports whether every identifier token is a whole
+	// identifier.
+	WholeWords() bool
+}

@@ -71,6 +71,9 @@ type sampler struct {
 	distKey string         // memo key of model distributions (+ model name, k)
 	dead    Trie           // rejected prefixes (kept whenever Prune is on)
 	stats   *Stats
+	// wholeWords: the model's identifier tokens are complete names
+	// (lm.WholeWords), checked as such.
+	wholeWords bool
 }
 
 // sampleStream returns the random stream of sample i: a PCG seeded with the
@@ -316,7 +319,13 @@ func (s *sampler) feasible(ctx context.Context, generated string, tok lm.Candida
 		}
 	}
 	s.stats.EngineCalls++
-	out, err := s.eng.Check(ctx, generated, tok.Text)
+	checked := tok.Text
+	if s.wholeWords && endsInName(checked) {
+		// A whole identifier: followed by whitespace, which is legal after
+		// any complete name and continues none (lm.WholeWords).
+		checked += " "
+	}
+	out, err := s.eng.Check(ctx, generated, checked)
 	if err != nil {
 		return false, fmt.Errorf("completion engine: checking %q after %q: %w", tok.Text, tail(generated, 40), err)
 	}
@@ -362,6 +371,17 @@ func (s *sampler) activelyComplete(ctx context.Context, generated string) (strin
 	extra := common[len(partial):]
 	s.stats.ActiveChars += int64(len(extra))
 	return generated + extra, nil
+}
+
+// endsInName reports whether tok ends with an identifier that starts within
+// it with a letter, '_' or '$' (not a number literal such as "10").
+func endsInName(tok string) bool {
+	id := trailingIdent(tok)
+	if id == "" {
+		return false
+	}
+	r, _ := utf8.DecodeRuneInString(id)
+	return !unicode.IsDigit(r)
 }
 
 // trailingIdent returns the Java identifier characters at the end of s (the

@@ -227,6 +227,48 @@ func TestActiveCompletionIgnoresNamesNotExtendingPartial(t *testing.T) {
 	}
 }
 
+// wholeSession is a whole-word model session (lm.WholeWords).
+type wholeSession struct{ fakeModelSession }
+
+func (wholeSession) WholeWords() bool { return true }
+
+// A whole-word model's identifier token is checked as a complete name (the
+// token plus a space): "x.i" is pruned, although members such as "isEmpty"
+// start with "i", because such a model never continues "i". Number literals
+// and tokens ending in punctuation are checked as they are; a subword model's
+// tokens are checked as prefixes.
+func TestWholeWordTokensCheckedAsNames(t *testing.T) {
+	m := &fakeModel{next: table(map[string][]tok{"x.": {{"i", 0.6, false}, {"size", 0.3, false}, {"10", 0.1, false}}})}
+	for _, whole := range []bool{true, false} {
+		e := &fakeEngine{check: func(generated, token string) (engine.Outcome, error) {
+			if token == "i " { // "i" is no member; "i" alone may start "isEmpty"
+				return engine.Infeasible, nil
+			}
+			return engine.Feasible, nil
+		}, checks: map[[2]string]int{}}
+		es, _ := e.Open(context.Background(), engine.Hunk{})
+		s := &sampler{opts: Options{TopP: 1, Temperature: 1, Prune: true}, eng: es, stats: &Stats{},
+			model: &wholeSession{fakeModelSession{m}}, wholeWords: whole}
+		for _, c := range []lm.Candidate{{Text: "i"}, {Text: "size"}, {Text: "10"}, {Text: "("}} {
+			ok, err := s.feasible(context.Background(), "x.", c)
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := !(whole && c.Text == "i")
+			if ok != want {
+				t.Errorf("whole=%v: %q feasible %v, want %v", whole, c.Text, ok, want)
+			}
+		}
+		wantKeys := map[bool][]string{true: {"i ", "size ", "10", "("}, false: {"i", "size", "10", "("}}[whole]
+		for _, k := range wantKeys {
+			if e.checks[[2]string{"x.", k}] != 1 {
+				t.Errorf("whole=%v: engine asked about %q %d times, want 1 (calls %v)", whole, k, e.checks[[2]string{"x.", k}], e.checks)
+			}
+		}
+	}
+	var _ lm.WholeWords = &wholeSession{}
+}
+
 func TestMemoSavesQueriesNotResults(t *testing.T) {
 	for _, active := range []bool{false, true} {
 		for _, seed := range []int64{1, 2, 3} {

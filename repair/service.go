@@ -147,6 +147,9 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 		distKey: HunkKey(uri, site.Prefix, site.Suffix, b.Model.Name(), fmt.Sprint(opts.TopK)),
 		stats:   st,
 	}
+	if ww, ok := ms.(lm.WholeWords); ok {
+		sp.wholeWords = ww.WholeWords()
+	}
 	if opts.Memo {
 		sp.memo = NewMemo(s.MemoSize)
 	}

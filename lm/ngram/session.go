@@ -963,3 +963,8 @@ func (m *Model) seqLogProb(hist, seq []uint32) float64 {
 	}
 	return lp
 }
+
+// WholeWords reports true: the session's tokens are javalex tokens, and two
+// identifiers in a row are laid out with a space between them (see
+// lm.WholeWords).
+func (s *session) WholeWords() bool { return true }
