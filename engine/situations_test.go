@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/forcetok"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 )
 
@@ -61,7 +62,7 @@ func TestSituationsNeverPruned(t *testing.T) {
 				gen0, cont := clean[:off], clean[off:]
 				where := filepath.Base(path) + ":" + strconv.Itoa(li+1) + " at " + strings.TrimSpace(gen0) + "|"
 				first := ""
-				for _, split := range [][]string{lexTokens(cont), chunks(cont, 3)} {
+				for _, split := range [][]string{forcetok.LexTokens(cont), forcetok.Chunks(cont, 3)} {
 					gen := gen0
 					for k, tok := range split {
 						if k == 0 && first == "" {

@@ -7,7 +7,8 @@ package engine
 // the text (POST /tokenize with with_pieces). Such tokens cross identifier
 // boundaries (".get", "Size()", "(i"), which the engine must split and
 // check piece by piece (issue 3: "Tokens that cross identifier
-// boundaries"). No token may be pruned (Repilot Definition 3.4).
+// boundaries"). No token may be pruned (Repilot Definition 3.4). It shares
+// the corpus JDT LS and forceFix with soundness_test.go (corpus_test.go).
 //
 // llama-server missing: the test fails saying how to build it, unless
 // REPILOT_SKIP_LLAMA=1 (then it skips, saying so), as lm/openai's tests do.
@@ -18,16 +19,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 	"unicode/utf8"
 
-	"github.com/repilot-lsp/repilot-lsp/corpus"
-	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/lm/openai/llamatest"
 )
 
@@ -86,58 +83,6 @@ func llamaTokenize(ctx context.Context, root, text string) ([]string, error) {
 	return toks, nil
 }
 
-// corpusEngine is one JDT LS over copies of every fixture's project, shared
-// by this file's tests and stopped after them (cleanups).
-var corpusEngine struct {
-	once  sync.Once
-	eng   *JDT
-	bugs  []corpus.Bug
-	roots []string
-	err   error
-	took  time.Duration
-}
-
-func corpusJDT(t testing.TB) (*JDT, []corpus.Bug, []string) {
-	t.Helper()
-	home := jdtHome(t)
-	c := &corpusEngine
-	c.once.Do(func() {
-		c.bugs, c.err = corpus.Load(corpusDir)
-		if c.err != nil {
-			return
-		}
-		base, err := tempDir("repilot-engine-corpus-")
-		if err != nil {
-			c.err = err
-			return
-		}
-		for _, b := range c.bugs {
-			dst := filepath.Join(base, b.ID)
-			if err := os.CopyFS(dst, os.DirFS(b.ProjectDir())); err != nil {
-				c.err = err
-				return
-			}
-			c.roots = append(c.roots, dst)
-		}
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
-		defer cancel()
-		began := time.Now()
-		c.eng, c.err = StartJDT(ctx, jdtls.Options{Home: home, Root: c.roots[0], Folders: c.roots[1:],
-			StateDir: filepath.Join(base, ".state"), Stderr: os.Stderr, HeapMB: 2048,
-			Settings: map[string]any{"java.import.maven.offline.enabled": true}},
-			WithRequestTimeout(2*time.Minute))
-		c.took = time.Since(began)
-		if c.eng != nil {
-			eng := c.eng
-			cleanups = append(cleanups, func() { eng.Close() })
-		}
-	})
-	if c.err != nil {
-		t.Fatalf("starting JDT LS on the bug corpus: %v", c.err)
-	}
-	return c.eng, c.bugs, c.roots
-}
-
 func TestSubwordSoundnessOnBugCorpus(t *testing.T) {
 	bin := llamatest.Require(t)
 	model, err := llamatest.RandomModel("deepseek-coder", "tiny")
@@ -161,53 +106,17 @@ func TestSubwordSoundnessOnBugCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", b.ID, err)
 		}
-		path := filepath.Join(roots[i], filepath.FromSlash(b.File))
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines := corpus.SplitLines(string(data))
-		h := Hunk{URI: jdtls.FileURI(path),
-			Prefix: strings.Join(lines[:b.StartLine-1], ""),
-			Suffix: strings.Join(lines[b.EndLine:], "")}
-		s, err := eng.Open(ctx, h)
-		if err != nil {
-			t.Fatal(err)
-		}
-		gen := ""
-		bugFeasible := 0
 		for _, tok := range toks {
 			if len(splitToken(tok)) > 1 {
 				crossing++
 			}
-			out, err := s.Check(ctx, gen, tok)
-			if err != nil {
-				t.Fatalf("%s: Check(%q, %q): %v", b.ID, gen, tok, err)
-			}
-			switch out {
-			case Infeasible:
-				t.Errorf("%s: the fix's subword token %q after %q was pruned", b.ID, tok, gen)
-			case Feasible:
-				feasible++
-				bugFeasible++
-			}
-			gen += tok
-			if word := wordAt(b.FixedHunk, len(gen)); word != "" {
-				c, err := s.Complete(ctx, gen)
-				if err != nil {
-					t.Fatalf("%s: Complete(%q): %v", b.ID, gen, err)
-				}
-				if c.Known && !contains(c.Names, word) {
-					t.Errorf("%s: Complete(%q) = %q, lacks the fix's %q", b.ID, gen, c.Names, word)
-				}
-			}
 		}
+		s := openFixture(ctx, t, eng, b, roots[i])
+		n := forceFix(ctx, t, s, b, "subword", toks)
+		feasible += n.feasible
 		st := s.Stats()
-		t.Logf("%-28s %3d subword tokens %q… %s feasible=%d", b.ID, len(toks), strings.Join(toks[:min(6, len(toks))], "|"), describe(st), bugFeasible)
-		total.Checks += st.Checks
-		total.Requests += st.Requests
-		total.Errors += st.Errors
-		total.SiteHits += st.SiteHits
+		t.Logf("%-28s %3d subword tokens %q… %s feasible=%d", b.ID, len(toks), strings.Join(toks[:min(6, len(toks))], "|"), describe(st), n.feasible)
+		addStats(&total, st)
 		s.Close()
 	}
 	t.Logf("corpus (deepseek-coder subword tokens): %d fixtures, %s; %d tokens cross an identifier boundary; %d of %d checks proven feasible, none pruned",

@@ -9,6 +9,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/forcetok"
 )
 
 var timedLines = []string{
@@ -29,7 +31,7 @@ func forceLines(t *testing.T, e *JDT, h Hunk) (all, site []time.Duration, _ Stat
 	}
 	defer s.Close()
 	for _, line := range timedLines {
-		for _, toks := range [][]string{lexTokens(line), chunks(line, 3)} {
+		for _, toks := range [][]string{forcetok.LexTokens(line), forcetok.Chunks(line, 3)} {
 			gen := ""
 			for _, tok := range toks {
 				before := s.Stats()

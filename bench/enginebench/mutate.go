@@ -291,34 +291,3 @@ func Candidates(s Site, pool []string, seed uint64, key string, n int) []string 
 func Apply(hunk string, s Site, repl string) Mutant {
 	return Mutant{Site: s, Repl: repl, Hunk: hunk[:s.Start] + repl + hunk[s.Start+len(s.Ident):]}
 }
-
-// LexTokens splits s into javalex tokens, each carrying the whitespace
-// before it; trailing whitespace is a last token of its own. This is how the
-// soundness test (engine/soundness_test.go) forces whole Java tokens.
-func LexTokens(s string) []string {
-	var out []string
-	prev := 0
-	for _, t := range javalex.Lex(s) {
-		out = append(out, s[prev:t.End])
-		prev = t.End
-	}
-	if prev < len(s) {
-		out = append(out, s[prev:])
-	}
-	return out
-}
-
-// Chunks splits s into n-byte pieces (extended to rune boundaries): tokens
-// that cut identifiers anywhere, as a language model's tokens do.
-func Chunks(s string, n int) []string {
-	var out []string
-	for len(s) > 0 {
-		k := min(n, len(s))
-		for k < len(s) && s[k]&0xC0 == 0x80 {
-			k++
-		}
-		out = append(out, s[:k])
-		s = s[k:]
-	}
-	return out
-}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/internal/forcetok"
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 )
@@ -372,7 +373,7 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 			h := engine.Hunk{URI: f.uri, Prefix: t.prefix, Suffix: t.suffix}
 			// Soundness: the unmutated hunk, whole tokens and 3-byte chunks.
 			feasibleHere := 0
-			for _, toks := range [][]string{LexTokens(t.hunk), Chunks(t.hunk, 3)} {
+			for _, toks := range [][]string{forcetok.LexTokens(t.hunk), forcetok.Chunks(t.hunk, 3)} {
 				p, st, feas, _, _, err := force(ctx, w.Engine, h, toks, false)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", b.ID, err)
@@ -433,7 +434,7 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 					kr.NoMutant++
 					continue
 				}
-				toks := LexTokens(m.Hunk)
+				toks := forcetok.LexTokens(m.Hunk)
 				p, _, _, _, _, err := force(ctx, w.Engine, h, toks, true)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", b.ID, err)
@@ -498,7 +499,7 @@ func timeFixes(ctx context.Context, w *Workspace, fixtures []fixture, mode strin
 	for _, f := range fixtures {
 		t := f.targets[0]
 		h := engine.Hunk{URI: f.uri, Prefix: t.prefix, Suffix: t.suffix}
-		for _, toks := range [][]string{LexTokens(t.hunk), Chunks(t.hunk, 3)} {
+		for _, toks := range [][]string{forcetok.LexTokens(t.hunk), forcetok.Chunks(t.hunk, 3)} {
 			_, st, _, times, strict, err := force(ctx, eng, h, toks, false)
 			if err != nil {
 				return sp, fmt.Errorf("%s: %w", f.bug.ID, err)
