@@ -19,7 +19,7 @@ import (
 
 // cacheFormat is bumped whenever the lexer, the stream or the cache layout
 // changes in a way that changes the counts.
-const cacheFormat = 1
+const cacheFormat = 2
 
 // cacheEntry is the gob-encoded content of one cache file.
 type cacheEntry struct {
@@ -31,6 +31,7 @@ type cacheEntry struct {
 	Counts []uint32
 	Files  int
 	Tokens int
+	Types  typeMemberCounts // since format 2
 }
 
 // jdkCounts returns the counts of src.zip, from cacheDir when it has them
@@ -98,7 +99,7 @@ func loadCache(file, cacheKey string, order int) (*counted, bool) {
 			return nil, false
 		}
 	}
-	return &counted{vocab: e.Vocab, grams: g, files: e.Files, tokens: e.Tokens}, true
+	return &counted{vocab: e.Vocab, grams: g, types: e.Types, files: e.Files, tokens: e.Tokens}, true
 }
 
 func saveCache(file, cacheKey string, order int, c *counted) error {
@@ -106,7 +107,7 @@ func saveCache(file, cacheKey string, order int, c *counted) error {
 		return err
 	}
 	e := cacheEntry{Format: cacheFormat, Key: cacheKey, Vocab: c.vocab, Order: order, Counts: c.grams.counts,
-		Files: c.files, Tokens: c.tokens, Grams: make([]uint32, 0, len(c.grams.keys)*order)}
+		Files: c.files, Tokens: c.tokens, Types: c.types, Grams: make([]uint32, 0, len(c.grams.keys)*order)}
 	for _, k := range c.grams.keys {
 		e.Grams = append(e.Grams, k[:order]...)
 	}

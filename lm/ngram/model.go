@@ -61,6 +61,7 @@ type Model struct {
 	byUni   []uint32          // proposable ids sorted by uni, most probable first
 	sources []SourceInfo
 	ws      *identStats // the workspace's identifiers (workspace.go); nil without a workspace
+	typed   *typedStats // members by declared receiver type (typed.go)
 	// lineStart is the context of a typical line start (the baseline of the
 	// end-of-middle likelihood ratio, see endProb).
 	lineStart []uint32

@@ -57,9 +57,10 @@ type session struct {
 	vocabIDs   []uint32           // vocabulary words in the file, ascending
 	union      []scored           // scratch for Next
 
-	cp          *copyModel // the buggy hunk (copy.go); nil when FIM.Buggy has no tokens
-	endBrackets *brackets  // the buggy hunk's unmatched brackets; nil without one (see endProb)
-	stamp       []uint32   // stamp[id] == epoch: id already scored in this Next
+	cp          *copyModel        // the buggy hunk (copy.go); nil when FIM.Buggy has no tokens
+	declared    map[string]string // name -> declared type's simple name in the prefix and suffix (typed.go)
+	endBrackets *brackets         // the buggy hunk's unmatched brackets; nil without one (see endProb)
+	stamp       []uint32          // stamp[id] == epoch: id already scored in this Next
 	epoch       uint32
 }
 
@@ -118,6 +119,7 @@ func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 	s.headRaw = addRun(head, nil)
 	addRun(tail, slices.Clone(s.headRaw))
 	addRun(suffix, nil)
+	s.declared = declaredIn(head, tail, suffix)
 	slices.Sort(s.vocabIDs)
 	s.unit = indentUnit(lastLines(fim.Prefix, 300)+firstLines(fim.Suffix, 300), fim.Indent)
 	if buggy := lexStream(fim.Buggy); len(buggy) > 0 {
@@ -258,6 +260,7 @@ type state struct {
 	lines   int         // line breaks in generated
 	unmatch brackets    // the unmatched brackets of generated
 	gen     []streamTok // the stream tokens of generated (those ending after the prefix's tail)
+	recv    string      // x when the text ends with "x." (x a simple name), else
 	// allHist and allRaw are hist and rawHist before the cut to Order-1
 	// tokens; the context before gen[t] is allHist[:genAt+t].
 	allHist, allRaw []uint32
@@ -302,12 +305,16 @@ func (s *session) analyse(generated string) state {
 	}
 	l.prev, l.prev2 = s.headLast[1], s.headLast[0]
 	lineStart := 0
+	var prev3 streamTok
 	for i, t := range toks {
 		if t.isNewline() {
 			lineStart = i + 1
 			continue
 		}
-		l.prev2, l.prev = l.prev, t
+		prev3, l.prev2, l.prev = l.prev2, l.prev, t
+	}
+	if l.prev.Text == "." && l.prev2.Kind == javalex.Ident && prev3.Text != "." {
+		st.recv = l.prev2.Text
 	}
 	// Generic angle brackets and the first token of the current line.
 	var p streamTok
@@ -463,7 +470,12 @@ type ctxDist struct {
 	copyP   map[uint32]float64
 	copyEnd float64
 	lambda  float64
-	exact   int // i when the generated tokens equal B[0:i], else -1
+	// typedP is the receiver-type component's mass per model id after
+	// "x." with x's type declared (typed.go), already scaled by the model
+	// part's share; nil elsewhere.
+	typedP map[uint32]float64
+	typed  []memberEntry // typedP's members, most probable first
+	exact  int // i when the generated tokens equal B[0:i], else -1
 	// scale[openIndex+1]: the mixture weight left to P_KN for a word that
 	// is neither in the file nor among the workspace's identifiers.
 	scale [numOpen + 1]float64
@@ -593,6 +605,16 @@ func (s *session) prepare(st state, generated string) ctxDist {
 		d.scale[k+1] = sc
 	}
 	d.base = (1 - d.lambda) * (1 - d.pEnd)
+	if t, ok := s.declared[st.recv]; ok && st.recv != "" {
+		if es, lam := m.typed.at(t); lam > 0 {
+			d.typed = es
+			d.typedP = make(map[uint32]float64, len(es))
+			for _, e := range es {
+				d.typedP[e.id] = d.base * lam * e.p
+			}
+			d.base *= 1 - lam
+		}
+	}
 	return d
 }
 
@@ -681,7 +703,7 @@ func (s *session) seenAfter(mc *modelCtx, t streamTok) bool {
 // score is the probability of cache id r whose P_KN is png: the mixture
 // scaled by base, plus the copy mass.
 func (s *session) score(d *ctxDist, r uint32, png float64) float64 {
-	return d.base*s.mixOf(&d.modelCtx, r, png) + d.copyP[r]
+	return d.base*s.mixOf(&d.modelCtx, r, png) + d.copyP[r] + d.typedP[r]
 }
 
 // probOf is the probability of cache id r (any id, union word or not).
@@ -769,6 +791,10 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 			}
 			push(w, d.it.coef[0]*m.uni[w])
 		}
+	}
+	// The receiver type's members (typed.go).
+	for _, e := range d.typed {
+		push(e.id, s.pngFull(&d.modelCtx, e.id))
 	}
 	// The buggy hunk's tokens and their mutations (the copy component's
 	// candidates).

@@ -251,6 +251,11 @@ func Train(ctx context.Context, src Sources, opt Options) (*Model, error) {
 	}
 	m := newModel(order, vocab, top, sources)
 	m.ws = wsIdents.finish(m.uni)
+	types := corpus.countTypes()
+	if jdk != nil {
+		types.merge(jdk.types)
+	}
+	m.typed = newTypedStats(types, m.ids)
 	progress("build", 1, 1)
 	return m, ctx.Err()
 }
@@ -384,9 +389,27 @@ func sortByCount(ps []uint32, texts []string, counts []uint32) {
 type counted struct {
 	vocab  []string
 	grams  gramCounts
+	types  typeMemberCounts // member accesses by receiver type (typed.go)
 	files  int
 	tokens int
 	took   time.Duration
+}
+
+// countTypes counts the member accesses by declared receiver type of the
+// interned files (typed.go).
+func (c *interner) countTypes() typeMemberCounts {
+	tc := typeMemberCounts{}
+	var texts []string
+	var kinds []javalex.Kind
+	for _, f := range c.files {
+		texts, kinds = texts[:0], kinds[:0]
+		for _, p := range f {
+			texts = append(texts, c.texts[p])
+			kinds = append(kinds, c.kinds[p])
+		}
+		tc.add(texts, kinds)
+	}
+	return tc
 }
 
 // countZip lexes and counts the .java entries of zipPath under the include
@@ -433,6 +456,7 @@ func countZip(ctx context.Context, zipPath string, include []string, order int, 
 	if err != nil {
 		return nil, err
 	}
+	types := corpus.countTypes()
 	vocab := slices.Clone(specialTexts[:])
 	remap := make([]uint32, len(corpus.texts))
 	var keep []uint32
@@ -457,7 +481,7 @@ func countZip(ctx context.Context, zipPath string, include []string, order int, 
 		}
 		keys = appendGrams(keys, f, order)
 	}
-	c := &counted{vocab: vocab, grams: countSorted(keys, order, len(vocab)), files: len(corpus.files), tokens: corpus.tokens}
+	c := &counted{vocab: vocab, grams: countSorted(keys, order, len(vocab)), types: types, files: len(corpus.files), tokens: corpus.tokens}
 	c.took = time.Since(t0)
 	return c, nil
 }
