@@ -475,7 +475,7 @@ type ctxDist struct {
 	// part's share; nil elsewhere.
 	typedP map[uint32]float64
 	typed  []memberEntry // typedP's members, most probable first
-	exact  int // i when the generated tokens equal B[0:i], else -1
+	exact  int           // i when the generated tokens equal B[0:i], else -1
 	// scale[openIndex+1]: the mixture weight left to P_KN for a word that
 	// is neither in the file nor among the workspace's identifiers.
 	scale [numOpen + 1]float64
