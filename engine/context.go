@@ -616,10 +616,16 @@ const (
 	// simpleNewType: the type after "new": every prefix is judged against
 	// the types (and packages) JDT LS lists there.
 	simpleNewType
+	// simpleNever: a name right after a name among a call's arguments or
+	// in an array index ("max(a, readings i"): no Java expression puts two
+	// names side by side (JLS 15; the one exception, a pattern's binding
+	// after "instanceof T", is ruled out before), so every prefix is
+	// infeasible without asking JDT LS.
+	simpleNever
 )
 
 func (m simpleMode) String() string {
-	return [...]string{"none", "end", "prefix", "new-type"}[m]
+	return [...]string{"none", "end", "prefix", "new-type", "never"}[m]
 }
 
 // prefixOps are operators after which an operand follows and no lambda,
@@ -694,6 +700,10 @@ func simplePosition(st *scanState, toks []javalex.Token, i int) (simpleMode, str
 		case prev.Text == ")" && top == frameBlock && st.lastClosedOK &&
 			(st.lastClosed.kind == frameCtrlParen || st.lastClosed.kind == frameOtherParen):
 			return simpleEnd, "" // after if (...), for (...), or a cast
+		}
+	case javalex.Ident:
+		if top == frameCallParen || top == frameBracket {
+			return simpleNever, ""
 		}
 	case javalex.Keyword:
 		switch prev.Text {

@@ -53,6 +53,18 @@ func TestSimplePosition(t *testing.T) {
 		{"    x.new Inn", simpleNone},
 		{"    int n = g::fooB", simpleNone},
 		{"    // fooB", simpleNone},
+		// a name right after a name: never in call arguments or an index
+		{"    g.greet(a fooB", simpleNever},
+		{"    g.greet(x, Math.max(a, b) + c fooB", simpleNever},
+		{"    Object o = new Greeter(a fooB", simpleNever},
+		{"    a[i fooB", simpleNever},
+		{"    g.greet(o instanceof String fooB", simpleNone}, // a pattern's binding
+		{"    g.greet((String fooB", simpleNone},             // typed lambda parameters
+		{"    for (String fooB", simpleNone},                 // a declaration in a header
+		{"    try (Reader fooB", simpleNone},
+		{"    try { } catch (Exception fooB", simpleNone},
+		{"    record R(int a, String fooB", simpleNone},
+		{"    g.greet(switch (o) { case String fooB", simpleNone},
 	}
 	for _, c := range cases {
 		ss, ok := simpleSiteAt(w, c.gen, false)

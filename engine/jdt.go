@@ -506,6 +506,9 @@ func (s *jdtSession) checkIdent(ctx context.Context, next string) (Outcome, erro
 		return Unknown, nil // a member site whose receiver is not trusted
 	}
 	ss, ok := simpleSiteAt(s.win, next, false)
+	if ok && ss.Mode == simpleNever {
+		return Infeasible, nil
+	}
 	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) {
 		return Unknown, nil
 	}
@@ -574,6 +577,9 @@ func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Out
 		return Unknown, nil
 	}
 	ss, ok := simpleSiteAt(s.win, cur, true)
+	if ok && ss.Mode == simpleNever {
+		return Infeasible, nil
+	}
 	if !ok || ss.Mode == simpleNone || isContextual(ss.Ident) {
 		return Unknown, nil
 	}
