@@ -101,7 +101,7 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 		if !speculate && st.Proposals != 0 {
 			t.Errorf("--no-speculate made %d proposals", st.Proposals)
 		}
-		if !strings.Contains(errb.String(), "language model: openai.Config{BaseURL: "+srv.URL) {
+		if !strings.Contains(errb.String(), "language model: model server "+srv.URL+" (") {
 			t.Errorf("stderr does not name the model server:\n%s", errb.String())
 		}
 		if strings.Contains(out.String()+errb.String(), "sk-llama-test-secret") {
