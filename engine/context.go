@@ -617,10 +617,11 @@ const (
 	// the types (and packages) JDT LS lists there.
 	simpleNewType
 	// simpleNever: a name right after a name among a call's arguments or
-	// in an array index ("max(a, readings i"): no Java expression puts two
-	// names side by side (JLS 15; the one exception, a pattern's binding
-	// after "instanceof T", is ruled out before), so every prefix is
-	// infeasible without asking JDT LS.
+	// in an array index ("max(a, readings i"), or right after a call
+	// ("max(a, b) i"): no Java expression puts two names side by side, or a
+	// name after a call (JLS 15; the exceptions, a pattern's binding after
+	// "instanceof T" and "case R(...) when", are ruled out before), so every
+	// prefix is infeasible without asking JDT LS.
 	simpleNever
 )
 
@@ -697,6 +698,8 @@ func simplePosition(st *scanState, toks []javalex.Token, i int) (simpleMode, str
 			return simpleEnd, ""
 		case (prev.Text == "{" || prev.Text == "}") && top == frameBlock:
 			return simpleEnd, ""
+		case prev.Text == ")" && st.lastClosedOK && st.lastClosed.kind == frameCallParen:
+			return simpleNever, "" // a call's result is never followed by a name
 		case prev.Text == ")" && top == frameBlock && st.lastClosedOK &&
 			(st.lastClosed.kind == frameCtrlParen || st.lastClosed.kind == frameOtherParen):
 			return simpleEnd, "" // after if (...), for (...), or a cast

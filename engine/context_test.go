@@ -29,7 +29,7 @@ func TestSimplePosition(t *testing.T) {
 		{"    if (fooB", simpleEnd},
 		{"    if (x) fooB", simpleEnd},
 		{"    @SuppressWarnings(\"x\") fooB", simpleNone}, // a type after an annotation
-		{"    foo(x) fooB", simpleNone},
+		{"    foo(x) fooB", simpleNever}, // a name after a call
 		{"    while (!fooB", simplePrefix},
 		{"    a[fooB", simplePrefix},
 		{"    Object o = new Gre", simpleNewType},
@@ -65,6 +65,11 @@ func TestSimplePosition(t *testing.T) {
 		{"    try { } catch (Exception fooB", simpleNone},
 		{"    record R(int a, String fooB", simpleNone},
 		{"    g.greet(switch (o) { case String fooB", simpleNone},
+		{"    x = Math.max(a, b) fooB", simpleNever},
+		{"    switch (o) { case Point(int x, int y) whe", simpleNone}, // a guard
+		{"    if (o instanceof Point(int x, int y) whe", simpleNone},
+		{"    Runnable r = (Runnable) fooB", simpleEnd}, // after a cast: judged when it ends
+		{"    if (x) fooB", simpleEnd},
 	}
 	for _, c := range cases {
 		ss, ok := simpleSiteAt(w, c.gen, false)
