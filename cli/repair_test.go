@@ -62,6 +62,27 @@ func TestRepairArgumentErrors(t *testing.T) {
 	}
 }
 
+// TestRepairTargetDescribe checks the "hunk:" progress line, insertions
+// at the top and the end of the file included.
+func TestRepairTargetDescribe(t *testing.T) {
+	root := writeProject(t)
+	for lines, want := range map[string]string{
+		"3":   "line 3 of src/A.java",
+		"2-4": "lines 2-4 of src/A.java",
+		"1-0": "an insertion before line 1 (the top) of src/A.java; nothing is replaced",
+		"3-2": "an insertion before line 3 of src/A.java; nothing is replaced",
+		"6-5": "an insertion after the last line (5) of src/A.java; nothing is replaced",
+	} {
+		tg, err := resolveTarget(root, "src/A.java", lines)
+		if err != nil {
+			t.Fatalf("--lines %s: %v", lines, err)
+		}
+		if got := tg.describe(); got != want {
+			t.Errorf("--lines %s: %q, want %q", lines, got, want)
+		}
+	}
+}
+
 func TestRepairWithoutJDTLSSaysHowToInstall(t *testing.T) {
 	root := writeProject(t)
 	t.Setenv("REPILOT_JDTLS_HOME", "")
