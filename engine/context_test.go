@@ -29,7 +29,7 @@ func TestSimplePosition(t *testing.T) {
 		{"    if (fooB", simpleEnd},
 		{"    if (x) fooB", simpleEnd},
 		{"    @SuppressWarnings(\"x\") fooB", simpleNone}, // a type after an annotation
-		{"    foo(x) fooB", simpleNever}, // a name after a call
+		{"    foo(x) fooB", simpleNever},                  // a name after a call
 		{"    while (!fooB", simplePrefix},
 		{"    a[fooB", simplePrefix},
 		{"    Object o = new Gre", simpleNewType},
