@@ -3,7 +3,9 @@
 // modified Kneser-Ney smoothing (Chen and Goodman 1998), a cache component
 // over the current file (Tu, Su and Devanbu, "On the Localness of
 // Software", FSE 2014) and one over the workspace's identifiers
-// (workspace.go), and, when the FIM context carries the buggy hunk
+// (workspace.go), one over the members accessed on the declared type of
+// the receiver before a "." (typed.go), and, when the FIM context carries
+// the buggy hunk
 // (lm.FIM.Buggy), a copy component that makes sampled hunks mostly
 // near-copies of it with model-driven edits, as an LLM shown the buggy line
 // writes them (copy.go). It is pure Go, runs in-process and implements
