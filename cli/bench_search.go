@@ -57,13 +57,14 @@ Model flags are those of "search": without them only the lexical stream runs.`,
 	benchCmd.AddCommand(cmd)
 }
 
-func runBenchSearch(ctx context.Context, f benchSearchFlags, stdout, stderr io.Writer) error {
+func runBenchSearch(ctx context.Context, f benchSearchFlags, stdout, stderr io.Writer) (err error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := signalContext(ctx)
-	defer cancel()
+	ctx, interrupted, stop := withSignals(ctx)
+	defer stop()
+	defer func() { err = interrupted(err) }()
 	if f.quiet {
 		stderr = io.Discard
 	}

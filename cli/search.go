@@ -11,11 +11,9 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -256,20 +254,14 @@ type RangeJSON struct {
 	End   textpos.Position `json:"end"`
 }
 
-func signalContext(parent context.Context) (context.Context, context.CancelFunc) {
-	if parent == nil {
-		parent = context.Background()
-	}
-	return signal.NotifyContext(parent, os.Interrupt, syscall.SIGTERM)
-}
-
-func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stderr io.Writer) error {
+func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stderr io.Writer) (err error) {
 	cfg, err := f.Config()
 	if err != nil {
 		return err
 	}
-	ctx, cancel := signalContext(ctx)
-	defer cancel()
+	ctx, interrupted, stop := withSignals(ctx)
+	defer stop()
+	defer func() { err = interrupted(err) }()
 	if f.quiet {
 		stderr = io.Discard
 	}

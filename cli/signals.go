@@ -1,10 +1,10 @@
 package cli
 
 // signals.go turns SIGINT (Ctrl-C) and SIGTERM into a cancelled context for
-// the long-running commands (repair, bench repair, bench engine), so that
-// their deferred clean-up stops JDT LS, and into one clear error line and
-// exit status 128+signal instead of whatever error the cancelled work
-// happened to return.
+// the long-running commands (repair, search, bench ...), so that their
+// deferred clean-up runs (stopping JDT LS, the model server), and into one
+// clear error line and exit status 128+signal instead of whatever error the
+// cancelled work happened to return.
 
 import (
 	"context"
