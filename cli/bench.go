@@ -1,7 +1,7 @@
 package cli
 
 // bench.go is "repilot-lsp bench repair": run the repair loop on every bug of
-// a corpus (shared/bug-corpus.md format) for one or more Repilot variants and
+// a corpus (the README's "Bug fixtures" format) for one or more Repilot variants and
 // print the columns of the paper's ablation table (Repilot, FSE 2023,
 // Table 3).
 
@@ -31,13 +31,13 @@ var benchCmd = &cobra.Command{
 // corpusFlags choose the bugs of a benchmark: --corpus and --bug, shared by
 // bench repair and bench engine.
 type corpusFlags struct {
-	dir  string   // corpus directory, shared/bug-corpus.md format
+	dir  string   // corpus directory (README, "Bug fixtures")
 	only []string // bug ids to run; empty: all
 }
 
 // addCorpusFlags registers --corpus and --bug on fs, bound to f.
 func addCorpusFlags(fs *pflag.FlagSet, f *corpusFlags) {
-	fs.StringVar(&f.dir, "corpus", "testdata/bugs", "corpus directory (one folder per bug, shared/bug-corpus.md format)")
+	fs.StringVar(&f.dir, "corpus", "testdata/bugs", "corpus directory (one folder per bug: bug.json + project/, see the README's \"Bug fixtures\")")
 	fs.StringSliceVar(&f.only, "bug", nil, "run only these bug ids (repeat or comma-separate)")
 }
 
@@ -92,7 +92,7 @@ func init() {
 		Use:   "repair --corpus DIR [--variant base|prune|prune+memo|full]...",
 		Short: "Repair every bug of a corpus and print Table-3 columns per variant and backend",
 		Long: `bench repair runs "repair" on every bug folder of a corpus in the
-shared/bug-corpus.md format (bug.json + project/) with JDT LS as completion
+format of the README's "Bug fixtures" section (bug.json + project/) with JDT LS as completion
 engine, once per variant and language-model backend, and prints per backend and
 variant:
 

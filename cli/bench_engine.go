@@ -36,7 +36,7 @@ func init() {
 		Use:   "engine --corpus DIR",
 		Short: "Pruning power, soundness and speed of the completion engine on a bug corpus",
 		Long: `bench engine starts one JDT LS over every project of a corpus
-(shared/bug-corpus.md format, projects copied to a temporary directory) and,
+(bug.json + project/, the README's "Bug fixtures" format; projects copied to a temporary directory) and,
 for each fixture:
 
   soundness     forces the developer's fixed_hunk through the engine token by

@@ -14,7 +14,7 @@ set -euo pipefail
 id=shop-cart-discount
 bug="$root/example/$id"
 project="$bug/project"
-# bug.json (shared/bug-corpus.md format) names the file and the buggy lines.
+# bug.json (the README's "Bug fixtures" format) names the file and the buggy lines.
 read -r file start end < <(node -e '
   const b = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
   console.log(b.file, b.start_line, b.end_line);' "$bug/bug.json")
