@@ -23,7 +23,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -320,17 +319,7 @@ func (c ModelConfig) String() string {
 		key = "set"
 	}
 	return fmt.Sprintf("model server %s (model: %s; prompt: %s; dialect: %s; API key: %s)",
-		redactURL(o.BaseURL), orElse(o.Model, "the first one it lists"), prompt, orElse(o.Dialect, "detected"), key)
-}
-
-// redactURL is raw without user info, query and fragment.
-func redactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		return "(unparsable URL)"
-	}
-	u.User, u.RawQuery, u.Fragment = nil, "", ""
-	return u.String()
+		openai.SafeURL(o.BaseURL), orElse(o.Model, "the first one it lists"), prompt, orElse(o.Dialect, "detected"), key)
 }
 
 // build returns the shared model server's lm.Model, or nil for the n-gram

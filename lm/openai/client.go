@@ -364,7 +364,7 @@ func (c *Client) wrap(ctx context.Context, op, endpoint string, err error, cl *c
 		e.Message = ctx.Err().Error()
 	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
 		e.cause = context.DeadlineExceeded
-		e.Message = fmt.Sprintf("no answer within %s (Config.Timeout)", c.cfg.Timeout)
+		e.Message = fmt.Sprintf("no answer within %s (the request time limit: Config.Timeout, repilot-lsp's --model-timeout)", c.cfg.Timeout)
 	case errors.As(err, &apiErr):
 		e.Status = apiErr.HTTPStatusCode
 		e.Message = apiErr.Message

@@ -670,3 +670,17 @@ func TestLlamaCppBansLearnedByteTokens(t *testing.T) {
 		t.Errorf("logit_bias = %s; want the two byte tokens banned", got)
 	}
 }
+
+// SafeURL drops credentials and shows a mistyped address as written.
+func TestSafeURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"http://user:secret@127.0.0.1:8080/v1?key=x": "http://127.0.0.1:8080/v1",
+		"127.0.0.1:9":             "127.0.0.1:9", // no scheme: url.Parse fails; nothing secret in it
+		"user:secret@127.0.0.1:9": "(unparsable URL)",
+		"localhost:8080/v1":       "localhost:8080/v1",
+	} {
+		if got := SafeURL(raw); got != want {
+			t.Errorf("SafeURL(%q) = %q, want %q", raw, got, want)
+		}
+	}
+}

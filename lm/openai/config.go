@@ -138,17 +138,27 @@ func (c Config) String() string {
 // GoString is String, so %#v cannot print the key either.
 func (c Config) GoString() string { return c.String() }
 
-// safeURL drops user info and the query from a URL for messages: either may
-// carry credentials.
+// SafeURL returns raw for messages without its user info, query and
+// fragment (any may carry credentials). Text that is no URL is returned as
+// written unless it holds "@" (possibly "user:password@host"), so that a
+// mistyped "127.0.0.1:8080" is shown to its author.
+func SafeURL(raw string) string { return safeURL(raw) }
+
 func safeURL(raw string) string {
 	u, err := url.Parse(raw)
 	if err != nil {
-		return "(unparsable URL)"
+		if strings.Contains(raw, "@") {
+			return "(unparsable URL)"
+		}
+		return raw
 	}
 	u.User = nil
 	u.RawQuery = ""
 	u.Fragment = ""
-	return u.String()
+	if out := u.String(); !strings.Contains(out, "@") {
+		return out
+	}
+	return "(unparsable URL)" // "user:secret@host" parses as scheme "user"
 }
 
 // redactor removes secrets from text that may reach a log or an error: the
