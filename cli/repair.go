@@ -54,6 +54,9 @@ Everything after "--" is a test command (argv, no shell), run in a scratch copy
 of the project with each compilable patch applied: exit status 0 makes the patch
 plausible.
 
+repair exits with status 0 when it prints at least one patch (compilable or
+not), 1 on an error or when no sample gave a candidate, 130 when interrupted.
+
 The model is the embedded n-gram model, or an OpenAI-compatible server
 (llama.cpp's llama-server, vLLM, ...) given by --model-base-url or
 $REPILOT_MODEL_BASE_URL; it is checked once before JDT LS starts, and a server
@@ -199,8 +202,11 @@ func parseLines(s string) (start, end int, err error) {
 			return 0, 0, bad
 		}
 	}
-	if start < 1 || end < start-1 {
-		return 0, 0, bad
+	switch {
+	case start < 1:
+		return 0, 0, fmt.Errorf("--lines %q: lines are numbered from 1", s)
+	case end < start-1:
+		return 0, 0, fmt.Errorf("--lines %q: the last line is before the first (an insertion before line %d is %d-%d)", s, start, start, start-1)
 	}
 	return start, end, nil
 }
@@ -260,19 +266,24 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	}
 	if !f.quiet {
 		fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats))
-		if len(res.Patches) == 0 {
-			if t.insertion() {
-				fmt.Fprintln(stderr, "repilot: no patch: every sample inserted nothing")
-			} else {
-				fmt.Fprintln(stderr, "repilot: no patch: no sample produced a candidate different from the buggy lines")
-			}
+	}
+	// No patch at all is a failure (exit status 1) after the output, so
+	// that a script can tell it from success; the JSON still has the stats.
+	var noPatch error
+	if len(res.Patches) == 0 {
+		noPatch = errors.New("no patch: no sample produced a candidate different from the buggy lines")
+		if t.insertion() {
+			noPatch = errors.New("no patch: every sample inserted nothing")
 		}
 	}
 	if f.jsonOut {
-		return writeJSON(stdout, t, opts, res)
+		if err := writeJSON(stdout, t, opts, res); err != nil {
+			return err
+		}
+		return noPatch
 	}
 	writeDiffs(stdout, res)
-	return nil
+	return noPatch
 }
 
 // statsLine summarises a repair's counters in one line.

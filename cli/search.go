@@ -223,7 +223,12 @@ that changed. Progress goes to stderr, results to stdout.`,
 		Example: `  repilot-lsp search --project . "parse a date from a string"
   repilot-lsp search --project ~/src/app --json -k 5 "retry an HTTP request with backoff"
   repilot-lsp search --project . --embed-url http://127.0.0.1:8081/v1 --embed-model minilm "cache eviction"`,
-		Args: cobra.MinimumNArgs(1),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if strings.TrimSpace(strings.Join(args, " ")) == "" {
+				return errors.New(`no query: give it after the flags, e.g. repilot-lsp search --project . "parse a date"`)
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runSearch(cmd.Context(), f, strings.Join(args, " "), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
