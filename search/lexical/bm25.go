@@ -20,10 +20,13 @@ const (
 	BM25B  = 0.75
 )
 
-// Defaults of BM25.Expand and BM25.NameBoost (measured: search/README.md).
+// Defaults of BM25.Expand, BM25.NameBoost and BM25.ContainerCover
+// (measured: search/README.md; ContainerCover was chosen on the tuning
+// corpora only, never on the reported ones).
 const (
-	DefaultExpand    = 1.0
-	DefaultNameBoost = 0.5
+	DefaultExpand         = 1.0
+	DefaultNameBoost      = 0.5
+	DefaultContainerCover = 0.25
 )
 
 type posting struct {
@@ -38,6 +41,7 @@ type bm25Doc struct {
 	terms    []int32  // distinct term ids, to keep df exact on delete
 	surfaces []string // its names that are run-together words ("resetbuffer")
 	name     []string // lower-case parts of its name, for the name boost
+	nName    int      // name[nName:] are its container's
 	alive    bool
 }
 
@@ -78,6 +82,15 @@ type BM25 struct {
 	// normalisation (BM25F with b = 0 for them): a long body then no longer
 	// dilutes a match in the unit's name.
 	ShortFields bool
+	// ContainerCover is the weight, in the name boost's coverage, of each
+	// word of the unit's innermost container (its class or receiver type)
+	// next to the name's own words (weight 1). A query that names the class
+	// ("Returns the minimum of this BigInteger") then favours that class's
+	// members over other classes' (0: the name alone). Constructors get no
+	// name boost at all: their name is their class's, so covering it says
+	// nothing about which member the query describes (a class unit keeps
+	// its boost: there the name is the thing described).
+	ContainerCover float64
 
 	mu       sync.RWMutex
 	termIDs  map[string]int32
@@ -98,7 +111,8 @@ type BM25 struct {
 // NewBM25 returns an empty index using the analyzer and field weights given.
 func NewBM25(an tokenize.Analyzer, w Weights) *BM25 {
 	return &BM25{an: an, w: w, K1: BM25K1, B: BM25B, Expand: DefaultExpand, NameBoost: DefaultNameBoost,
-		termIDs: map[string]int32{}, byID: map[string]int32{}, surfaces: map[string]*surface{},
+		ContainerCover: DefaultContainerCover,
+		termIDs:        map[string]int32{}, byID: map[string]int32{}, surfaces: map[string]*surface{},
 		vocab: map[string]struct{}{}}
 }
 
@@ -144,6 +158,7 @@ func (x *BM25) analyze(u *units.Unit, tf map[string][2]float32, surf *[]string) 
 }
 
 type analyzed struct {
+	nName    int
 	name     []string
 	id       string
 	tf       map[string][2]float32
@@ -182,15 +197,28 @@ func (x *BM25) Upsert(us []units.Unit) error {
 			})
 		}
 		var name []string
-		tokenize.Words(us[i].Name, func(_ string, parts []string) {
+		if us[i].Kind == units.Constructor { // no name boost (see ContainerCover)
+			batch[i] = analyzed{0, nil, us[i].ID, tf, l, surf, vocab}
+			continue
+		}
+		add := func(_ string, parts []string) {
 			for _, p := range parts {
 				p = strings.ToLower(p)
 				if len(p) >= 2 && !tokenize.IsStopWord(p) {
 					name = append(name, p)
 				}
 			}
-		})
-		batch[i] = analyzed{name, us[i].ID, tf, l, surf, vocab}
+		}
+		tokenize.Words(us[i].Name, add)
+		nName := len(name)
+		if x.ContainerCover > 0 && us[i].Container != "" {
+			c := us[i].Container
+			if k := strings.LastIndexByte(c, '.'); k >= 0 {
+				c = c[k+1:]
+			}
+			tokenize.Words(c, add)
+		}
+		batch[i] = analyzed{nName, name, us[i].ID, tf, l, surf, vocab}
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -202,7 +230,7 @@ func (x *BM25) Upsert(us []units.Unit) error {
 		for _, v := range a.vocab {
 			x.vocab[v] = struct{}{}
 		}
-		d := bm25Doc{id: a.id, len: a.len, alive: true, terms: make([]int32, 0, len(a.tf)), surfaces: a.surfaces, name: a.name}
+		d := bm25Doc{id: a.id, len: a.len, alive: true, terms: make([]int32, 0, len(a.tf)), surfaces: a.surfaces, name: a.name, nName: a.nName}
 		for _, w := range a.surfaces {
 			sf := x.surfaces[w]
 			if sf == nil {
@@ -454,12 +482,17 @@ func (x *BM25) queryWords(query string) map[string]string {
 	return words
 }
 
-// nameCoverage is the fraction of a unit's name words (run-together names:
-// their segments) that are query words or share their term. The caller
-// holds segMu.
+// nameCoverage is the weighted fraction of a unit's name words (run-together
+// names: their segments; container words weigh ContainerCover) that are
+// query words, share their term, or are abbreviations of a query word
+// ("min" for "minimum", tokenize.Expansion). The caller holds segMu.
 func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[string]bool) float64 {
-	total, hit := 0, 0
-	for _, w := range d.name {
+	var total, hit float64
+	for i, w := range d.name {
+		wt := 1.0
+		if i >= d.nName {
+			wt = x.ContainerCover
+		}
 		segs := x.segs[w]
 		if len(segs) == 0 {
 			segs = []string{w}
@@ -468,18 +501,25 @@ func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[strin
 			if tokenize.IsStopWord(s) {
 				continue
 			}
-			total++
+			total += wt
 			if _, ok := words[s]; ok {
-				hit++
+				hit += wt
 			} else if t, ok := x.an.Part(s); ok && terms[t] {
-				hit++
+				hit += wt
+			} else {
+				for _, w := range tokenize.Expansion(s) {
+					if t, ok := x.an.Part(w); ok && terms[t] {
+						hit += wt
+						break
+					}
+				}
 			}
 		}
 	}
 	if total == 0 {
 		return 0
 	}
-	return float64(hit) / float64(total)
+	return hit / total
 }
 
 // expand maps query terms to the terms of run-together names that contain

@@ -101,8 +101,12 @@ func fields(u *units.Unit) [NumFields]string {
 	if i := strings.LastIndexByte(p, '.'); i > strings.LastIndexByte(p, '/') {
 		p = p[:i] // the extension says nothing
 	}
+	name := u.Name + " " + u.Container
+	if u.Kind == units.Constructor && u.Container != "" {
+		name = u.Container // its name is its class's: once, not twice
+	}
 	return [NumFields]string{
-		FieldName:      u.Name + " " + u.Container,
+		FieldName:      name,
 		FieldSignature: u.Signature,
 		FieldDoc:       u.Doc,
 		FieldCode:      code,

@@ -126,3 +126,49 @@ func TestBM25Compaction(t *testing.T) {
 		t.Errorf("after compaction: %d hits, first %v", len(hs), hs[:1])
 	}
 }
+
+// TestNameBoostMembers: a constructor gets no name boost (its name is its
+// class's) and carries its class name once in the name field; a query that
+// names the class favours that class's member over a same-named member of
+// another class (ContainerCover); an abbreviated name word ("min") counts
+// as covered by the word it stands for ("minimum").
+func TestNameBoostMembers(t *testing.T) {
+	ctx := context.Background()
+	us := []units.Unit{
+		{ID: "ctor", Kind: units.Constructor, Name: "BigInteger", Container: "BigInteger", Code: "BigInteger(String val) { this.mag = parse(val); }"},
+		{ID: "min", Kind: units.Method, Name: "min", Container: "BigInteger", Code: "BigInteger min(BigInteger val) { return compareTo(val) < 0 ? this : val; }"},
+		{ID: "dmin", Kind: units.Method, Name: "min", Container: "BigDecimal", Code: "BigDecimal min(BigDecimal val) { return compareTo(val) <= 0 ? this : val; }"},
+	}
+	x := NewBM25(tokenize.Default, DefaultWeights)
+	if err := x.Upsert(us); err != nil {
+		t.Fatal(err)
+	}
+	if f := fields(&us[0]); f[FieldName] != "BigInteger" {
+		t.Errorf("constructor name field %q, want the class name once", f[FieldName])
+	}
+	hs, err := x.Search(ctx, "Returns the minimum of this BigInteger and val.", 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := ids(hs); len(got) != 3 || got[0] != "min" || got[1] != "dmin" {
+		t.Errorf("ranking %v, want min, dmin, ctor", got)
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	words := x.queryWords("the minimum of this BigInteger")
+	terms := map[string]bool{}
+	x.an.Each("the minimum of this BigInteger", func(t string, _ int) { terms[t] = true })
+	x.segMu.Lock()
+	defer x.segMu.Unlock()
+	if c := x.nameCoverage(&x.docs[x.byID["ctor"]], words, terms); c != 0 {
+		t.Errorf("constructor coverage %v, want 0 (no name boost)", c)
+	}
+	if c := x.nameCoverage(&x.docs[x.byID["min"]], words, terms); c != 1 {
+		t.Errorf("BigInteger.min coverage %v, want 1 (min = minimum, container covered)", c)
+	}
+	c := DefaultContainerCover
+	want := (1 + c) / (1 + 2*c) // "min" and "big" covered, "decimal" not
+	if c := x.nameCoverage(&x.docs[x.byID["dmin"]], words, terms); math.Abs(c-want) > 1e-9 {
+		t.Errorf("BigDecimal.min coverage %v, want %v", c, want)
+	}
+}

@@ -28,7 +28,7 @@ func TestSplit(t *testing.T) {
 
 func TestAnalyzer(t *testing.T) {
 	got := Default.Terms("Returns the parsedValues of getHTTPHeaders() in a list_of_items.", nil)
-	want := []string{"return", "parsedvalues", "pars", "valu", "gethttpheaders", "get", "http", "header", "list_of_items", "list", "item"}
+	want := []string{"return", "parsedvalues", "pars", "valu", "gethttpheaders", "get", "http", "header", "list_of_items", "list", "of", "item"}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("got %q\nwant %q", got, want)
 	}
@@ -39,5 +39,27 @@ func TestAnalyzer(t *testing.T) {
 	toks := Default.Tokens("a fooBar baz")
 	if len(toks) != 4 || toks[0].Pos != 0 || toks[3] != (Token{"baz", 1}) {
 		t.Errorf("positions: %+v", toks)
+	}
+}
+
+// TestStopParts: stop words inside multi-part identifiers are kept as terms
+// (a predicate "is", a conversion "to"), stop words of prose are dropped,
+// and DropStopParts restores the old behaviour.
+func TestStopParts(t *testing.T) {
+	got := Default.Terms("Tests if it is empty: isEmpty toArray", nil)
+	want := []string{"test", "empti", "isempty", "is", "empti", "toarray", "to", "arrai"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("got %q\nwant %q", got, want)
+	}
+	a := Default
+	a.DropStopParts = true
+	got = a.Terms("isEmpty toArray", nil)
+	want = []string{"isempty", "empti", "toarray", "arrai"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("DropStopParts: got %q\nwant %q", got, want)
+	}
+	noStop := Analyzer{Stop: false, MinLen: 2}
+	if got := noStop.Terms("is isEmpty", nil); !reflect.DeepEqual(got, []string{"is", "is", "empty"}) {
+		t.Errorf("without Stop: %q", got)
 	}
 }
