@@ -80,15 +80,17 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 		Root.SetArgs(nil)
 		Root.SetOut(nil)
 		Root.SetErr(nil)
-		if err != nil {
-			t.Fatalf("repilot-lsp %s: %v\nstderr:\n%s", strings.Join(args, " "), err, errb.String())
-		}
 		var res struct {
 			Patches []jsonPatch  `json:"patches"`
 			Stats   repair.Stats `json:"stats"`
 		}
-		if err := json.Unmarshal(out.Bytes(), &res); err != nil {
-			t.Fatalf("--json output: %v\n%s", err, out.String())
+		if jerr := json.Unmarshal(out.Bytes(), &res); jerr != nil {
+			t.Fatalf("--json output (command error: %v): %v\n%s\nstderr:\n%s", err, jerr, out.String(), errb.String())
+		}
+		// The random-weight model rarely ends a hunk: no patch is then an
+		// error (exit status 1) after the JSON, and only then.
+		if (err != nil) != (len(res.Patches) == 0) || err != nil && !strings.Contains(err.Error(), "no patch") {
+			t.Fatalf("repilot-lsp %s: %d patches, error %v\nstderr:\n%s", strings.Join(args, " "), len(res.Patches), err, errb.String())
 		}
 		st := res.Stats
 		t.Logf("speculate=%v: %+v; %d patches", speculate, st, len(res.Patches))

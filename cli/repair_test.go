@@ -46,8 +46,8 @@ func TestRepairArgumentErrors(t *testing.T) {
 		{"past end", root, "src/A.java", "3-9", "out of range: src/A.java has 5 lines"},
 		{"start past end", root, "src/A.java", "8-7", "out of range"},
 		{"bad syntax", root, "src/A.java", "a-b", `want "A-B"`},
-		{"reversed", root, "src/A.java", "4-2", `want "A-B"`},
-		{"zero", root, "src/A.java", "0", `want "A-B"`},
+		{"reversed", root, "src/A.java", "4-2", "the last line is before the first (an insertion before line 4 is 4-3)"},
+		{"zero", root, "src/A.java", "0", "lines are numbered from 1"},
 	} {
 		_, err := resolveTarget(tc.project, tc.file, tc.lines)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
