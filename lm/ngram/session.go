@@ -260,7 +260,7 @@ type state struct {
 	lines   int         // line breaks in generated
 	unmatch brackets    // the unmatched brackets of generated
 	gen     []streamTok // the stream tokens of generated (those ending after the prefix's tail)
-	recv    string      // x when the text ends with "x." (x a simple name), else
+	recv    string      // x when the text ends with "x." (x a simple name), else ""
 	// allHist and allRaw are hist and rawHist before the cut to Order-1
 	// tokens; the context before gen[t] is allHist[:genAt+t].
 	allHist, allRaw []uint32

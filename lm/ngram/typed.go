@@ -161,18 +161,15 @@ func typeArgsStart(texts []string, kinds []javalex.Kind, code []int, j int) int 
 // typeArgsMax bounds the tokens of a type argument list walked back over.
 const typeArgsMax = 24
 
-// typeArgToken reports whether a token may appear in type arguments.
+// typeArgToken reports whether a token may appear in type arguments (the
+// same token set as typeArgBrackets in copy.go).
 func typeArgToken(text string, kind javalex.Kind) bool {
 	switch text {
-	case "<", ">", ">>", ">>>", ",", ".", "?", "[", "]", "&", "extends", "super":
+	case "<", ">", ">>", ">>>", ",", ".", "?", "[", "]", "&":
 		return true
 	}
-	return kind == javalex.Ident || kind == javalex.Keyword && primitiveNames[text]
+	return kind == javalex.Ident || kind == javalex.Keyword && typeKeyword(text)
 }
-
-// primitiveNames are the primitive type keywords.
-var primitiveNames = map[string]bool{"boolean": true, "byte": true, "char": true, "short": true,
-	"int": true, "long": true, "float": true, "double": true}
 
 // declaredIn is declaredTypes over the concatenation of runs of stream
 // tokens (a session's prefix and suffix).
