@@ -171,6 +171,8 @@ type benchCandidate struct {
 	LogProb    float64 `json:"logprob"`
 	Tokens     int     `json:"tokens"`
 	Count      int     `json:"count"`
+	// NewErrors are the compile errors the candidate introduces ("line N: message"), empty when it is compilable.
+	NewErrors []string `json:"new_errors,omitempty"`
 }
 
 // benchRow is one variant's totals: the Table-3 columns.
@@ -441,7 +443,7 @@ func benchOne(ctx context.Context, r repair.Repairer, b corpus.Bug, variant stri
 			run.Exact, run.ExactRank = true, i+1
 		}
 		run.Candidates = append(run.Candidates, benchCandidate{Hunk: p.Hunk, Compilable: p.Compilable, Plausible: p.Plausible,
-			Exact: exact, LogProb: p.LogProb, Tokens: p.Tokens, Count: p.Count})
+			Exact: exact, LogProb: p.LogProb, Tokens: p.Tokens, Count: p.Count, NewErrors: p.NewErrors})
 	}
 	return run
 }
