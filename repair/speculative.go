@@ -8,7 +8,8 @@ package repair
 // active completion as the token-by-token loop, and asks the model again only
 // where it did not take the proposed token. A hunk costs one request plus at
 // most one per position where the loop resampled locally (a pruned token, a
-// token outside the nucleus) or active completion changed the text.
+// token outside the nucleus) or active completion appended text that the
+// proposal does not spell (see "Active completion" below).
 //
 // Why the distribution is the same as loop.go's. At one position, let D be
 // the model's top-k there, r the distribution the token-by-token loop draws
@@ -40,6 +41,26 @@ package repair
 // server proposes the most likely token, and a rejection falls back to the
 // most likely feasible one, as loop.go does.
 //
+// Active completion. When active completion appends text X after a taken
+// token, the token-by-token loop asks the model next after generated+X. If
+// the proposal's next tokens t1..tm spell exactly X (their texts concatenated
+// equal X, so X ends on a token boundary, none of them the end token), the
+// loop drops t1..tm and goes on with step m+1 of the proposal. That step is
+// the model's top-k after the prefix generated+X, and its token was sampled
+// from q given that prefix: an autoregressive model conditions only on the
+// prefix, and the server draws each token afresh given the tokens before it,
+// so knowing that t1..tm came out as X (which is all the loop looked at to
+// keep the step) says nothing more about step m+1. The argument above
+// therefore applies to it unchanged (up to the tokenisation caveat below, as
+// for every proposed step). Any other case (a token that crosses
+// the end of X or differs from it, the end token, a token outside the top k,
+// or a proposal that ends before spelling all of X) discards the rest of the
+// proposal and asks again from generated+X, as before; nothing is ever kept
+// past a position where the texts disagree. The dropped tokens are not
+// counted as sampled tokens (active completion adds none, in both loops), so
+// a proposal that spent some of its budget on them can run out before
+// Options.MaxTokens; the loop then simply proposes again (counted as a cut).
+//
 // What differs is only where the randomness comes from (the server's seeded
 // sampler for accepted proposals, the sample's own stream for resamples), so
 // equal seeds still give equal patches on a deterministic server, but not the
@@ -52,6 +73,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/repilot-lsp/repilot-lsp/lm"
 )
@@ -67,7 +89,10 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		tokens    int
 		pending   []lm.Step // the current proposal's steps after generated
 		requests  int       // proposals made for this sample
-		rejected  bool      // the last proposal was cut by a rejected token
+		// rejected: the last proposal was discarded at a rejected token.
+		// The next request, whenever it comes (memo-answered positions may
+		// come first), is charged to that rejection, not counted as a cut.
+		rejected bool
 	)
 	for {
 		if err := ctx.Err(); err != nil {
@@ -90,7 +115,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 			if dist == nil {
 				if requests > 0 {
 					if !rejected {
-						s.stats.SpecCuts++ // span used up, active completion, or a short proposal
+						s.stats.SpecCuts++ // a short proposal, or active completion it does not spell
 					}
 				}
 				rejected = false
@@ -174,19 +199,41 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 				return candidate{}, 0, err
 			}
 			if generated != before {
-				pending = nil // the proposal continues a text we no longer have
+				// Keep the proposal when its next tokens spell the
+				// completed text; otherwise it continues a text we no
+				// longer have (see the file comment).
+				pending = skipSpelled(pending, generated[len(before):])
 			}
 		}
 	}
 }
 
+// skipSpelled returns the steps of pending after those whose sampled tokens
+// spell exactly text, ending on a token boundary, or nil when they do not
+// (a token crosses the end of text, differs from it, is the end token or
+// lies outside its step's top k, or pending ends first). text is not empty.
+func skipSpelled(pending []lm.Step, text string) []lm.Step {
+	spelled := ""
+	for n, st := range pending {
+		if spelled == text {
+			return pending[n:]
+		}
+		if st.Chosen < 0 || st.Token.End || !strings.HasPrefix(text, spelled+st.Token.Text) {
+			return nil
+		}
+		spelled += st.Token.Text
+	}
+	return nil // pending spells at most text: nothing left to keep
+}
+
 // Proposal span. Every proposal asks for the rest of the sample's token
 // budget (Options.MaxTokens less the tokens taken), so a sample costs one
-// request plus one per rejection (issue 4's bound) plus one per change of the
-// text by active completion; a proposal is re-asked for no other reason
-// unless the server returns fewer tokens than asked. The tokens after a
-// rejection are wasted server work: with a small model or a short budget
-// that costs less than the requests it saves. The span changes only the
+// request plus one per rejection (issue 4's bound) plus one per text that
+// active completion appends and the proposal does not spell; a proposal is
+// re-asked for no other reason unless it runs out first (the server returned
+// fewer tokens than asked, or active completion used some of them). The
+// tokens after a rejection are wasted server work: with a small model or a
+// short budget that costs less than the requests it saves. The span changes only the
 // cost, never the distribution (see the file comment).
 
 // recordProposal stores the proposal's distributions in the memo under the

@@ -300,8 +300,8 @@ func TestSpeculativeMatchesTokenByTokenDistribution(t *testing.T) {
 			ps, pth := chiSquare(t, plain, exact, n)
 			spec, st := runSamples(t, c.o, srv, n)
 			ss, sth := chiSquare(t, spec, exact, n)
-			t.Logf("%d outcomes; chi-square token-by-token %.1f, speculative %.1f (threshold %.1f); proposals %d, accepted %d, rejected %d",
-				len(exact), ps, ss, sth, st.Proposals, st.SpecAccepted, st.SpecRejected)
+			t.Logf("%d outcomes; chi-square token-by-token %.1f, speculative %.1f (threshold %.1f); proposals %d, accepted %d, rejected %d, cuts %d, active completions %d",
+				len(exact), ps, ss, sth, st.Proposals, st.SpecAccepted, st.SpecRejected, st.SpecCuts, st.ActiveChars)
 			if ps > pth {
 				t.Errorf("token-by-token loop does not match the exact distribution: chi-square %.1f > %.1f", ps, pth)
 			}
@@ -310,6 +310,11 @@ func TestSpeculativeMatchesTokenByTokenDistribution(t *testing.T) {
 			}
 			if st.Proposals > n+st.SpecRejected+st.SpecCuts {
 				t.Errorf("proposals %d > samples %d + rejections %d + cuts %d", st.Proposals, n, st.SpecRejected, st.SpecCuts)
+			}
+			if c.o.ActiveComplete && (st.ActiveChars == 0 || st.SpecCuts >= st.ActiveChars) {
+				// Each completion (one character here) either keeps the
+				// proposal or cuts it; cuts also count proposals that ran out.
+				t.Errorf("fixture should keep proposals through active completion: %d cuts for %d completions", st.SpecCuts, st.ActiveChars)
 			}
 			if st.SpecAccepted == 0 || st.SpecRejected == 0 {
 				t.Errorf("fixture should exercise both accepted and rejected proposals: %+v", st)
@@ -378,6 +383,12 @@ func TestSpeculativeRequestCounts(t *testing.T) {
 	if st.LMRequests >= n {
 		t.Errorf("memo: %d requests for %d samples; recorded proposals should answer some positions", st.LMRequests, n)
 	}
+	// A request after memo-answered positions is the sample's first, or is
+	// charged to the rejection that discarded the proposal before them:
+	// never a cut (the server here never stops short).
+	if st.SpecCuts != 0 || st.LMRequests > int64(n)+st.SpecRejected {
+		t.Errorf("memo: %d requests, %d rejections, %d cuts for %d samples; want no cut and requests <= samples + rejections", st.LMRequests, st.SpecRejected, st.SpecCuts, n)
+	}
 }
 
 func TestSpeculativeDeadPrefixAndNothing(t *testing.T) {
@@ -408,4 +419,122 @@ type emptySpec struct{}
 func (emptySpec) Next(context.Context, string, int) ([]lm.Candidate, error) { return nil, nil }
 func (emptySpec) Propose(context.Context, string, lm.ProposeOptions) ([]lm.Step, error) {
 	return nil, nil
+}
+
+// scriptedSpec proposes fixed token texts after given prefixes (each step's
+// token the likelier of two, so the loop takes it) and records every
+// proposal's prefix.
+type scriptedSpec struct {
+	script map[string][]string // prefix -> proposed texts; "<end>" is the end token
+	asked  []string
+}
+
+func (s *scriptedSpec) Next(context.Context, string, int) ([]lm.Candidate, error) {
+	return nil, fmt.Errorf("scriptedSpec: Next called")
+}
+
+func (s *scriptedSpec) Propose(_ context.Context, g string, o lm.ProposeOptions) ([]lm.Step, error) {
+	s.asked = append(s.asked, g)
+	var steps []lm.Step
+	for _, text := range s.script[g] {
+		if len(steps) == o.MaxTokens {
+			break
+		}
+		tok := lm.Candidate{Text: text, LogProb: math.Log(0.9)}
+		if text == "<end>" {
+			tok = lm.Candidate{Text: ";", LogProb: math.Log(0.9), End: true}
+		}
+		steps = append(steps, lm.Step{Top: []lm.Candidate{tok, {Text: "zz", LogProb: math.Log(0.1)}}, Chosen: 0, Token: tok})
+	}
+	return steps, nil
+}
+
+// TestSpeculativeKeepsProposalThroughActiveCompletion: after "x." active
+// completion appends "length" (hashComplete). A proposal whose next tokens
+// spell exactly "length" is kept (one request per hunk); one whose tokens
+// cross the end of "length", differ from it, or run out inside it is cut and
+// proposed again from "x.length".
+func TestSpeculativeKeepsProposalThroughActiveCompletion(t *testing.T) {
+	after := []string{"()", "<end>"}
+	cases := []struct {
+		name     string
+		proposal []string
+		asked    []string // prefixes of the proposals
+		cuts     int64
+	}{
+		{"spelled by two tokens", []string{"x.", "len", "gth", "()", "<end>"}, []string{""}, 0},
+		{"spelled by one token", []string{"x.", "length", "()", "<end>"}, []string{""}, 0},
+		{"token crosses the end", []string{"x.", "leng", "thOf", "()", "<end>"}, []string{"", "x.length"}, 1},
+		{"different text", []string{"x.", "size", "()", "<end>"}, []string{"", "x.length"}, 1},
+		{"proposal ends inside", []string{"x.", "len"}, []string{"", "x.length"}, 1},
+		{"proposal ends at the boundary", []string{"x.", "length"}, []string{"", "x.length"}, 1},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			srv := &scriptedSpec{script: map[string][]string{"": c.proposal, "x.length": after}}
+			st := &Stats{}
+			eng := &fakeEngine{complete: hashComplete}
+			es, _ := eng.Open(context.Background(), engine.Hunk{})
+			o := Options{TopK: 4, Temperature: 1, TopP: 1, MaxTokens: 8, ActiveComplete: true}
+			s := &sampler{opts: o, model: srv, eng: es, stats: st}
+			cand, end, err := s.sample(context.Background(), 0)
+			if err != nil || end != endComplete || cand.text != "x.length();" {
+				t.Fatalf("sample: %q end %v err %v; want x.length(); complete", cand.text, end, err)
+			}
+			if !slices.Equal(srv.asked, c.asked) || st.Proposals != int64(len(c.asked)) || st.SpecCuts != c.cuts || st.SpecRejected != 0 {
+				t.Errorf("proposals from %q (%d), cuts %d, rejections %d; want from %q, cuts %d, no rejection",
+					srv.asked, st.Proposals, st.SpecCuts, st.SpecRejected, c.asked, c.cuts)
+			}
+			if cand.tokens != 3 || st.ActiveChars != int64(len("length")) {
+				t.Errorf("tokens %d, active chars %d; want 3 sampled tokens (x., (), end) and 6 completed characters", cand.tokens, st.ActiveChars)
+			}
+		})
+	}
+}
+
+func TestSkipSpelled(t *testing.T) {
+	steps := func(texts ...string) []lm.Step {
+		var out []lm.Step
+		for _, x := range texts {
+			tok := lm.Candidate{Text: x}
+			out = append(out, lm.Step{Top: []lm.Candidate{tok}, Chosen: 0, Token: tok})
+		}
+		return out
+	}
+	texts := func(st []lm.Step) []string {
+		var out []string
+		for _, s := range st {
+			out = append(out, s.Token.Text)
+		}
+		return out
+	}
+	cases := []struct {
+		pending []lm.Step
+		text    string
+		want    []string // nil: cut
+	}{
+		{steps("ab", "c", "d"), "abc", []string{"d"}},
+		{steps("ab", "", "c", "", "d"), "abc", []string{"", "d"}}, // the empty token after the boundary is the next position
+		{steps("abc", "d"), "abc", []string{"d"}},
+		{steps("abcd"), "abc", nil},
+		{steps("a", "bd"), "abc", nil},
+		{steps("ab"), "abc", nil},
+		{steps("abc"), "abc", nil},
+		{nil, "abc", nil},
+	}
+	for _, c := range cases {
+		if got := texts(skipSpelled(c.pending, c.text)); !slices.Equal(got, c.want) {
+			t.Errorf("skipSpelled(%q, %q) = %q, want %q", texts(c.pending), c.text, got, c.want)
+		}
+	}
+	end := steps("ab", "c", "d")
+	end[1].Token.End = true
+	if got := skipSpelled(end, "abc"); got != nil {
+		t.Errorf("an end token inside the text kept %d steps", len(got))
+	}
+	outside := steps("ab", "c", "d")
+	outside[1].Chosen = -1
+	if got := skipSpelled(outside, "abc"); got != nil {
+		t.Errorf("a token outside the top k kept %d steps", len(got))
+	}
 }
