@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -239,22 +240,36 @@ func nucleusEnd(weights []float64, topP float64) int {
 // index into dist of the chosen token, or -1 when every candidate was pruned.
 // Without Prune it is plain sampling.
 func (s *sampler) guidedPrune(ctx context.Context, rng *rand.Rand, generated string, dist []lm.Candidate, idx []int, weights []float64) (int, error) {
+	k, _, err := s.guidedPruneFrom(ctx, rng, generated, dist, idx, weights, -1)
+	return k, err
+}
+
+// guidedPruneFrom is guidedPrune whose first draw is proposed (an index into
+// dist: the model's own sample, speculative.go) when proposed lies in the
+// nucleus, instead of a local draw; every later draw, and the first when
+// proposed is -1 or outside the nucleus, is guidedPrune's. took reports that
+// the chosen token is proposed, taken as the first draw.
+func (s *sampler) guidedPruneFrom(ctx context.Context, rng *rand.Rand, generated string, dist []lm.Candidate, idx []int, weights []float64, proposed int) (k int, took bool, err error) {
 	greedy := s.opts.Temperature <= 0
-	for {
-		j := draw(rng, weights, s.opts.TopP, greedy)
+	j := slices.Index(idx, proposed)
+	first := proposed >= 0 && j >= 0 && j < nucleusEnd(weights, s.opts.TopP)
+	for ; ; first = false {
+		if !first {
+			j = draw(rng, weights, s.opts.TopP, greedy)
+		}
 		if j < 0 {
-			return -1, nil
+			return -1, false, nil
 		}
 		k := idx[j]
 		if !s.opts.Prune {
-			return k, nil
+			return k, first, nil
 		}
 		ok, err := s.feasible(ctx, generated, dist[k])
 		if err != nil {
-			return 0, err
+			return 0, false, err
 		}
 		if ok {
-			return k, nil
+			return k, first, nil
 		}
 		s.stats.Pruned++
 		weights[j] = 0

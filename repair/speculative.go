@@ -24,8 +24,9 @@ package repair
 // The server samples the proposed token x from some q whose restriction to D
 // is proportional to p^(1/T) (lm.Speculator's contract: llama.cpp's top_k then
 // temperature sampler, or OpenAI's plain temperature sampling); so q(x) =
-// c*r(x) on A for the constant c = q(A) <= 1. This loop takes x when x is in
-// A and feasible. If x is in A and infeasible, it goes on with GuidedPrune
+// c*r(x) on A for the constant c = q(A) <= 1. This loop (guidedPruneFrom in
+// loop.go: x is GuidedPrune's first draw) takes x when x is in A and
+// feasible. If x is in A and infeasible, it goes on with GuidedPrune
 // having dropped x; if x is outside A (where r is 0), it runs GuidedPrune
 // from the start. So
 //
@@ -72,7 +73,6 @@ package repair
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 
 	"github.com/repilot-lsp/repilot-lsp/lm"
@@ -153,37 +153,23 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		if len(idx) == 0 {
 			return candidate{}, endNothing, nil
 		}
-		k := -1
-		if j := slices.Index(idx, proposed); j >= 0 && j < nucleusEnd(weights, s.opts.TopP) {
-			ok := true
-			if s.opts.Prune {
-				var err error
-				if ok, err = s.feasible(ctx, generated, dist[proposed]); err != nil {
-					return candidate{}, 0, err
-				}
-			}
-			if ok {
-				k = proposed
-				s.stats.SpecAccepted++
-			} else {
-				s.stats.Pruned++
-				weights[j] = 0 // GuidedPrune goes on from r without x
-			}
+		// GuidedPrune with the proposed token as its first draw.
+		k, took, err := s.guidedPruneFrom(ctx, rng, generated, dist, idx, weights, proposed)
+		if err != nil {
+			return candidate{}, 0, err
 		}
-		if k < 0 {
+		if took {
+			s.stats.SpecAccepted++
+		} else {
 			if fromStep {
 				s.stats.SpecRejected++
 				rejected = true
 			}
 			pending = nil // sampled after a token we did not take
-			var err error
-			if k, err = s.guidedPrune(ctx, rng, generated, dist, idx, weights); err != nil {
-				return candidate{}, 0, err
-			}
-			if k < 0 {
-				s.dead.Add(generated)
-				return candidate{}, endDead, nil
-			}
+		}
+		if k < 0 {
+			s.dead.Add(generated)
+			return candidate{}, endDead, nil
 		}
 		tok := dist[k]
 		generated += tok.Text
@@ -194,7 +180,6 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		}
 		if s.opts.ActiveComplete {
 			before := generated
-			var err error
 			if generated, err = s.activelyComplete(ctx, generated); err != nil {
 				return candidate{}, 0, err
 			}
