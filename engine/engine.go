@@ -45,11 +45,14 @@ func (o Outcome) String() string {
 // Hunk is the site of one repair: a Java file's text split around the buggy
 // lines. URI is the file's file:// URI; Prefix and Suffix are exact text; the
 // partial program for generated text g is Prefix + g + Suffix, with the caret
-// after g.
+// after g. Buggy is the text the hunk replaces (the buggy lines, "" for an
+// insertion): Prefix + Buggy + Suffix is the file as it stands, which
+// CheckEnd parses once to confirm that its parser handles the file.
 type Hunk struct {
 	URI    string
 	Prefix string
 	Suffix string
+	Buggy  string
 }
 
 // Completions is the engine's answer at a caret: the identifier names that may
@@ -73,6 +76,10 @@ type Session interface {
 	// program feasible. Errors (JDT LS died, ctx cancelled) are returned; the
 	// caller must not treat an error as Infeasible.
 	Check(ctx context.Context, generated, token string) (Outcome, error)
+	// CheckEnd decides whether the hunk may end after generated (the model's
+	// end token): Infeasible when the file Prefix + generated + Suffix cannot
+	// parse. Errors as for Check.
+	CheckEnd(ctx context.Context, generated string) (Outcome, error)
 	// Complete returns the completions at the end of generated: when the caret
 	// is inside an identifier in a strict position, the names that extend it.
 	Complete(ctx context.Context, generated string) (Completions, error)

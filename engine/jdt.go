@@ -277,7 +277,7 @@ func (e *JDT) Open(ctx context.Context, h Hunk) (Session, error) {
 	}
 	d.sessions++
 	sum := sha256.Sum256([]byte(h.URI + "\x00" + h.Prefix + "\x00" + h.Suffix))
-	return &jdtSession{e: e, h: h, id: hex.EncodeToString(sum[:12]), win: newLexWindow(h.Prefix)}, nil
+	return &jdtSession{e: e, h: h, id: hex.EncodeToString(sum[:12]), win: newLexWindow(h.Prefix), syntax: syntaxJudge{h: h}}, nil
 }
 
 // openLocked makes uri's shadow document hold text, opening it if needed,
@@ -375,6 +375,8 @@ type jdtSession struct {
 	// lists are then fetched afresh and merged with the cached ones (see
 	// cachedList), so that one wrong answer cannot prune on its own.
 	verifying bool
+
+	syntax syntaxJudge // decides end tokens (end.go)
 }
 
 // Stats returns the session's counters.

@@ -106,8 +106,10 @@ func hashModel(generated string) ([]lm.Candidate, error) {
 type fakeEngine struct {
 	check    func(generated, token string) (engine.Outcome, error)
 	complete func(generated string) (engine.Completions, error)
+	end      func(generated string) (engine.Outcome, error) // CheckEnd; nil: Unknown
 
 	mu        sync.Mutex
+	ends      int // CheckEnd calls
 	checks    map[[2]string]int
 	completes int
 	opened    int
@@ -155,6 +157,20 @@ func (s *fakeEngineSession) Check(ctx context.Context, generated, token string) 
 		return engine.Unknown, nil
 	}
 	return s.e.check(generated, token)
+}
+
+func (s *fakeEngineSession) CheckEnd(ctx context.Context, generated string) (engine.Outcome, error) {
+	if err := ctx.Err(); err != nil {
+		return engine.Unknown, err
+	}
+	s.e.mu.Lock()
+	s.e.ends++
+	s.e.mu.Unlock()
+	s.checks++
+	if s.e.end == nil {
+		return engine.Unknown, nil
+	}
+	return s.e.end(generated)
 }
 
 func (s *fakeEngineSession) Complete(ctx context.Context, generated string) (engine.Completions, error) {

@@ -320,6 +320,16 @@ func (s *sampler) feasible(ctx context.Context, generated string, tok lm.Candida
 		s.stats.MemoHits++
 		return false, nil
 	}
+	if tok.End {
+		// The end token's text (usually none) is appended first, then the
+		// hunk ends.
+		if tok.Text != "" {
+			if ok, err := s.feasible(ctx, generated, lm.Candidate{Text: tok.Text}); !ok || err != nil {
+				return false, err
+			}
+		}
+		return s.endFeasible(ctx, generated+tok.Text)
+	}
 	if tok.Text == "" {
 		return true, nil // appends nothing: the partial program is unchanged
 	}
@@ -347,6 +357,33 @@ func (s *sampler) feasible(ctx context.Context, generated string, tok lm.Candida
 	ok := out != engine.Infeasible
 	if s.memo != nil {
 		s.memo.Record(s.hunkKey, generated, tok.Text, ok)
+	}
+	return ok, nil
+}
+
+// endFeasible decides the model's end token after generated: may the hunk
+// end here (engine.Session.CheckEnd: the whole file must parse)? The memo
+// keeps the verdict under the empty token text, which no other token reaches
+// it with (an empty non-end token is feasible without a check).
+func (s *sampler) endFeasible(ctx context.Context, generated string) (bool, error) {
+	if s.memo != nil {
+		switch s.memo.Verdict(s.hunkKey, generated, "") {
+		case accepted:
+			s.stats.MemoHits++
+			return true, nil
+		case rejected:
+			s.stats.MemoHits++
+			return false, nil
+		}
+	}
+	s.stats.EngineCalls++
+	out, err := s.eng.CheckEnd(ctx, generated)
+	if err != nil {
+		return false, fmt.Errorf("completion engine: checking the end of the hunk after %q: %w", tail(generated, 40), err)
+	}
+	ok := out != engine.Infeasible
+	if s.memo != nil {
+		s.memo.Record(s.hunkKey, generated, "", ok)
 	}
 	return ok, nil
 }

@@ -130,6 +130,36 @@ func TestPruneRemovesInfeasibleTokens(t *testing.T) {
 	}
 }
 
+func TestEndCheckPrunesTheEndToken(t *testing.T) {
+	// The model likes ending after "x" (no ";" yet); the engine says that
+	// file cannot parse, so the end token is pruned and the sample goes on.
+	next := table(map[string][]tok{
+		"":   {{"x", 1, false}},
+		"x":  {{"", 0.8, true}, {";", 0.2, false}},
+		"x;": {{"", 1, true}},
+	})
+	end := func(g string) (engine.Outcome, error) {
+		if g == "x" {
+			return engine.Infeasible, nil
+		}
+		return engine.Unknown, nil
+	}
+	base := run(t, service(&fakeModel{next: next}, &fakeEngine{end: end}, nil), request(variant(t, "base", nil)))
+	if !contains(hunks(base.Candidates), "x\n") {
+		t.Fatalf("base sampling should end after x, got %q", hunks(base.Candidates))
+	}
+	for _, v := range []string{"prune", "prune+memo", "full"} {
+		e := &fakeEngine{end: end}
+		r := run(t, service(&fakeModel{next: next}, e, nil), request(variant(t, v, nil)))
+		if got := hunks(r.Candidates); !reflect.DeepEqual(got, []string{"x;\n"}) {
+			t.Fatalf("%s: got %q, want only x;", v, got)
+		}
+		if r.Stats.Pruned == 0 || e.ends == 0 {
+			t.Fatalf("%s: Stats.Pruned = %d, end checks %d", v, r.Stats.Pruned, e.ends)
+		}
+	}
+}
+
 func contains(xs []string, x string) bool {
 	for _, y := range xs {
 		if y == x {
@@ -294,7 +324,7 @@ func TestMemoSavesQueriesNotResults(t *testing.T) {
 			if on.Stats.LMRequests >= off.Stats.LMRequests || mon.calls >= moff.calls {
 				t.Fatalf("active=%v seed=%d: memo saved no model calls: off %d on %d", active, seed, moff.calls, mon.calls)
 			}
-			if int64(eon.totalChecks()+eon.completes) != on.Stats.EngineCalls || int64(eoff.totalChecks()+eoff.completes) != off.Stats.EngineCalls {
+			if int64(eon.totalChecks()+eon.completes+eon.ends) != on.Stats.EngineCalls || int64(eoff.totalChecks()+eoff.completes+eoff.ends) != off.Stats.EngineCalls {
 				t.Fatalf("EngineCalls does not match the engine's count")
 			}
 			if on.Stats.MemoHits == 0 {
@@ -461,7 +491,7 @@ func TestFIMAndEngineHunk(t *testing.T) {
 	if len(m.fims) != 1 || m.fims[0] != want {
 		t.Fatalf("FIM %+v, want %+v", m.fims, want)
 	}
-	if len(e.hunks) != 1 || e.hunks[0].URI != "file:///proj/src/A.java" || e.hunks[0].Prefix != want.Prefix || e.hunks[0].Suffix != want.Suffix {
+	if len(e.hunks) != 1 || e.hunks[0].URI != "file:///proj/src/A.java" || e.hunks[0].Prefix != want.Prefix || e.hunks[0].Suffix != want.Suffix || e.hunks[0].Buggy != want.Buggy {
 		t.Fatalf("engine hunk %+v", e.hunks)
 	} // An insertion (end = start-1) says so.
 	ins := request(Options{})

@@ -154,7 +154,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 		sp.memo = NewMemo(s.MemoSize)
 	}
 	if opts.Prune || opts.ActiveComplete {
-		es, err := b.Engine.Open(ctx, engine.Hunk{URI: uri, Prefix: site.Prefix, Suffix: site.Suffix})
+		es, err := b.Engine.Open(ctx, engine.Hunk{URI: uri, Prefix: site.Prefix, Suffix: site.Suffix, Buggy: site.Buggy})
 		if err != nil {
 			return nil, fmt.Errorf("completion engine: %w", err)
 		}

@@ -70,6 +70,12 @@ func specFeasible(g, tok string) bool {
 	return h.Sum32()%3 != 0
 }
 
+// specEndFeasible: the hunk may end (after the end token's ";") only when
+// it holds an even number of "d"s, so the end check prunes in both loops.
+func specEndFeasible(g string) bool {
+	return strings.Count(g, "d")%2 == 0
+}
+
 // specComplete: an identifier ending in "c" is completed with "a".
 func specComplete(g string) engine.Completions {
 	p := trailingIdent(g)
@@ -84,6 +90,13 @@ type specEngine struct{ checks int }
 func (e *specEngine) Check(_ context.Context, g, tok string) (engine.Outcome, error) {
 	e.checks++
 	if specFeasible(g, tok) {
+		return engine.Unknown, nil
+	}
+	return engine.Infeasible, nil
+}
+func (e *specEngine) CheckEnd(_ context.Context, g string) (engine.Outcome, error) {
+	e.checks++
+	if specEndFeasible(g) {
 		return engine.Unknown, nil
 	}
 	return engine.Infeasible, nil
@@ -192,7 +205,7 @@ func exactDist(o Options) map[string]float64 {
 			for _, j := range keep {
 				q := p * w[j] / sum
 				tok := d[idx[j]]
-				if o.Prune && !specFeasible(g, tok.Text) {
+				if o.Prune && (!specFeasible(g, tok.Text) || tok.End && !specEndFeasible(g+tok.Text)) {
 					w2 := slices.Clone(w)
 					w2[j] = 0
 					prune(w2, q)

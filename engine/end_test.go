@@ -1,0 +1,149 @@
+package engine
+
+// end_test.go tests the end-of-hunk syntax check (end.go): its verdicts on
+// small files, and its strictness on real Java (every file of the JDK's
+// java.base sources, every fix of the bug corpus).
+
+import (
+	"archive/zip"
+	"context"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/corpus"
+	"github.com/repilot-lsp/repilot-lsp/lm/ngram"
+)
+
+const endFile = `package p;
+
+class C {
+    boolean overlaps(int a, int b) {
+        return a < b;
+    }
+}
+`
+
+// splitAt cuts endFile around its line n (1-based) as a Hunk.
+func splitAt(t *testing.T, text string, n int) Hunk {
+	t.Helper()
+	lines := corpus.SplitLines(text)
+	return Hunk{
+		URI:    "file:///C.java",
+		Prefix: strings.Join(lines[:n-1], ""),
+		Buggy:  lines[n-1],
+		Suffix: strings.Join(lines[n:], ""),
+	}
+}
+
+func TestEndVerdicts(t *testing.T) {
+	ctx := context.Background()
+	for _, c := range []struct {
+		name, file, generated string
+		want                  Outcome
+	}{
+		{"complete statement", endFile, "        return a > b;", Unknown},
+		{"complete statement with newline", endFile, "        return a > b;\n", Unknown},
+		{"two statements", endFile, "        int c = a;\n        return c < b;\n", Unknown},
+		{"empty hunk (deletion) leaves a missing return, not a syntax error", endFile, "", Unknown},
+		{"missing semicolon", endFile, "        return a < b", Infeasible},
+		{"unclosed paren", endFile, "        return (a < b;", Infeasible},
+		{"extra brace", endFile, "        return a < b; }", Infeasible},
+		{"dangling operator", endFile, "        return a <;", Infeasible},
+		// javac rejects a modifier on a local variable; the grammar is more
+		// permissive, and the check stays silent (Unknown is always safe).
+		{"permissive grammar: public local", endFile, "        public int x;", Unknown},
+		{"unicode escape is not judged", endFile, "        return a \\u003c b", Unknown},
+		{"file that does not parse as it stands", strings.Replace(endFile, "class C {", "class C {{", 1), "        return a < b", Unknown},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			j := syntaxJudge{h: splitAt(t, c.file, 5)}
+			got, err := j.end(ctx, c.generated)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got != c.want {
+				t.Errorf("end after %q = %v, want %v", c.generated, got, c.want)
+			}
+		})
+	}
+}
+
+// TestEndGrammarAcceptsJDK is the evidence behind the end check's
+// strictness: tree-sitter-java must parse every file of java.base (JDK
+// sources, Java 17) without an error.
+func TestEndGrammarAcceptsJDK(t *testing.T) {
+	src := ngram.FindJDKSrcZip()
+	if src == "" {
+		if os.Getenv("REPILOT_SKIP_JDK_SRC") == "1" {
+			t.Skip("REPILOT_SKIP_JDK_SRC=1: no JDK src.zip")
+		}
+		t.Fatal("no JDK src.zip ($JAVA_HOME/lib/src.zip or /usr/lib/jvm/*/lib/src.zip): install openjdk-17-source, or set REPILOT_SKIP_JDK_SRC=1 to skip")
+	}
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	var j syntaxJudge
+	n := 0
+	for _, f := range zr.File {
+		if !strings.HasPrefix(f.Name, "java.base/") || filepath.Ext(f.Name) != ".java" {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		ok, err := j.parses(context.Background(), string(b))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !ok {
+			t.Errorf("%s: tree-sitter-java reports a syntax error in a file javac compiles", f.Name)
+		}
+		n++
+	}
+	if n < 1000 {
+		t.Fatalf("only %d java.base files in %s", n, src)
+	}
+	t.Logf("%d java.base files parsed without error", n)
+}
+
+// TestEndSoundOnBugCorpus: every fixture's fix may end where it ends.
+func TestEndSoundOnBugCorpus(t *testing.T) {
+	bugs, err := corpus.Load(filepath.Join("..", "testdata", "bugs"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, b := range bugs {
+		raw, err := os.ReadFile(b.FilePath())
+		if err != nil {
+			t.Fatal(err)
+		}
+		lines := corpus.SplitLines(string(raw))
+		h := Hunk{
+			Prefix: strings.Join(lines[:b.StartLine-1], ""),
+			Buggy:  strings.Join(lines[b.StartLine-1:b.EndLine], ""),
+			Suffix: strings.Join(lines[b.EndLine:], ""),
+		}
+		j := syntaxJudge{h: h}
+		out, err := j.end(context.Background(), b.FixedHunk)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !j.usable {
+			t.Errorf("%s: the buggy file does not parse, so the end check is off there", b.ID)
+		}
+		if out == Infeasible {
+			t.Errorf("%s: the developer's fix was judged unable to end", b.ID)
+		}
+	}
+}
