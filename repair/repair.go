@@ -96,7 +96,7 @@ type Stats struct {
 	Proposals    int64 `json:"proposals"`     // model requests that proposed a continuation
 	SpecAccepted int64 `json:"spec_accepted"` // proposed tokens taken as they were
 	SpecRejected int64 `json:"spec_rejected"` // proposed tokens not taken (pruned or outside the nucleus): resampled locally
-	SpecCuts     int64 `json:"spec_cuts"`     // re-proposals for other reasons: the proposal's span was used up, active completion changed the text, or the server returned fewer tokens than asked
+	SpecCuts     int64 `json:"spec_cuts"`     // re-proposals for other reasons: the proposal ran out (the server returned fewer tokens than asked, or active completion took budget), or active completion appended text the proposal does not spell
 }
 
 // Result is the ranked outcome: compilable patches first, then plausible,
