@@ -139,11 +139,112 @@ func TestEndSoundOnBugCorpus(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if !j.usable {
+		if j.base == nil {
 			t.Errorf("%s: the buggy file does not parse, so the end check is off there", b.ID)
 		}
 		if out == Infeasible {
 			t.Errorf("%s: the developer's fix was judged unable to end", b.ID)
 		}
 	}
+}
+
+// BenchmarkEndCheck times one end check on a large real file: the JDK's
+// java/util/Collections.java (5,794 lines in JDK 17), hunk at its middle line.
+func BenchmarkEndCheck(b *testing.B) {
+	src := ngram.FindJDKSrcZip()
+	if src == "" {
+		b.Skip("no JDK src.zip")
+	}
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer zr.Close()
+	f, err := zr.Open("java.base/java/util/Collections.java")
+	if err != nil {
+		b.Fatal(err)
+	}
+	text, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		b.Fatal(err)
+	}
+	lines := corpus.SplitLines(string(text))
+	mid := len(lines) / 2
+	j := syntaxJudge{h: Hunk{Prefix: strings.Join(lines[:mid], ""), Buggy: lines[mid], Suffix: strings.Join(lines[mid+1:], "")}}
+	ctx := context.Background()
+	if _, err := j.end(ctx, lines[mid]); err != nil { // the one-time parse of the file as it stands
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, err := j.end(ctx, lines[mid]); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// TestEndIncrementalMatchesFullParse: the incremental reparse (an edited copy
+// of the buggy file's tree) gives the verdict a parse from scratch gives, on
+// seeded edits of a real file: a line replaced by another, deleted, or cut.
+func TestEndIncrementalMatchesFullParse(t *testing.T) {
+	src := ngram.FindJDKSrcZip()
+	if src == "" {
+		if os.Getenv("REPILOT_SKIP_JDK_SRC") == "1" {
+			t.Skip("REPILOT_SKIP_JDK_SRC=1: no JDK src.zip")
+		}
+		t.Fatal("no JDK src.zip: install openjdk-17-source, or set REPILOT_SKIP_JDK_SRC=1 to skip")
+	}
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	f, err := zr.Open("java.base/java/util/ArrayDeque.java")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text, err := io.ReadAll(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := corpus.SplitLines(string(text))
+	ctx := context.Background()
+	bad := 0
+	for i := 0; i < 120; i++ {
+		at := (i*7919 + 13) % len(lines)
+		var gen string
+		switch i % 3 {
+		case 0:
+			gen = lines[(i*104729+7)%len(lines)] // another line
+		case 1:
+			gen = "" // deleted
+		case 2:
+			gen = lines[at][:len(lines[at])/2] // cut in half
+		}
+		j := syntaxJudge{h: Hunk{Prefix: strings.Join(lines[:at], ""), Buggy: lines[at], Suffix: strings.Join(lines[at+1:], "")}}
+		got, err := j.end(ctx, gen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		full := gen
+		if full != "" && !strings.HasSuffix(full, "\n") {
+			full += "\n"
+		}
+		ok, err := j.parses(ctx, j.h.Prefix+full+j.h.Suffix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := map[bool]Outcome{true: Unknown, false: Infeasible}[ok]; got != want {
+			t.Errorf("line %d replaced by %q: incremental %v, full parse %v", at+1, gen, got, want)
+		}
+		if !ok {
+			bad++
+		}
+	}
+	if bad == 0 || bad == 120 {
+		t.Fatalf("%d of 120 edits do not parse: the test needs both kinds", bad)
+	}
+	t.Logf("%d of 120 edits do not parse; incremental and full parse agree on all", bad)
 }
