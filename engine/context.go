@@ -757,3 +757,77 @@ var javaKeywords = []string{
 	"return", "short", "static", "strictfp", "super", "switch", "synchronized", "this",
 	"throw", "throws", "transient", "try", "void", "volatile", "while", "true", "false", "null",
 }
+
+// openCall is the argument list of a member method call that a caret is in
+// (see callArgs).
+type openCall struct {
+	Open     int  // index of the call's "(" in the scanned tokens
+	Args     int  // arguments so far: top-level commas + 1, or 0 when nothing follows "("
+	Trailing bool // the last token is a top-level ",": the next argument has not begun
+}
+
+// callArgs finds the call whose argument list is innermost at the end of
+// toks (code tokens; st is the state after them) and counts its arguments,
+// for the ")" or "," about to follow (arity.go). The call must be a member
+// method call "recv.name(" opened inside toks (not "new T(", a simple-name
+// call, this( or super(, or explicit type arguments "recv.<T>name("). A
+// lambda expression body still open ends at that ")" or "," and is one
+// argument; lambda parameters "(a, b) ->", nested calls and every other
+// bracket are nested and not counted. ok is false when the count is not
+// certain: brackets that did not match, any "<", ">", ">>" or ">>>" at the
+// top level of the list (type arguments "new HashMap<A, B>()" put commas
+// there, and "a < b, c > d" reads both ways), a character that starts no
+// token (a backslash may begin a Unicode escape), or a call of another shape.
+func callArgs(st *scanState, toks []javalex.Token) (openCall, bool) {
+	if st.broken {
+		return openCall{}, false
+	}
+	frames := st.frames
+	for len(frames) > 0 && frames[len(frames)-1].kind == frameLambdaExpr {
+		frames = frames[:len(frames)-1]
+	}
+	if len(frames) == 0 {
+		return openCall{}, false
+	}
+	f := frames[len(frames)-1]
+	open := f.open
+	if f.kind != frameCallParen || f.newParen || open < 3 || open >= len(toks) || !isOp(toks[open], "(") ||
+		toks[open-1].Kind != javalex.Ident || !isOp(toks[open-2], ".") {
+		return openCall{}, false
+	}
+	call := openCall{Open: open}
+	depth := 0
+	for _, t := range toks[open+1:] {
+		if t.Kind == javalex.Invalid {
+			return openCall{}, false // a "\\" may begin a Unicode escape of "," or ")"
+		}
+		if t.Kind != javalex.Operator {
+			continue
+		}
+		switch t.Text {
+		case "(", "[", "{":
+			depth++
+		case ")", "]", "}":
+			depth--
+			if depth < 0 {
+				return openCall{}, false
+			}
+		case "<", ">", ">>", ">>>":
+			if depth == 0 {
+				return openCall{}, false
+			}
+		case ",":
+			if depth == 0 {
+				call.Args++
+			}
+		}
+	}
+	if depth != 0 {
+		return openCall{}, false
+	}
+	if len(toks) > open+1 {
+		call.Args++
+		call.Trailing = isOp(toks[len(toks)-1], ",")
+	}
+	return call, true
+}

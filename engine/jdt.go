@@ -122,6 +122,9 @@ type memberList struct {
 	// (JDT LS labels "name : Type", 1.20 and 1.60 alike); "" when items of
 	// one name disagree or a label has no type. See indexable.
 	Types map[string]string
+	// Arity holds, per name, the parameter counts its items' labels give
+	// (arity.go); a name without an entry has unknown arity.
+	Arity map[string]arity
 }
 
 // addType records typ as the declared type of value name (see Types).
@@ -167,6 +170,25 @@ func (ml *memberList) union(o *memberList) *memberList {
 				out.addType(n, t)
 			}
 		}
+	}
+	// A name's overloads are those of both answers; a list that lists it
+	// without an arity makes it unknown.
+	for _, n := range out.Names {
+		a := arity{varMin: -1}
+		for _, l := range []*memberList{ml, o} {
+			if _, listed := l.Kinds[n]; !listed {
+				continue
+			}
+			b, ok := l.Arity[n]
+			if !ok {
+				b = arity{varMin: -1, bad: true}
+			}
+			a = a.merge(b)
+		}
+		if out.Arity == nil {
+			out.Arity = map[string]arity{}
+		}
+		out.Arity[n] = a
 	}
 	sort.Strings(out.Names)
 	return out
@@ -554,7 +576,14 @@ func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Out
 			}
 		}
 		return out, nil
-	case last.Kind != javalex.Ident:
+	}
+	if c == ')' || c == ',' {
+		// the arity of the member method call it closes or continues (arity.go)
+		if out, err := s.checkArity(ctx, cur, toks, c); err != nil || out == Infeasible {
+			return out, err
+		}
+	}
+	if last.Kind != javalex.Ident {
 		return Unknown, nil
 	}
 	// The identifier last has ended (c cannot extend it).
@@ -861,6 +890,8 @@ func newMemberList(l *jdtls.CompletionList) *memberList {
 		}
 		bits := kindBits(it.Kind, it.Label)
 		ml.add(it.Name, bits)
+		n, varargs, ok := methodParams(it.Name, it.Label)
+		ml.addArity(it.Name, n, varargs, ok && bits == kindMethod)
 		if bits == kindValue {
 			ml.addType(it.Name, valueType(it.Label))
 		}

@@ -134,3 +134,45 @@ func TestCheckIndexing(t *testing.T) {
 		{ind + "names.add(s", ".trim());", Feasible},
 	})
 }
+
+// TestCheckArity: inside "recv.name(", a ")" or "," that gives the call a
+// number of arguments no overload of name (as JDT LS lists them at "recv.")
+// accepts is infeasible (arity.go); counts some overload accepts, varargs,
+// and counts that cannot be made certain are not pruned.
+func TestCheckArity(t *testing.T) {
+	s, _ := mainSession(t)
+	const m = ind + "java.util.Map<String, Integer> counts = new java.util.HashMap<>(); String word = s; "
+	runChecks(t, s, []checkCase{
+		{m + "Integer c = counts.get(word", ", 1);", Infeasible}, // get(Object): 1 argument
+		{m + "Integer c = counts.get(word", ",", Infeasible},
+		{m + "Integer c = counts.get(word", ")", Feasible}, // word is proven, the count is fine
+		{m + "Integer c = counts.get(word", ");", Feasible},
+		{m + "Integer c = counts.get(", ")", Infeasible},
+		{m + "Integer c = counts.get(\"a\"", ")", Unknown},
+		{m + "Integer c = counts.getOrDefault(word, 0", ")", Unknown}, // 2 arguments: not pruned
+		{m + "Integer c = counts.getOrDefault(word", ")", Infeasible},
+		{m + "int n = counts.size(", ")", Unknown},
+		{m + "int n = counts.size(", "1)", Infeasible}, // "1" is not judged; ")" ends 1 argument
+		{ind + "String t = s.substring(", ")", Infeasible},
+		{ind + "String t = s.substring(", "1);", Unknown},
+		{ind + "String t = s.substring(1", ")", Unknown},
+		{ind + "String t = s.substring(1, 2", ")", Unknown},
+		{ind + "String t = s.substring(1, 2", ",", Infeasible},
+		{ind + "String t = s.substring(1, 2", ", 3)", Infeasible},
+		{ind + "String t = s.substring(1, ", "2, 3)", Infeasible},       // pieces: "2" unknown, "," pruned
+		{ind + "String t = String.format(\"x\", 1, 2, 3", ")", Unknown}, // varargs
+		{ind + "String t = String.format(\"x\", 1, 2, 3", ", 4)", Unknown},
+		{ind + "String t = String.format(", ")", Infeasible}, // at least 1 argument
+		{ind + "StringBuilder sb = new StringBuilder(); sb.append(s", ")", Feasible},
+		{ind + "StringBuilder sb = new StringBuilder(); sb.append(s, 0, 1", ")", Unknown},
+		{ind + "StringBuilder sb = new StringBuilder(); sb.append(s, 0, 1", ",", Infeasible},
+		{ind + "g.greet(", ")", Unknown},
+		{ind + "g.greet(", "s)", Infeasible}, // greet() of testdata/project
+		{ind + "Greeter.of(", "s)", Feasible},
+		// counts that are not certain stay unknown
+		{ind + "names.add(s.substring(new java.util.ArrayList<Integer>().size(), 1", ", 2)", Unknown},
+		{ind + "names.add(s.substring(1 < 2 ? 1 : 0, 1", ", 2)", Unknown},
+		{ind + "Runnable r = () -> s.substring(", ")", Infeasible},                                // s is no lambda parameter: trusted
+		{ind + "java.util.function.Function<String, String> f = x -> x.substring(", ")", Unknown}, // x is
+	})
+}
