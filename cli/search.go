@@ -56,6 +56,7 @@ type SearchFlags struct {
 	AssocSentence bool
 	AssocReweight float64
 	ShortFields   bool
+	NameB         float64
 }
 
 // AddFlags registers the engine flags on fs. Model flags default to the
@@ -88,6 +89,7 @@ func (f *SearchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.AssocSentence, "assoc-sentence", false, "learn associations from the first doc sentence only")
 	fs.Float64Var(&f.AssocReweight, "assoc-reweight", lexical.DefaultAssocReweight, "exponent of query-word reweighting by how often the docs' word meets the code it documents (bm25 backend; 0: off)")
 	fs.BoolVar(&f.ShortFields, "bm25f-short", false, "exempt name and signature from BM25F length normalisation (bm25 backend)")
+	fs.Float64Var(&f.NameB, "bm25-name-b", lexical.DefaultNameB, "BM25F b of the name field, normalised by its own length (bm25 backend; negative: the unit's length and --bm25-b)")
 }
 
 // parseWeights reads "field=w,..." over the default weights.
@@ -152,9 +154,9 @@ func (f *SearchFlags) Config() (search.Config, error) {
 			return search.Config{}, fmt.Errorf("--analyzer: unknown switch %q", sw)
 		}
 	}
-	k1, b, expand, nameBoost := f.K1, f.B, f.Expand, f.NameBoost
+	k1, b, expand, nameBoost, nameB := f.K1, f.B, f.Expand, f.NameBoost, f.NameB
 	cfg := search.Config{Root: root, Lexical: f.Lexical, Streams: streams, Depth: f.Depth, RerankTopN: f.RerankTopN,
-		Weights: weights, K1: &k1, B: &b, Expand: &expand, NameBoost: &nameBoost, Analyzer: &an,
+		Weights: weights, K1: &k1, B: &b, Expand: &expand, NameBoost: &nameBoost, NameB: &nameB, Analyzer: &an,
 		Assoc: &search.AssocConfig{Weight: f.AssocWeight, MinPair: f.AssocMinPair, Top: f.AssocTop, Lift: f.AssocLift,
 			Sentence: f.AssocSentence, Reweight: f.AssocReweight}, ShortFields: f.ShortFields}
 	cfg.Dense.MaxChars = f.EmbedChars

@@ -112,9 +112,9 @@ type Config struct {
 	// tokenize.Default, lexical.DefaultWeights).
 	Analyzer *tokenize.Analyzer
 	Weights  *lexical.Weights
-	// K1, B and Expand override the BM25 backend's parameters when non-nil
-	// (lexical.BM25).
-	K1, B, Expand, NameBoost *float64
+	// K1, B, Expand, NameBoost and NameB override the BM25 backend's
+	// parameters when non-nil (lexical.BM25).
+	K1, B, Expand, NameBoost, NameB *float64
 	// Assoc tunes the BM25 backend's association expansion (lexical.Assoc:
 	// doc words -> name terms, mined from the workspace's doc comments);
 	// nil keeps the defaults, Weight 0 turns it off.
@@ -244,6 +244,9 @@ func New(cfg Config) (*Engine, error) {
 		}
 		if cfg.NameBoost != nil {
 			b.NameBoost = *cfg.NameBoost
+		}
+		if cfg.NameB != nil {
+			b.NameB = *cfg.NameB
 		}
 		b.ShortFields = cfg.ShortFields
 		a := lexical.NewAssoc(an)

@@ -20,24 +20,27 @@ const (
 	BM25B  = 0.75
 )
 
-// Defaults of BM25.Expand, BM25.NameBoost and BM25.ContainerCover
-// (measured: search/README.md; ContainerCover was chosen on the tuning
-// corpora only, never on the reported ones).
+// Defaults of BM25.Expand, BM25.NameBoost, BM25.ContainerCover and
+// BM25.NameB (measured: search/README.md; ContainerCover and NameB were
+// chosen on the tuning corpora only, never on the reported ones).
 const (
 	DefaultExpand         = 1.0
 	DefaultNameBoost      = 0.5
 	DefaultContainerCover = 0.25
+	DefaultNameB          = 0.3
 )
 
 type posting struct {
 	doc int32
 	tf  float32 // field-weighted term frequency in the length-normalised fields
 	tfs float32 // field-weighted term frequency in the short fields (ShortFields)
+	tfn float32 // field-weighted term frequency in the name field when it has its own b (NameB)
 }
 
 type bm25Doc struct {
 	id       string
 	len      float32  // field-weighted length in terms
+	nameLen  float32  // field-weighted length of the name field (NameB >= 0)
 	terms    []int32  // distinct term ids, to keep df exact on delete
 	surfaces []string // its names that are run-together words ("resetbuffer")
 	name     []string // lower-case parts of its name, for the name boost
@@ -91,6 +94,15 @@ type BM25 struct {
 	// nothing about which member the query describes (a class unit keeps
 	// its boost: there the name is the thing described).
 	ContainerCover float64
+	// NameB is the BM25F b of the name field (Robertson and Zaragoza 2009,
+	// eq. 3.19: b per field): the name is length-normalised by its own
+	// length against the average name length, not by the unit's whole
+	// length, so a long body no longer dilutes a match in the name while a
+	// name of many words still does (default DefaultNameB). Negative: the
+	// name shares the unit's normalisation (b = B). With ShortFields the
+	// signature is exempt and the name keeps NameB. Set it before the first
+	// Upsert: it decides how terms are indexed.
+	NameB float64
 
 	mu       sync.RWMutex
 	termIDs  map[string]int32
@@ -99,6 +111,7 @@ type BM25 struct {
 	docs     []bm25Doc   // by doc number
 	byID     map[string]int32
 	totalLen float64 // over alive docs
+	totalNL  float64 // name lengths over alive docs (NameB >= 0)
 	alive    int
 	surfaces map[string]*surface
 	vocab    map[string]struct{} // lower-case parts of multi-part identifiers
@@ -111,8 +124,8 @@ type BM25 struct {
 // NewBM25 returns an empty index using the analyzer and field weights given.
 func NewBM25(an tokenize.Analyzer, w Weights) *BM25 {
 	return &BM25{an: an, w: w, K1: BM25K1, B: BM25B, Expand: DefaultExpand, NameBoost: DefaultNameBoost,
-		ContainerCover: DefaultContainerCover,
-		termIDs:        map[string]int32{}, byID: map[string]int32{}, surfaces: map[string]*surface{},
+		ContainerCover: DefaultContainerCover, NameB: DefaultNameB,
+		termIDs: map[string]int32{}, byID: map[string]int32{}, surfaces: map[string]*surface{},
 		vocab: map[string]struct{}{}}
 }
 
@@ -126,10 +139,10 @@ func (x *BM25) Len() int {
 	return x.alive
 }
 
-// analyze returns the weighted term frequencies and length of u. It runs
-// without the lock.
-func (x *BM25) analyze(u *units.Unit, tf map[string][2]float32, surf *[]string) float32 {
-	var length float32
+// analyze returns the weighted term frequencies of u (length-normalised
+// fields, short fields, name with its own b) and the lengths of the
+// length-normalised fields and of the name. It runs without the lock.
+func (x *BM25) analyze(u *units.Unit, tf map[string][3]float32, surf *[]string) (length, nameLen float32) {
 	tokenize.Words(u.Name, func(word string, parts []string) {
 		w := strings.Trim(word, "_")
 		if len(parts) == 1 && len(w) >= 6 && isLowerASCII(w) {
@@ -142,10 +155,14 @@ func (x *BM25) analyze(u *units.Unit, tf map[string][2]float32, surf *[]string) 
 		if w == 0 || text == "" {
 			continue
 		}
+		own := x.NameB >= 0 && Field(f) == FieldName
 		short := x.ShortFields && (Field(f) == FieldName || Field(f) == FieldSignature)
 		x.an.Each(text, func(term string, _ int) {
 			v := tf[term]
-			if short {
+			if own {
+				v[2] += w
+				nameLen += w
+			} else if short {
 				v[1] += w
 			} else {
 				v[0] += w
@@ -154,15 +171,16 @@ func (x *BM25) analyze(u *units.Unit, tf map[string][2]float32, surf *[]string) 
 			tf[term] = v
 		})
 	}
-	return length
+	return length, nameLen
 }
 
 type analyzed struct {
 	nName    int
 	name     []string
 	id       string
-	tf       map[string][2]float32
+	tf       map[string][3]float32
 	len      float32
+	nameLen  float32
 	surfaces []string
 	vocab    []string
 }
@@ -180,9 +198,9 @@ func isLowerASCII(s string) bool {
 func (x *BM25) Upsert(us []units.Unit) error {
 	batch := make([]analyzed, len(us))
 	for i := range us {
-		tf := make(map[string][2]float32, 64)
+		tf := make(map[string][3]float32, 64)
 		var surf []string
-		l := x.analyze(&us[i], tf, &surf)
+		l, nl := x.analyze(&us[i], tf, &surf)
 		var vocab []string
 		for _, text := range []string{us[i].Name, us[i].Signature, us[i].Code} {
 			tokenize.Words(text, func(_ string, parts []string) {
@@ -198,7 +216,7 @@ func (x *BM25) Upsert(us []units.Unit) error {
 		}
 		var name []string
 		if us[i].Kind == units.Constructor { // no name boost (see ContainerCover)
-			batch[i] = analyzed{0, nil, us[i].ID, tf, l, surf, vocab}
+			batch[i] = analyzed{0, nil, us[i].ID, tf, l, nl, surf, vocab}
 			continue
 		}
 		add := func(_ string, parts []string) {
@@ -218,7 +236,7 @@ func (x *BM25) Upsert(us []units.Unit) error {
 			}
 			tokenize.Words(c, add)
 		}
-		batch[i] = analyzed{nName, name, us[i].ID, tf, l, surf, vocab}
+		batch[i] = analyzed{nName, name, us[i].ID, tf, l, nl, surf, vocab}
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -230,7 +248,7 @@ func (x *BM25) Upsert(us []units.Unit) error {
 		for _, v := range a.vocab {
 			x.vocab[v] = struct{}{}
 		}
-		d := bm25Doc{id: a.id, len: a.len, alive: true, terms: make([]int32, 0, len(a.tf)), surfaces: a.surfaces, name: a.name, nName: a.nName}
+		d := bm25Doc{id: a.id, len: a.len, nameLen: a.nameLen, alive: true, terms: make([]int32, 0, len(a.tf)), surfaces: a.surfaces, name: a.name, nName: a.nName}
 		for _, w := range a.surfaces {
 			sf := x.surfaces[w]
 			if sf == nil {
@@ -248,13 +266,14 @@ func (x *BM25) Upsert(us []units.Unit) error {
 				x.postings = append(x.postings, nil)
 				x.df = append(x.df, 0)
 			}
-			x.postings[t] = append(x.postings[t], posting{n, f[0], f[1]})
+			x.postings[t] = append(x.postings[t], posting{n, f[0], f[1], f[2]})
 			x.df[t]++
 			d.terms = append(d.terms, t)
 		}
 		x.docs = append(x.docs, d)
 		x.byID[a.id] = n
 		x.totalLen += float64(a.len)
+		x.totalNL += float64(a.nameLen)
 		x.alive++
 	}
 	x.maybeCompact()
@@ -295,6 +314,7 @@ func (x *BM25) kill(n int32) {
 	}
 	d.surfaces = nil
 	x.totalLen -= float64(d.len)
+	x.totalNL -= float64(d.nameLen)
 	x.alive--
 }
 
@@ -319,7 +339,7 @@ func (x *BM25) maybeCompact() {
 		out := ps[:0]
 		for _, p := range ps {
 			if r := renum[p.doc]; r >= 0 {
-				out = append(out, posting{r, p.tf, p.tfs})
+				out = append(out, posting{r, p.tf, p.tfs, p.tfn})
 			}
 		}
 		x.postings[t] = out
@@ -367,18 +387,22 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 	}
 	n := float64(x.alive)
 	avgdl := x.totalLen / n
+	avgnl := x.totalNL / n
 	acc := make([]float32, len(x.docs))
 	var touched []int32
 	// BM25F (Robertson and Zaragoza 2009, eq. 3.19-3.20): the pseudo term
-	// frequency is the short fields' plus the others' divided by their
-	// length normalisation, then saturated with k1.
-	add := func(doc int32, idf float64, q float64, tf, tfs float32) {
+	// frequency is the short fields' plus the name's and the others'
+	// divided by their length normalisations, then saturated with k1.
+	add := func(doc int32, idf float64, q float64, tf, tfs, tfn float32) {
 		d := &x.docs[doc]
 		norm := float32(1 - x.B + x.B*float64(d.len)/avgdl)
 		if acc[doc] == 0 {
 			touched = append(touched, doc)
 		}
 		t := tfs + tf/norm
+		if tfn != 0 {
+			t += tfn / float32(1-x.NameB+x.NameB*float64(d.nameLen)/avgnl)
+		}
 		acc[doc] += float32(idf*q*(x.K1+1)) * t / (t + float32(x.K1))
 	}
 	for term, q := range qw {
@@ -389,13 +413,14 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 		if ex := extra[term]; len(ex) > 0 {
 			// The term's own postings plus those of the run-together names
 			// that contain it, as if those names had been split.
-			tfs := map[int32][2]float32{}
+			tfs := map[int32][3]float32{}
 			if ok {
 				for _, p := range x.postings[t] {
 					if x.docs[p.doc].alive {
 						v := tfs[p.doc]
 						v[0] += p.tf
 						v[1] += p.tfs
+						v[2] += p.tfn
 						tfs[p.doc] = v
 					}
 				}
@@ -409,6 +434,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 						v := tfs[p.doc]
 						v[0] += float32(x.Expand) * p.tf
 						v[1] += float32(x.Expand) * p.tfs
+						v[2] += float32(x.Expand) * p.tfn
 						tfs[p.doc] = v
 					}
 				}
@@ -416,7 +442,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 			df := float64(len(tfs))
 			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 			for doc, tf := range tfs {
-				add(doc, idf, q, tf[0], tf[1])
+				add(doc, idf, q, tf[0], tf[1], tf[2])
 			}
 			continue
 		}
@@ -427,7 +453,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 		for _, p := range x.postings[t] {
 			if x.docs[p.doc].alive {
-				add(p.doc, idf, q, p.tf, p.tfs)
+				add(p.doc, idf, q, p.tf, p.tfs, p.tfn)
 			}
 		}
 	}

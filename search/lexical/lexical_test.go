@@ -172,3 +172,33 @@ func TestNameBoostMembers(t *testing.T) {
 		t.Errorf("BigDecimal.min coverage %v, want %v", c, want)
 	}
 }
+
+// TestBM25NameB checks BM25F with the name field normalised by its own
+// length (BM25.NameB): a long body no longer dilutes a name match, and the
+// score is the per-field formula of Robertson and Zaragoza (2009, eq. 3.19).
+func TestBM25NameB(t *testing.T) {
+	us := []units.Unit{
+		{ID: "1", Name: "apple", Code: "kiwi"},
+		{ID: "2", Name: "apple", Code: "kiwi kiwi kiwi kiwi kiwi kiwi kiwi kiwi"},
+		{ID: "3", Name: "banana cherry", Code: "kiwi"},
+	}
+	w := Weights{FieldName: 1, FieldCode: 1}
+	x := NewBM25(tokenize.Analyzer{}, w)
+	x.NameBoost = 0
+	x.Upsert(us)
+	hs, _ := x.Search(context.Background(), "apple", 5)
+	n, df, tf, nl, avgnl := 3.0, 2.0, 1.0, 1.0, 4.0/3
+	idf := math.Log(1 + (n-df+0.5)/(df+0.5))
+	pt := tf / (1 - DefaultNameB + DefaultNameB*nl/avgnl)
+	want := idf * (BM25K1 + 1) * pt / (pt + BM25K1)
+	if len(hs) != 2 || math.Abs(hs[0].Score-want) > 1e-5 || math.Abs(hs[1].Score-want) > 1e-5 {
+		t.Errorf("NameB %v: got %v, want both %f", DefaultNameB, hs, want)
+	}
+	old := NewBM25(tokenize.Analyzer{}, w)
+	old.NameBoost, old.NameB = 0, -1 // the name in the unit's length normalisation
+	old.Upsert(us)
+	hs, _ = old.Search(context.Background(), "apple", 5)
+	if len(hs) != 2 || hs[0].ID != "1" || !(hs[0].Score > hs[1].Score) {
+		t.Errorf("NameB -1: got %v, want 1 above 2 (the longer body dilutes)", hs)
+	}
+}
