@@ -820,7 +820,14 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	if ml, ok := s.cachedList(key); ok {
 		return ml, nil
 	}
-	text := s.h.Prefix + gen + s.h.Suffix
+	prefix := s.h.Prefix
+	if st.DotEnd < len(prefix) && strings.TrimSpace(prefix[st.DotEnd:]) != "" {
+		// A site inside the prefix, followed there by its member name (the
+		// hunk starts inside "x.name(...": arity.go): what follows the dot
+		// is dropped, as a generated site's is, so the caret ends no name.
+		prefix = prefix[:st.DotEnd]
+	}
+	text := prefix + gen + s.h.Suffix
 	m := textpos.New(text)
 	pos := m.Position(st.DotEnd)
 

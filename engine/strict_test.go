@@ -6,7 +6,10 @@ package engine
 // followers (a method must be called, a field must not be). Each pruning
 // case has a twin that must not be pruned.
 
-import "testing"
+import (
+	"strings"
+	"testing"
+)
 
 func TestCheckSimpleNames(t *testing.T) {
 	s, _ := mainSession(t)
@@ -175,4 +178,35 @@ func TestCheckArity(t *testing.T) {
 		{ind + "Runnable r = () -> s.substring(", ")", Infeasible},                                // s is no lambda parameter: trusted
 		{ind + "java.util.function.Function<String, String> f = x -> x.substring(", ")", Unknown}, // x is
 	})
+}
+
+// TestCheckArityCallInPrefix: the call whose arguments are being generated
+// may have been opened in the hunk's prefix (the hunk starts inside it).
+func TestCheckArityCallInPrefix(t *testing.T) {
+	eng, root := sharedJDT(t)
+	h, line := hunkAt(t, root, "src/demo/Main.java", "names.add(g.getName());")
+	for _, c := range []struct {
+		cut, rest string // the prefix ends with the line up to cut; the suffix starts with rest
+		checks    []checkCase
+	}{
+		{"names.add(", "\n" + ind + ");\n", []checkCase{
+			{"", "s)", Feasible},
+			{"", "s, s)", Infeasible}, // Names.add(String)
+			{"s", ",", Infeasible},
+			{"", ")", Infeasible}, // no arguments
+		}},
+		{"g.getName(", "\n" + ind + "));\n", []checkCase{
+			{"", "s)", Infeasible}, // getName()
+			{"", ")", Unknown},
+		}},
+	} {
+		i := strings.Index(line, c.cut) + len(c.cut)
+		hh := Hunk{URI: h.URI, Prefix: h.Prefix + line[:i], Suffix: c.rest + h.Suffix}
+		s, err := eng.Open(ctxT(t), hh)
+		if err != nil {
+			t.Fatal(err)
+		}
+		runChecks(t, s, c.checks)
+		s.Close()
+	}
 }
