@@ -8,7 +8,8 @@
 //   - BM25: a small in-memory inverted index with Okapi BM25F scoring
 //     (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25
 //     and Beyond", 2009, section 3.6): per-field weighted term frequencies and
-//     lengths, k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5)/(df + 0.5)).
+//     lengths, k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5)/(df + 0.5)),
+//     the name field normalised by its own length with b = 0.3 (BM25.NameB).
 //
 // Why two: bleve v2.6.3's "bm25" is not Okapi BM25. It takes sqrt(tf) as the
 // term frequency, estimates the average field length as ceil(distinct terms
