@@ -322,11 +322,35 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 		for _, e := range p.NewErrors {
 			fmt.Fprintf(w, "#   %s\n", e)
 		}
+		if p.Tested && !p.Plausible {
+			for _, l := range lastLines(p.TestOutput, testTailLines) {
+				fmt.Fprintf(w, "#   test: %s\n", l)
+			}
+		}
 		io.WriteString(w, p.Diff)
 		if i < len(res.Patches)-1 {
 			fmt.Fprintln(w)
 		}
 	}
+	if more := len(res.Candidates) - len(res.Patches); more > 0 && len(res.Patches) > 0 {
+		fmt.Fprintf(w, "\n# %s not shown (ranked lower; --keep N prints more)\n", plural(more, "more candidate", "more candidates"))
+	}
+}
+
+// testTailLines is how many lines of a failing test's output the text
+// output shows under the patch (--json has the whole tail).
+const testTailLines = 3
+
+// lastLines returns the last n non-blank lines of s, trimmed on the right.
+func lastLines(s string, n int) []string {
+	var out []string
+	lines := strings.Split(s, "\n")
+	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
+		if l := strings.TrimRight(lines[i], " \t\r"); strings.TrimSpace(l) != "" {
+			out = append([]string{l}, out...)
+		}
+	}
+	return out
 }
 
 // jsonPatch is one patch in --json output.

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
 func writeProject(t *testing.T) string {
@@ -96,5 +98,29 @@ func TestRepairWithoutJDTLSSaysHowToInstall(t *testing.T) {
 	f.variant = "turbo"
 	if err := runRepair(context.Background(), f, nil, &out, &errb); err == nil || !strings.Contains(err.Error(), "unknown variant") {
 		t.Fatalf("bad variant: %v", err)
+	}
+}
+
+func TestWriteDiffsShowsTestTailAndHiddenCandidates(t *testing.T) {
+	failing := repair.Patch{Compilable: true, Tested: true, Diff: "--- a\n+++ b\n",
+		TestOutput: "Compiling...\n\nError: Could not find or load main class CartTest\n  \n"}
+	passing := repair.Patch{Compilable: true, Tested: true, Plausible: true, Diff: "--- a\n+++ b\n", TestOutput: "ok\n"}
+	res := &repair.Result{Patches: []repair.Patch{passing, failing}, Candidates: []repair.Patch{passing, failing, failing}}
+	var b strings.Builder
+	writeDiffs(&b, res)
+	out := b.String()
+	for _, want := range []string{
+		"#   test: Compiling...\n#   test: Error: Could not find or load main class CartTest\n",
+		"# 1 more candidate not shown (ranked lower; --keep N prints more)\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "test: ok") {
+		t.Errorf("a passing patch's test output is shown:\n%s", out)
+	}
+	if got := lastLines("a\nb\n\nc\n", 2); strings.Join(got, "|") != "b|c" {
+		t.Errorf("lastLines = %q, want [b c]", got)
 	}
 }
