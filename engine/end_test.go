@@ -75,44 +75,20 @@ func TestEndVerdicts(t *testing.T) {
 // strictness: tree-sitter-java must parse every file of java.base (JDK
 // sources, Java 17) without an error.
 func TestEndGrammarAcceptsJDK(t *testing.T) {
-	src := ngram.FindJDKSrcZip()
-	if src == "" {
-		if os.Getenv("REPILOT_SKIP_JDK_SRC") == "1" {
-			t.Skip("REPILOT_SKIP_JDK_SRC=1: no JDK src.zip")
-		}
-		t.Fatal("no JDK src.zip ($JAVA_HOME/lib/src.zip or /usr/lib/jvm/*/lib/src.zip): install openjdk-17-source, or set REPILOT_SKIP_JDK_SRC=1 to skip")
-	}
-	zr, err := zip.OpenReader(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
 	var j syntaxJudge
 	n := 0
-	for _, f := range zr.File {
-		if !strings.HasPrefix(f.Name, "java.base/") || filepath.Ext(f.Name) != ".java" {
-			continue
-		}
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		ok, err := j.parses(context.Background(), string(b))
+	eachJDKFile(t, "java.base/", func(name, text string) {
+		ok, err := j.parses(context.Background(), text)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if !ok {
-			t.Errorf("%s: tree-sitter-java reports a syntax error in a file javac compiles", f.Name)
+			t.Errorf("%s: tree-sitter-java reports a syntax error in a file javac compiles", name)
 		}
 		n++
-	}
+	})
 	if n < 1000 {
-		t.Fatalf("only %d java.base files in %s", n, src)
+		t.Fatalf("only %d java.base files in %s", n, ngram.FindJDKSrcZip())
 	}
 	t.Logf("%d java.base files parsed without error", n)
 }
@@ -151,25 +127,8 @@ func TestEndSoundOnBugCorpus(t *testing.T) {
 // BenchmarkEndCheck times one end check on a large real file: the JDK's
 // java/util/Collections.java (5,794 lines in JDK 17), hunk at its middle line.
 func BenchmarkEndCheck(b *testing.B) {
-	src := ngram.FindJDKSrcZip()
-	if src == "" {
-		b.Skip("no JDK src.zip")
-	}
-	zr, err := zip.OpenReader(src)
-	if err != nil {
-		b.Fatal(err)
-	}
-	defer zr.Close()
-	f, err := zr.Open("java.base/java/util/Collections.java")
-	if err != nil {
-		b.Fatal(err)
-	}
-	text, err := io.ReadAll(f)
-	f.Close()
-	if err != nil {
-		b.Fatal(err)
-	}
-	lines := corpus.SplitLines(string(text))
+	text := jdkFile(b, "java.base/java/util/Collections.java")
+	lines := corpus.SplitLines(text)
 	mid := len(lines) / 2
 	j := syntaxJudge{h: Hunk{Prefix: strings.Join(lines[:mid], ""), Buggy: lines[mid], Suffix: strings.Join(lines[mid+1:], "")}}
 	ctx := context.Background()
@@ -188,28 +147,8 @@ func BenchmarkEndCheck(b *testing.B) {
 // of the buggy file's tree) gives the verdict a parse from scratch gives, on
 // seeded edits of a real file: a line replaced by another, deleted, or cut.
 func TestEndIncrementalMatchesFullParse(t *testing.T) {
-	src := ngram.FindJDKSrcZip()
-	if src == "" {
-		if os.Getenv("REPILOT_SKIP_JDK_SRC") == "1" {
-			t.Skip("REPILOT_SKIP_JDK_SRC=1: no JDK src.zip")
-		}
-		t.Fatal("no JDK src.zip: install openjdk-17-source, or set REPILOT_SKIP_JDK_SRC=1 to skip")
-	}
-	zr, err := zip.OpenReader(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
-	f, err := zr.Open("java.base/java/util/ArrayDeque.java")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text, err := io.ReadAll(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	lines := corpus.SplitLines(string(text))
+	text := jdkFile(t, "java.base/java/util/ArrayDeque.java")
+	lines := corpus.SplitLines(text)
 	ctx := context.Background()
 	bad := 0
 	for i := 0; i < 120; i++ {
@@ -247,4 +186,53 @@ func TestEndIncrementalMatchesFullParse(t *testing.T) {
 		t.Fatalf("%d of 120 edits do not parse: the test needs both kinds", bad)
 	}
 	t.Logf("%d of 120 edits do not parse; incremental and full parse agree on all", bad)
+}
+
+// eachJDKFile calls fn with the name and text of every .java file under
+// prefix in the JDK's src.zip, failing (or skipping with
+// REPILOT_SKIP_JDK_SRC=1) when there is none.
+func eachJDKFile(t testing.TB, prefix string, fn func(name, text string)) {
+	t.Helper()
+	src := ngram.FindJDKSrcZip()
+	if src == "" {
+		if os.Getenv("REPILOT_SKIP_JDK_SRC") == "1" {
+			t.Skip("REPILOT_SKIP_JDK_SRC=1: no JDK src.zip")
+		}
+		t.Fatal("no JDK src.zip ($JAVA_HOME/lib/src.zip or /usr/lib/jvm/*/lib/src.zip): install openjdk-17-source, or set REPILOT_SKIP_JDK_SRC=1 to skip")
+	}
+	zr, err := zip.OpenReader(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	for _, f := range zr.File {
+		if !strings.HasPrefix(f.Name, prefix) || filepath.Ext(f.Name) != ".java" {
+			continue
+		}
+		rc, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := io.ReadAll(rc)
+		rc.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		fn(f.Name, string(b))
+	}
+}
+
+// jdkFile returns the text of one file of src.zip (see eachJDKFile).
+func jdkFile(t testing.TB, name string) string {
+	t.Helper()
+	text, found := "", false
+	eachJDKFile(t, name, func(n, s string) {
+		if n == name {
+			text, found = s, true
+		}
+	})
+	if !found {
+		t.Fatalf("%s not in %s", name, ngram.FindJDKSrcZip())
+	}
+	return text
 }

@@ -333,32 +333,19 @@ func (s *sampler) feasible(ctx context.Context, generated string, tok lm.Candida
 	if tok.Text == "" {
 		return true, nil // appends nothing: the partial program is unchanged
 	}
-	if s.memo != nil {
-		switch s.memo.Verdict(s.hunkKey, generated, tok.Text) {
-		case accepted:
-			s.stats.MemoHits++
-			return true, nil
-		case rejected:
-			s.stats.MemoHits++
-			return false, nil
+	return s.judged(generated, tok.Text, func() (engine.Outcome, error) {
+		checked := tok.Text
+		if s.wholeWords && endsInName(checked) {
+			// A whole identifier: followed by whitespace, which is legal
+			// after any complete name and continues none (lm.WholeWords).
+			checked += " "
 		}
-	}
-	s.stats.EngineCalls++
-	checked := tok.Text
-	if s.wholeWords && endsInName(checked) {
-		// A whole identifier: followed by whitespace, which is legal after
-		// any complete name and continues none (lm.WholeWords).
-		checked += " "
-	}
-	out, err := s.eng.Check(ctx, generated, checked)
-	if err != nil {
-		return false, fmt.Errorf("completion engine: checking %q after %q: %w", tok.Text, tail(generated, 40), err)
-	}
-	ok := out != engine.Infeasible
-	if s.memo != nil {
-		s.memo.Record(s.hunkKey, generated, tok.Text, ok)
-	}
-	return ok, nil
+		out, err := s.eng.Check(ctx, generated, checked)
+		if err != nil {
+			return out, fmt.Errorf("completion engine: checking %q after %q: %w", tok.Text, tail(generated, 40), err)
+		}
+		return out, nil
+	})
 }
 
 // endFeasible decides the model's end token after generated: may the hunk
@@ -366,8 +353,21 @@ func (s *sampler) feasible(ctx context.Context, generated string, tok lm.Candida
 // keeps the verdict under the empty token text, which no other token reaches
 // it with (an empty non-end token is feasible without a check).
 func (s *sampler) endFeasible(ctx context.Context, generated string) (bool, error) {
+	return s.judged(generated, "", func() (engine.Outcome, error) {
+		out, err := s.eng.CheckEnd(ctx, generated)
+		if err != nil {
+			return out, fmt.Errorf("completion engine: checking the end of the hunk after %q: %w", tail(generated, 40), err)
+		}
+		return out, nil
+	})
+}
+
+// judged answers whether text may follow generated from the memo's verdict
+// (section 4.3), or else from ask, the engine, whose answer it records: true
+// unless the engine proved the token infeasible. Errors are ask's.
+func (s *sampler) judged(generated, text string, ask func() (engine.Outcome, error)) (bool, error) {
 	if s.memo != nil {
-		switch s.memo.Verdict(s.hunkKey, generated, "") {
+		switch s.memo.Verdict(s.hunkKey, generated, text) {
 		case accepted:
 			s.stats.MemoHits++
 			return true, nil
@@ -377,13 +377,13 @@ func (s *sampler) endFeasible(ctx context.Context, generated string) (bool, erro
 		}
 	}
 	s.stats.EngineCalls++
-	out, err := s.eng.CheckEnd(ctx, generated)
+	out, err := ask()
 	if err != nil {
-		return false, fmt.Errorf("completion engine: checking the end of the hunk after %q: %w", tail(generated, 40), err)
+		return false, err
 	}
 	ok := out != engine.Infeasible
 	if s.memo != nil {
-		s.memo.Record(s.hunkKey, generated, "", ok)
+		s.memo.Record(s.hunkKey, generated, text, ok)
 	}
 	return ok, nil
 }
