@@ -65,7 +65,17 @@ type Patch struct {
 	Tested     bool     // TestCmd ran
 	Plausible  bool     // Compilable and TestCmd exited 0
 	TestOutput string   // tail of the test output, when Tested
+	// Unvalidated is set only in an interrupted Result (Result.Interrupted):
+	// the interruption came before this candidate's validation finished.
+	// Either its compile check never ran (Compilable false, NewErrors is
+	// [NotValidated]), or it compiled and its tests did not run to the end
+	// (Compilable true, Tested false).
+	Unvalidated bool
 }
+
+// NotValidated is the NewErrors entry of a candidate sampled but not
+// compile-checked because the repair was interrupted (Patch.Unvalidated).
+const NotValidated = "not validated: interrupted"
 
 // Stats counts the work behind a Result.
 type Stats struct {
@@ -106,12 +116,21 @@ type Result struct {
 	Patches    []Patch
 	Stats      Stats
 	Candidates []Patch
+	// Interrupted says the context ended during sampling or validation and
+	// this Result is partial: it holds the candidates of the samples that
+	// finished (Stats.Samples of Options.Samples), the validated ones as
+	// usual and the others with Patch.Unvalidated set, ranked the same way.
+	// Repair returns such a Result together with an error wrapping ctx.Err().
+	Interrupted bool
 }
 
 // Progress receives human-readable progress: message and percentage 0-100.
 type Progress func(message string, percent int)
 
 // Repairer runs repairs; see repair.go's implementation for the loop.
+// When ctx ends mid-repair, Repair may return a partial Result (Interrupted
+// set) together with its error; a caller that drops the Result on any error
+// loses only that partial result.
 type Repairer interface {
 	Repair(ctx context.Context, req Request, progress Progress) (*Result, error)
 }

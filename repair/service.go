@@ -58,6 +58,15 @@ func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 // request (file outside Root, lines out of range), a model or engine failure,
 // or ctx's error when cancelled. A model that proposes nothing gives a Result
 // with no patches and no error.
+//
+// When ctx ends during sampling or validation, Repair returns both a partial
+// Result, with Interrupted set, and an error wrapping ctx.Err(): the sample
+// running at that moment is dropped, the candidates validated so far keep
+// their verdicts, and the candidates sampled but not yet validated are kept
+// as patches with Unvalidated set, Compilable false and NewErrors
+// [NotValidated]; all are deduplicated and ranked as usual. A caller that
+// only checks the error sees the cancellation as before. When ctx ends
+// before sampling starts (starting the backends), the Result is nil.
 func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*Result, error) {
 	began := time.Now()
 	if progress == nil {
@@ -91,21 +100,32 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 
 	cands, err := s.sampleAll(ctx, b, uri, site, opts, st, progress)
 	st.SampleTime = time.Since(began)
-	if err != nil {
+	if err != nil && ctx.Err() == nil {
 		return nil, err
 	}
 	cands = dedupe(cands, site.Buggy, st)
 
-	vbegan := time.Now()
-	patches, err := validateAll(ctx, b.Compiler, req, rel, uri, site, cands, st, progress)
-	st.ValidateTime = time.Since(vbegan)
-	if err != nil {
-		return nil, err
+	var patches []Patch
+	if err != nil { // interrupted while sampling: nothing is validated
+		patches = notValidated(rel, site, cands)
+	} else {
+		vbegan := time.Now()
+		patches, err = validateAll(ctx, b.Compiler, req, rel, uri, site, cands, st, progress)
+		st.ValidateTime = time.Since(vbegan)
+		if err != nil && ctx.Err() == nil {
+			return nil, err
+		}
 	}
 	rank(patches)
 	res.Candidates = patches
 	res.Patches = patches[:min(len(patches), opts.KeepTop)]
 	st.Duration = time.Since(began)
+	if err != nil {
+		// ctx ended: the partial result goes back with the error, and no
+		// more progress is reported (the caller may have ended its report).
+		res.Interrupted = true
+		return res, fmt.Errorf("repair interrupted after %d of %d samples: %w", st.Samples, opts.Samples, ctx.Err())
+	}
 	progress(fmt.Sprintf("done: %s, %s", plural(len(patches), "candidate", "candidates"), plural(len(res.Patches), "patch", "patches")), 100)
 	return res, nil
 }
@@ -132,7 +152,9 @@ func relPath(root, file string) (string, error) {
 }
 
 // sampleAll runs opts.Samples samples in order and returns the completed
-// candidates (newline-terminated), not yet deduplicated.
+// candidates (newline-terminated), not yet deduplicated. On an error it
+// returns the candidates completed before it, which Repair keeps when the
+// error is ctx ending.
 func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hunkSite, opts Options, st *Stats, progress Progress) ([]candidate, error) {
 	fim := lm.FIM{Prefix: site.Prefix, Suffix: site.Suffix, Indent: site.Indent, Buggy: site.Buggy,
 		Insert: site.Insert}
@@ -169,7 +191,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 		progress(fmt.Sprintf("sampling %d/%d", i+1, opts.Samples), 80*i/opts.Samples)
 		c, end, err := sp.sample(ctx, i)
 		if err != nil {
-			return nil, err
+			return out, err
 		}
 		st.Samples++
 		switch end {
@@ -222,43 +244,51 @@ func dedupe(cands []candidate, buggy string, st *Stats) []candidate {
 }
 
 // validateAll compile-checks every candidate and runs req.TestCmd on the
-// compilable ones.
+// compilable ones. When ctx ends, it returns ctx.Err() with a patch for every
+// candidate: those validated, then the rest with Unvalidated set (see
+// notValidated; a candidate whose tests were cut short keeps its compile
+// verdict).
 func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, cands []candidate, st *Stats, progress Progress) ([]Patch, error) {
 	patches := make([]Patch, 0, len(cands))
 	if len(cands) == 0 {
 		return patches, nil
 	}
+	interrupted := func(done []Patch, rest []candidate) ([]Patch, error) {
+		return append(done, notValidated(rel, site, rest)...), ctx.Err()
+	}
 	st.CompileChecks++
 	buggyErrs, err := comp.CompileErrors(ctx, uri, req.Text)
 	if err != nil {
+		if ctx.Err() != nil {
+			return interrupted(patches, cands)
+		}
 		return nil, fmt.Errorf("compile check of the buggy file: %w", err)
 	}
 	for j, c := range cands {
+		if ctx.Err() != nil {
+			return interrupted(patches, cands[j:])
+		}
 		progress(fmt.Sprintf("validating %d/%d", j+1, len(cands)), 80+20*j/len(cands))
 		patched := site.Prefix + c.text + site.Suffix
 		st.CompileChecks++
 		errs, err := comp.CompileErrors(ctx, uri, patched)
 		var unchecked string
 		if err != nil {
+			if ctx.Err() != nil {
+				return interrupted(patches, cands[j:])
+			}
 			// A candidate the compiler cannot report on does not compile
 			// (ErrUnparsable), or was not checked in time: either way it is
 			// not offered as compilable, and the other candidates are kept.
-			if ctx.Err() != nil || !(errors.Is(err, engine.ErrUnparsable) || errors.Is(err, context.DeadlineExceeded)) {
+			if !(errors.Is(err, engine.ErrUnparsable) || errors.Is(err, context.DeadlineExceeded)) {
 				return nil, fmt.Errorf("compile check of candidate %d: %w", j+1, err)
 			}
 			st.Unchecked++
 			unchecked = "not compile-checked: " + err.Error()
 		}
-		p := Patch{
-			Hunk:    c.text,
-			Diff:    unifiedDiff(rel, site, c.text),
-			LogProb: c.logProb,
-			Tokens:  c.tokens,
-			Score:   c.score(),
-			Count:   c.count,
-			NewErrors: newErrors(buggyErrs, errs, req.StartLine, req.EndLine,
-				req.StartLine, req.StartLine+strings.Count(c.text, "\n")-1),
-		}
+		p := candidatePatch(rel, site, c)
+		p.NewErrors = newErrors(buggyErrs, errs, req.StartLine, req.EndLine,
+			req.StartLine, req.StartLine+strings.Count(c.text, "\n")-1)
 		if unchecked != "" {
 			p.NewErrors = []string{unchecked}
 		}
@@ -266,6 +296,10 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 		if p.Compilable && len(req.TestCmd) > 0 {
 			tr, err := runTests(ctx, req.Root, rel, patched, req.TestCmd, req.TestTimeout)
 			if err != nil {
+				if ctx.Err() != nil {
+					p.Unvalidated = true // compiles; its tests did not finish
+					return interrupted(append(patches, p), cands[j+1:])
+				}
 				return nil, fmt.Errorf("testing candidate %d: %w", j+1, err)
 			}
 			st.Tested++
@@ -274,6 +308,31 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 		patches = append(patches, p)
 	}
 	return patches, nil
+}
+
+// candidatePatch is the Patch of a candidate before validation: its text,
+// diff and model scores.
+func candidatePatch(rel string, site hunkSite, c candidate) Patch {
+	return Patch{
+		Hunk:    c.text,
+		Diff:    unifiedDiff(rel, site, c.text),
+		LogProb: c.logProb,
+		Tokens:  c.tokens,
+		Score:   c.score(),
+		Count:   c.count,
+	}
+}
+
+// notValidated returns the patches of candidates an interruption left
+// unchecked: Unvalidated, not Compilable, NewErrors [NotValidated].
+func notValidated(rel string, site hunkSite, cands []candidate) []Patch {
+	out := make([]Patch, 0, len(cands))
+	for _, c := range cands {
+		p := candidatePatch(rel, site, c)
+		p.Unvalidated, p.NewErrors = true, []string{NotValidated}
+		out = append(out, p)
+	}
+	return out
 }
 
 // rank orders patches: plausible first, then compilable, then the rest, each

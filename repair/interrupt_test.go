@@ -1,0 +1,174 @@
+package repair
+
+// interrupt_test.go checks that a repair whose context ends during sampling or
+// validation returns what it found: a partial Result with Interrupted set,
+// the validated candidates with their verdicts and the others marked
+// Unvalidated, together with an error wrapping ctx.Err().
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+)
+
+// oneTokenModel finishes every sample with one end token: one model call per
+// sample under the base variant (no memo), so the hook's call number is the
+// sample number. "    int x = 1;\n" is the buggy line (dropped by dedupe).
+func oneTokenModel() *fakeModel {
+	return &fakeModel{next: table(map[string][]tok{"": {
+		{"    int x = 2;\n", 0.4, true},
+		{"    int x = 3;\n", 0.3, true},
+		{"    int x = 4;\n", 0.2, true},
+		{"    int x = 1;\n", 0.1, true},
+	}})}
+}
+
+// checkPartial checks what every interrupted Result shares: the error, the
+// flag, Candidates as long as Stats.Unique, ranked, Patches its first KeepTop.
+func checkPartial(t *testing.T, res *Result, err error, keep int) {
+	t.Helper()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want one wrapping context.Canceled", err)
+	}
+	if res == nil || !res.Interrupted {
+		t.Fatalf("result %+v; want a partial result with Interrupted set", res)
+	}
+	if len(res.Candidates) != res.Stats.Unique {
+		t.Fatalf("%d candidates, Stats.Unique %d", len(res.Candidates), res.Stats.Unique)
+	}
+	ranked := slices.Clone(res.Candidates)
+	rank(ranked)
+	if !reflect.DeepEqual(ranked, res.Candidates) {
+		t.Fatalf("candidates not ranked: %q", hunks(res.Candidates))
+	}
+	if want := res.Candidates[:min(keep, len(res.Candidates))]; !reflect.DeepEqual(res.Patches, want) {
+		t.Fatalf("patches %q, want the first %d candidates %q", hunks(res.Patches), keep, hunks(want))
+	}
+}
+
+func TestInterruptedWhileSamplingKeepsCandidates(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	m := oneTokenModel()
+	m.hook = func(call int) {
+		if call == 8 {
+			cancel()
+		}
+	}
+	comp := &fakeCompiler{}
+	opts := variant(t, "base", func(o *Options) { o.Samples = 20; o.KeepTop = 2 })
+	res, err := service(m, &fakeEngine{}, comp).Repair(ctx, request(opts), nil)
+	checkPartial(t, res, err, 2)
+	// Sample 8 draws from the distribution fetched before the cancellation
+	// took effect; sample 9 stops at once.
+	if res.Stats.Samples < 7 || res.Stats.Samples > 8 || res.Stats.Samples != res.Stats.Completed {
+		t.Fatalf("stats %+v; want 7 or 8 completed samples of 20", res.Stats)
+	}
+	if !strings.Contains(err.Error(), "of 20 samples") {
+		t.Errorf("err = %q, want it to say how many of the 20 samples ran", err)
+	}
+	if comp.calls != 0 {
+		t.Errorf("%d compile checks after the interruption", comp.calls)
+	}
+	if len(res.Candidates) == 0 {
+		t.Fatal("no candidates kept from the samples that finished")
+	}
+	total := res.Stats.SameAsBuggy
+	for _, p := range res.Candidates {
+		if !p.Unvalidated || p.Compilable || !reflect.DeepEqual(p.NewErrors, []string{NotValidated}) || p.Diff == "" {
+			t.Errorf("candidate %+v; want it unvalidated, with a diff", p)
+		}
+		total += p.Count
+	}
+	if total != res.Stats.Samples {
+		t.Errorf("candidates count %d samples (with %d same as buggy), stats say %d", total, res.Stats.SameAsBuggy, res.Stats.Samples)
+	}
+}
+
+func TestInterruptedWhileValidatingKeepsVerdicts(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	comp := &fakeCompiler{errs: func(text string) []engine.CompileError {
+		calls++ // call 1 is the buggy file; 2 and 3 are the first two candidates
+		if calls == 3 {
+			cancel()
+		}
+		if strings.Contains(text, "int x = 2;") {
+			return []engine.CompileError{{Line: 3, Message: "two is wrong"}}
+		}
+		return nil
+	}}
+	opts := variant(t, "base", func(o *Options) { o.Samples = 30 })
+	res, err := service(oneTokenModel(), &fakeEngine{}, comp).Repair(ctx, request(opts), nil)
+	checkPartial(t, res, err, opts.KeepTop)
+	if res.Stats.Samples != 30 || res.Stats.Unique != 3 {
+		t.Fatalf("stats %+v; want all 30 samples, 3 unique candidates", res.Stats)
+	}
+	var checked, unchecked []Patch
+	for _, p := range res.Candidates {
+		if p.Unvalidated {
+			unchecked = append(unchecked, p)
+		} else {
+			checked = append(checked, p)
+		}
+	}
+	if len(checked) != 2 || len(unchecked) != 1 {
+		t.Fatalf("%d validated and %d unvalidated candidates; want 2 and 1: %+v", len(checked), len(unchecked), res.Candidates)
+	}
+	for _, p := range checked {
+		if wantOK := !strings.Contains(p.Hunk, "int x = 2;"); p.Compilable != wantOK {
+			t.Errorf("validated %q: Compilable %v, want %v (verdict kept)", p.Hunk, p.Compilable, wantOK)
+		}
+	}
+	if p := unchecked[0]; p.Compilable || !reflect.DeepEqual(p.NewErrors, []string{NotValidated}) {
+		t.Errorf("unvalidated candidate %+v", p)
+	}
+	if !res.Candidates[0].Compilable || res.Candidates[0].Unvalidated {
+		t.Errorf("first candidate %+v; want the validated compilable one", res.Candidates[0])
+	}
+}
+
+// TestInterruptedDuringTestsKeepsCompileVerdict: a compilable candidate whose
+// tests the interruption cut short stays compilable, untested, Unvalidated.
+func TestInterruptedDuringTestsKeepsCompileVerdict(t *testing.T) {
+	root := t.TempDir()
+	file := filepath.Join(root, "src", "A.java")
+	os.MkdirAll(filepath.Dir(file), 0o755)
+	if err := os.WriteFile(file, []byte(javaFile), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	calls := 0
+	comp := &fakeCompiler{errs: func(string) []engine.CompileError {
+		if calls++; calls == 2 { // the first candidate: it compiles, then tests start cancelled
+			cancel()
+		}
+		return nil
+	}}
+	r := request(variant(t, "base", func(o *Options) { o.Samples = 30 }))
+	r.Root, r.File = root, file
+	r.TestCmd = []string{"true"}
+	res, err := service(oneTokenModel(), &fakeEngine{}, comp).Repair(ctx, r, nil)
+	checkPartial(t, res, err, r.Options.KeepTop)
+	p := res.Candidates[0]
+	if !p.Compilable || !p.Unvalidated || p.Tested || len(p.NewErrors) != 0 {
+		t.Fatalf("first candidate %+v; want compilable, untested, unvalidated", p)
+	}
+	for _, p := range res.Candidates[1:] {
+		if p.Compilable || !p.Unvalidated {
+			t.Errorf("later candidate %+v; want unvalidated", p)
+		}
+	}
+	if res.Stats.Tested != 0 {
+		t.Errorf("Stats.Tested = %d, want 0", res.Stats.Tested)
+	}
+}
