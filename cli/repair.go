@@ -55,7 +55,10 @@ of the project with each compilable patch applied: exit status 0 makes the patch
 plausible.
 
 repair exits with status 0 when it prints at least one patch (compilable or
-not), 1 on an error or when no sample gave a candidate, 130 when interrupted.
+not), 1 on an error or when no sample gave a candidate, 130 when interrupted
+(Ctrl-C). An interrupted repair still prints the candidates it found, ranked,
+after a first line saying how far it got ("interrupted" in --json); those
+whose compile check had not run are marked not validated.
 
 The model is the embedded n-gram model, or an OpenAI-compatible server
 (llama.cpp's llama-server, vLLM, ...) given by --model-base-url or
@@ -262,6 +265,24 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 		Options: opts, TestCmd: testCmd, TestTimeout: f.testTimeout,
 	}, progress)
 	if err != nil {
+		// An interrupted repair returns what it found with its error: print
+		// that, then report the error (exit status 130 for Ctrl-C). With
+		// nothing found, the error line alone is the output, as before.
+		if res == nil || !res.Interrupted || len(res.Candidates) == 0 {
+			return err
+		}
+		if !f.quiet {
+			fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats))
+		}
+		after := interruptedAfter(res, opts)
+		if f.jsonOut {
+			if jerr := writeJSON(stdout, t, opts, res, after); jerr != nil {
+				return jerr
+			}
+			return err
+		}
+		fmt.Fprintf(stdout, "# interrupted after %s\n", after)
+		writeDiffs(stdout, res)
 		return err
 	}
 	if !f.quiet {
@@ -277,13 +298,26 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 		}
 	}
 	if f.jsonOut {
-		if err := writeJSON(stdout, t, opts, res); err != nil {
+		if err := writeJSON(stdout, t, opts, res, ""); err != nil {
 			return err
 		}
 		return noPatch
 	}
 	writeDiffs(stdout, res)
 	return noPatch
+}
+
+// interruptedAfter says how far an interrupted repair got, e.g. "7 of 20
+// samples; 3 of 5 candidates validated".
+func interruptedAfter(res *repair.Result, opts repair.Options) string {
+	validated := 0
+	for _, p := range res.Candidates {
+		if !p.Unvalidated {
+			validated++
+		}
+	}
+	return fmt.Sprintf("%d of %d samples; %d of %s validated",
+		res.Stats.Samples, opts.Samples, validated, plural(len(res.Candidates), "candidate", "candidates"))
 }
 
 // statsLine summarises a repair's counters in one line.
@@ -307,7 +341,12 @@ func plural[N int | int64](n N, one, many string) string {
 func writeDiffs(w io.Writer, res *repair.Result) {
 	for i, p := range res.Patches {
 		status := "compilable"
-		if !p.Compilable {
+		switch {
+		case p.Unvalidated && !p.Compilable:
+			status = "not validated (interrupted before its compile check)"
+		case p.Unvalidated:
+			status = "compilable, tests interrupted"
+		case !p.Compilable:
 			status = fmt.Sprintf("does not compile (%s)", plural(len(p.NewErrors), "new error", "new errors"))
 		}
 		if p.Tested {
@@ -320,7 +359,9 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 		fmt.Fprintf(w, "# patch %d/%d: %s; score %.3f (model log-probability over %s), sampled %s\n",
 			i+1, len(res.Patches), status, p.Score, plural(p.Tokens, "token", "tokens"), plural(p.Count, "time", "times"))
 		for _, e := range p.NewErrors {
-			fmt.Fprintf(w, "#   %s\n", e)
+			if !p.Unvalidated { // an unvalidated patch's only entry is repair.NotValidated, said above
+				fmt.Fprintf(w, "#   %s\n", e)
+			}
 		}
 		if p.Tested && !p.Plausible {
 			for _, l := range lastLines(p.TestOutput, testTailLines) {
@@ -367,20 +408,29 @@ type jsonPatch struct {
 	Hunk       string   `json:"hunk"`
 	Diff       string   `json:"diff"`
 	TestOutput string   `json:"test_output,omitempty"`
+	// Unvalidated: the repair was interrupted before this patch's compile
+	// check (or its tests) finished (repair.Patch.Unvalidated).
+	Unvalidated bool `json:"unvalidated,omitempty"`
 }
 
-func writeJSON(w io.Writer, t repairTarget, opts repair.Options, res *repair.Result) error {
+// writeJSON prints the --json output. interruptedAfter is "" for a finished
+// repair, or how far an interrupted one got (see interruptedAfter): then
+// "interrupted" (true) and "interrupted_after" come first.
+func writeJSON(w io.Writer, t repairTarget, opts repair.Options, res *repair.Result, interruptedAfter string) error {
 	rel, _ := filepath.Rel(t.root, t.file)
 	out := struct {
-		Project   string       `json:"project"`
-		File      string       `json:"file"`
-		StartLine int          `json:"start_line"`
-		EndLine   int          `json:"end_line"`
-		Variant   string       `json:"variant"`
-		Seed      int64        `json:"seed"`
-		Patches   []jsonPatch  `json:"patches"`
-		Stats     repair.Stats `json:"stats"`
-	}{t.root, filepath.ToSlash(rel), t.start, t.end, opts.Variant(), opts.Seed, []jsonPatch{}, res.Stats}
+		Interrupted      bool         `json:"interrupted,omitempty"`
+		InterruptedAfter string       `json:"interrupted_after,omitempty"`
+		Project          string       `json:"project"`
+		File             string       `json:"file"`
+		StartLine        int          `json:"start_line"`
+		EndLine          int          `json:"end_line"`
+		Variant          string       `json:"variant"`
+		Seed             int64        `json:"seed"`
+		Patches          []jsonPatch  `json:"patches"`
+		Stats            repair.Stats `json:"stats"`
+	}{interruptedAfter != "", interruptedAfter,
+		t.root, filepath.ToSlash(rel), t.start, t.end, opts.Variant(), opts.Seed, []jsonPatch{}, res.Stats}
 	for i, p := range res.Patches {
 		errs := p.NewErrors
 		if errs == nil {
@@ -389,7 +439,7 @@ func writeJSON(w io.Writer, t repairTarget, opts repair.Options, res *repair.Res
 		out.Patches = append(out.Patches, jsonPatch{
 			Rank: i + 1, Compilable: p.Compilable, Tested: p.Tested, Plausible: p.Plausible,
 			Score: p.Score, LogProb: p.LogProb, Tokens: p.Tokens, Count: p.Count,
-			NewErrors: errs, Hunk: p.Hunk, Diff: p.Diff, TestOutput: p.TestOutput,
+			NewErrors: errs, Hunk: p.Hunk, Diff: p.Diff, TestOutput: p.TestOutput, Unvalidated: p.Unvalidated,
 		})
 	}
 	enc := json.NewEncoder(w)
