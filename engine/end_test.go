@@ -5,15 +5,14 @@ package engine
 // java.base sources, every fix of the bug corpus).
 
 import (
-	"archive/zip"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/corpus"
+	"github.com/repilot-lsp/repilot-lsp/internal/jdksrc"
 	"github.com/repilot-lsp/repilot-lsp/lm/ngram"
 )
 
@@ -193,43 +192,21 @@ func TestEndIncrementalMatchesFullParse(t *testing.T) {
 // REPILOT_SKIP_JDK_SRC=1) when there is none.
 func eachJDKFile(t testing.TB, prefix string, fn func(name, text string)) {
 	t.Helper()
-	src := ngram.FindJDKSrcZip()
-	if src == "" {
-		if os.Getenv("REPILOT_SKIP_JDK_SRC") == "1" {
-			t.Skip("REPILOT_SKIP_JDK_SRC=1: no JDK src.zip")
-		}
-		t.Fatal("no JDK src.zip ($JAVA_HOME/lib/src.zip or /usr/lib/jvm/*/lib/src.zip): install openjdk-17-source, or set REPILOT_SKIP_JDK_SRC=1 to skip")
-	}
-	zr, err := zip.OpenReader(src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer zr.Close()
-	for _, f := range zr.File {
-		if !strings.HasPrefix(f.Name, prefix) || filepath.Ext(f.Name) != ".java" {
-			continue
-		}
-		rc, err := f.Open()
-		if err != nil {
-			t.Fatal(err)
-		}
-		b, err := io.ReadAll(rc)
-		rc.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
-		fn(f.Name, string(b))
-	}
+	jdksrc.Each(t, jdksrc.Require(t, ngram.FindJDKSrcZip()), prefix, func(name, text string) bool {
+		fn(name, text)
+		return true
+	})
 }
 
 // jdkFile returns the text of one file of src.zip (see eachJDKFile).
 func jdkFile(t testing.TB, name string) string {
 	t.Helper()
 	text, found := "", false
-	eachJDKFile(t, name, func(n, s string) {
+	jdksrc.Each(t, jdksrc.Require(t, ngram.FindJDKSrcZip()), name, func(n, s string) bool {
 		if n == name {
 			text, found = s, true
 		}
+		return !found
 	})
 	if !found {
 		t.Fatalf("%s not in %s", name, ngram.FindJDKSrcZip())

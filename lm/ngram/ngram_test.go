@@ -17,6 +17,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/jdksrc"
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/lm"
 )
@@ -54,14 +55,7 @@ func TestMain(m *testing.M) {
 // REPILOT_SKIP_JDK_SRC=1) when there is none.
 func requireJDK(t testing.TB) string {
 	t.Helper()
-	p := FindJDKSrcZip()
-	if p == "" {
-		if os.Getenv("REPILOT_SKIP_JDK_SRC") == "1" {
-			t.Skip("REPILOT_SKIP_JDK_SRC=1: no JDK src.zip")
-		}
-		t.Fatal("no JDK src.zip ($JAVA_HOME/lib/src.zip or /usr/lib/jvm/*/lib/src.zip): install openjdk-17-source, or set REPILOT_SKIP_JDK_SRC=1 to skip")
-	}
-	return p
+	return jdksrc.Require(t, FindJDKSrcZip())
 }
 
 // jdkModel is trained on java.util from src.zip plus the test workspace.
