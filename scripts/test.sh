@@ -4,7 +4,8 @@
 #   2. go vet ./...
 #   3. test dependencies, each only when missing: scripts/install.sh --tests
 #      (JDT LS, bin/repilot-lsp, the Maven cache for the fixtures, and for the
-#      model integration tests llama-server and a tiny random model)
+#      model integration tests llama-server, a tiny random model and the
+#      all-MiniLM-L6-v2 embedding model)
 #   4. go build ./...
 #   5. go test ./... (timeout 40m; JDT LS and llama-server integration tests)
 #   5b. the engine's soundness tests again on JDT LS 1.60
