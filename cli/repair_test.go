@@ -11,24 +11,17 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
 func writeProject(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
-	for p, s := range map[string]string{
+	return testtree.New(t, map[string]string{
 		"src/A.java":  "class A {\n  int f() {\n    return 1;\n  }\n}\n",
 		"README.txt":  "not java\n",
 		"other/B.txt": "x\n",
-	} {
-		f := filepath.Join(root, p)
-		os.MkdirAll(filepath.Dir(f), 0o755)
-		if err := os.WriteFile(f, []byte(s), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	})
 }
 
 func TestRepairArgumentErrors(t *testing.T) {

@@ -7,17 +7,16 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/search/bench"
 )
 
 func searchProject(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
 	files := map[string]string{
 		"src/app/Dates.java": `package app;
 public class Dates {
@@ -43,14 +42,7 @@ public class Dates {
             delay *= 2
 `,
 	}
-	for rel, text := range files {
-		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	return testtree.New(t, files)
 }
 
 func defaultSearchFlags(root string) SearchFlags {

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/search"
 )
@@ -33,18 +34,11 @@ func fileURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.
 // temporary folder and waits for the first index build.
 func searchEditor(t *testing.T) (*testEditor, *searchExt, string) {
 	t.Helper()
-	root := t.TempDir()
-	for rel, text := range map[string]string{
+	root := testtree.New(t, map[string]string{
 		"src/shop/Cart.java":  shopCart,
 		"scripts/invoice.py":  "def render_invoice_pdf(order):\n    \"\"\"Render the invoice.\"\"\"\n    return pdf.draw(order)\n",
 		"src/shop/Empty.java": "package shop;\n",
-	} {
-		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	ext := NewSearchExtension(func(r string) (*search.Engine, error) {
 		return search.New(search.Config{Root: r, CacheDir: filepath.Join(t.TempDir(), "cache")})
 	}).(*searchExt)

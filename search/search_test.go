@@ -2,13 +2,13 @@ package search
 
 import (
 	"context"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
 	"github.com/repilot-lsp/repilot-lsp/search/llm/llmtest"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
@@ -17,7 +17,6 @@ import (
 // project writes a small mixed Java/Python workspace.
 func project(t *testing.T) string {
 	t.Helper()
-	root := t.TempDir()
 	files := map[string]string{
 		"README.md": "# Shop\nAn online shop: carts, prices, invoices.\n",
 		"src/main/java/shop/Cart.java": `package shop;
@@ -38,14 +37,7 @@ public class Invoice {
             f.write(",".join(r))
 `,
 	}
-	for rel, text := range files {
-		p := filepath.Join(root, rel)
-		os.MkdirAll(filepath.Dir(p), 0o755)
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	return root
+	return testtree.New(t, files)
 }
 
 func names(hs []Hit) []string {
