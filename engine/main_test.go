@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 )
 
@@ -43,12 +44,7 @@ func TestMain(m *testing.M) {
 func jdtHome(t testing.TB) string {
 	t.Helper()
 	home, err := jdtls.ResolveHome("")
-	if err != nil {
-		if os.Getenv("REPILOT_SKIP_JDTLS") == "1" {
-			t.Skipf("REPILOT_SKIP_JDTLS=1 and no JDT LS: %v", err)
-		}
-		t.Fatalf("this integration test needs JDT LS: run scripts/install-jdtls.sh (or set REPILOT_SKIP_JDTLS=1 to skip): %v", err)
-	}
+	realpart.JDTLS.Require(t, err)
 	return home
 }
 

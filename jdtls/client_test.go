@@ -20,6 +20,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
@@ -357,12 +359,7 @@ func TestDiagnosticsMatchVersions(t *testing.T) {
 func jdtHome(t *testing.T) string {
 	t.Helper()
 	home, err := ResolveHome("")
-	if err != nil {
-		if os.Getenv("REPILOT_SKIP_JDTLS") == "1" {
-			t.Skipf("REPILOT_SKIP_JDTLS=1 and no JDT LS: %v", err)
-		}
-		t.Fatalf("this integration test needs JDT LS: run scripts/install-jdtls.sh (or set REPILOT_SKIP_JDTLS=1 to skip): %v", err)
-	}
+	realpart.JDTLS.Require(t, err)
 	return home
 }
 
@@ -370,20 +367,11 @@ func jdtHome(t *testing.T) string {
 // project" for JDT LS) and returns its root and Main.java's text.
 func testProject(t *testing.T) (root, mainPath, mainText string) {
 	t.Helper()
-	root = t.TempDir()
 	files := map[string]string{
 		"src/demo/Greeter.java": "package demo;\n\npublic class Greeter {\n    private String name;\n\n    public Greeter(String name) {\n        this.name = name;\n    }\n\n    public String greet() {\n        return \"Hello, \" + name;\n    }\n\n    public String getName() {\n        return name;\n    }\n\n    public void setName(String name) {\n        this.name = name;\n    }\n}\n",
 		"src/demo/Main.java":    "package demo;\n\npublic class Main {\n    void run() {\n        Greeter g = new Greeter(\"world\");\n        System.out.println(g.greet());\n    }\n}\n",
 	}
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	root = testtree.New(t, files)
 	return root, filepath.Join(root, "src", "demo", "Main.java"), files["src/demo/Main.java"]
 }
 

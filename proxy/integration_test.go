@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 )
@@ -28,12 +29,7 @@ import (
 func requireJDTLS(t *testing.T) string {
 	t.Helper()
 	home, err := jdtls.ResolveHome("")
-	if err != nil {
-		if os.Getenv("REPILOT_SKIP_JDTLS") == "1" {
-			t.Skipf("REPILOT_SKIP_JDTLS=1 and JDT LS is missing: %v", err)
-		}
-		t.Fatalf("JDT LS is needed for this test: %v (run scripts/install-jdtls.sh, or set REPILOT_SKIP_JDTLS=1 to skip)", err)
-	}
+	realpart.JDTLS.Require(t, err)
 	return home
 }
 

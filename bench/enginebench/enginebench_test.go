@@ -17,6 +17,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 )
 
@@ -41,12 +42,7 @@ func TestMain(m *testing.M) {
 func workspace(t testing.TB) *Workspace {
 	t.Helper()
 	home, err := jdtls.ResolveHome("")
-	if err != nil {
-		if os.Getenv("REPILOT_SKIP_JDTLS") == "1" {
-			t.Skipf("REPILOT_SKIP_JDTLS=1 and no JDT LS: %v", err)
-		}
-		t.Fatalf("this integration test needs JDT LS: run scripts/install-jdtls.sh (or set REPILOT_SKIP_JDTLS=1 to skip): %v", err)
-	}
+	realpart.JDTLS.Require(t, err)
 	ws.once.Do(func() {
 		bugs, err := corpus.Load(corpusDir)
 		if err != nil {

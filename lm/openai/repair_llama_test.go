@@ -15,6 +15,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/lm"
 	"github.com/repilot-lsp/repilot-lsp/lm/openai/llamatest"
@@ -40,12 +41,7 @@ var jdt struct {
 func sharedJDT(t testing.TB) (*engine.JDT, corpus.Bug, string) {
 	t.Helper()
 	home, err := jdtls.ResolveHome("")
-	if err != nil {
-		if os.Getenv("REPILOT_SKIP_JDTLS") == "1" {
-			t.Skipf("REPILOT_SKIP_JDTLS=1 and no JDT LS: %v", err)
-		}
-		t.Fatalf("this integration test needs JDT LS: run scripts/install-jdtls.sh (or set REPILOT_SKIP_JDTLS=1 to skip): %v", err)
-	}
+	realpart.JDTLS.Require(t, err)
 	jdt.once.Do(func() {
 		began := time.Now()
 		jdt.bug, jdt.err = corpus.LoadBug(filepath.Join("..", "..", "testdata", "bugs", benchBug))
