@@ -24,20 +24,10 @@ import (
 )
 
 func TestRepairCommandWithLlamaServer(t *testing.T) {
-	bin := llamatest.Require(t)
-	r := realRepairer(t)
-	modelPath, err := llamatest.RandomModel("deepseek-coder", "tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
-	srv, err := llamatest.Start(ctx, llamatest.Options{Binary: bin, Model: modelPath,
-		LogFile: filepath.Join(t.TempDir(), "llama-server.log")})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { srv.Close() })
+	srv := llamatest.StartRandom(ctx, t, "deepseek-coder", "tiny", llamatest.Options{LogFile: filepath.Join(t.TempDir(), "llama-server.log")})
+	r := realRepairer(t)
 
 	bug, err := corpus.LoadBug(integrationBug)
 	if err != nil {

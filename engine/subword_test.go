@@ -84,20 +84,11 @@ func llamaTokenize(ctx context.Context, root, text string) ([]string, error) {
 }
 
 func TestSubwordSoundnessOnBugCorpus(t *testing.T) {
-	bin := llamatest.Require(t)
-	model, err := llamatest.RandomModel("deepseek-coder", "tiny")
-	if err != nil {
-		t.Fatalf("the deepseek-coder tokenizer model: %v", err)
-	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
 	defer cancel()
-	srv, err := llamatest.Start(ctx, llamatest.Options{Binary: bin, Model: model, Ctx: 2048, Threads: 1})
-	if err != nil {
-		t.Fatalf("starting llama-server: %v", err)
-	}
-	defer srv.Close()
+	srv := llamatest.StartRandom(ctx, t, "deepseek-coder", "tiny", llamatest.Options{Ctx: 2048, Threads: 1})
 	eng, bugs, roots := corpusJDT(t)
-	t.Logf("JDT LS for %d projects ready in %v; tokenizer: %s", len(bugs), corpusEngine.took.Round(time.Millisecond), filepath.Base(model))
+	t.Logf("JDT LS for %d projects ready in %v; tokenizer: %s", len(bugs), corpusEngine.took.Round(time.Millisecond), filepath.Base(srv.Model))
 
 	var total Stats
 	var feasible, crossing int

@@ -121,10 +121,11 @@ type Options struct {
 
 // Server is a running llama-server.
 type Server struct {
-	URL  string // API base, "http://127.0.0.1:PORT/v1"
-	Root string // "http://127.0.0.1:PORT"
-	cmd  *exec.Cmd
-	done chan error
+	URL   string // API base, "http://127.0.0.1:PORT/v1"
+	Root  string // "http://127.0.0.1:PORT"
+	Model string // the GGUF file it serves (Options.Model)
+	cmd   *exec.Cmd
+	done  chan error
 }
 
 // Start runs llama-server on a free loopback port and waits until /health
@@ -160,9 +161,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		return nil, fmt.Errorf("starting %s: %w", o.Binary, err)
 	}
 	s := &Server{
-		Root: fmt.Sprintf("http://127.0.0.1:%d", port),
-		cmd:  cmd,
-		done: make(chan error, 1),
+		Root:  fmt.Sprintf("http://127.0.0.1:%d", port),
+		Model: o.Model,
+		cmd:   cmd,
+		done:  make(chan error, 1),
 	}
 	s.URL = s.Root + "/v1"
 	go func() { s.done <- cmd.Wait() }()
@@ -202,6 +204,37 @@ func (s *Server) Close() error {
 	return nil
 }
 
+// StartRandom starts a llama-server of the test's own (not Shared's) on
+// RandomModel(vocab, shape), with o's settings (o.Binary and o.Model are
+// filled in here), and stops it when the test ends (t.Cleanup). It applies
+// Require's rule first, so a missing llama-server fails the test, or skips it
+// with REPILOT_SKIP_LLAMA=1; it fails the test when the model cannot be made
+// or the server is not ready within ctx.
+func StartRandom(ctx context.Context, t testing.TB, vocab, shape string, o Options) *Server {
+	t.Helper()
+	o.Binary = Require(t)
+	srv, err := startRandom(ctx, vocab, shape, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	return srv
+}
+
+// startRandom makes RandomModel(vocab, shape) and starts o.Binary on it.
+func startRandom(ctx context.Context, vocab, shape string, o Options) (*Server, error) {
+	model, err := RandomModel(vocab, shape)
+	if err != nil {
+		return nil, err
+	}
+	o.Model = model
+	srv, err := Start(ctx, o)
+	if err != nil {
+		return nil, fmt.Errorf("starting llama-server on %s: %w", model, err)
+	}
+	return srv, nil
+}
+
 func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -230,19 +263,14 @@ func Shared(t testing.TB) *Server {
 		if shape == "" {
 			shape = "tiny"
 		}
-		model, err := RandomModel("deepseek-coder", shape)
-		if err != nil {
-			shared.err = err
-			return
-		}
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 		defer cancel()
 		log := filepath.Join(os.TempDir(), fmt.Sprintf("repilot-llamatest-%d.log", os.Getpid()))
-		shared.srv, shared.err = Start(ctx, Options{Binary: bin, Model: model, LogFile: log})
+		shared.srv, shared.err = startRandom(ctx, "deepseek-coder", shape, Options{Binary: bin, LogFile: log})
 		shared.took = time.Since(began)
 	})
 	if shared.err != nil {
-		t.Fatalf("starting llama-server: %v", shared.err)
+		t.Fatal(shared.err)
 	}
 	return shared.srv
 }
