@@ -16,7 +16,6 @@ package search
 
 import (
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -24,6 +23,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/lm/openai/llamatest"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
 )
@@ -135,13 +135,14 @@ func miniLM(t *testing.T) string {
 	return miniPath
 }
 
-// startServer runs llama-server with model and extra arguments for the test.
-func startServer(t *testing.T, bin, model string, args ...string) *llamatest.Server {
+// startServer runs llama-server on model with extra arguments, stopped when
+// the test ends.
+func startServer(t *testing.T, model string, args ...string) *llamatest.Server {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	srv, err := llamatest.Start(ctx, llamatest.Options{Binary: bin, Model: model, Ctx: 4096, Args: args,
-		LogFile: filepath.Join(t.TempDir(), "llama-server.log")})
+	srv, err := llamatest.Start(ctx, llamatest.Options{Binary: llamatest.Require(t), Model: model, Ctx: 4096,
+		Args: args, LogFile: filepath.Join(t.TempDir(), "llama-server.log")})
 	if err != nil {
 		t.Fatalf("starting llama-server with %s: %v", filepath.Base(model), err)
 	}
@@ -149,16 +150,33 @@ func startServer(t *testing.T, bin, model string, args ...string) *llamatest.Ser
 	return srv
 }
 
-// writeFiles writes files under a new temporary root.
-func writeFiles(t *testing.T, files map[string]string) string {
+// miniLMEngine indexes semanticFiles with all-MiniLM-L6-v2 served by
+// llama-server for the dense streams and chat (nil: none) for the others,
+// and embeds every unit before it returns.
+func miniLMEngine(ctx context.Context, t *testing.T, chat llm.Chat) *Engine {
 	t.Helper()
-	root := t.TempDir()
-	for rel, text := range files {
-		if err := os.WriteFile(filepath.Join(root, rel), []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
+	llamatest.Require(t)
+	srv := startServer(t, miniLM(t), "--embeddings", "--pooling", "mean", "-b", "2048", "-ub", "2048")
+	emb, err := llm.NewEmbedder(llm.Config{BaseURL: srv.URL, Model: "all-MiniLM-L6-v2"})
+	if err != nil {
+		t.Fatal(err)
 	}
-	return root
+	cfg := Config{Root: testtree.New(t, semanticFiles), CacheDir: t.TempDir(), Embedder: emb}
+	if chat != nil {
+		cfg.Chat = chat
+	}
+	e, err := New(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	if err := e.Build(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.SyncEmbeddings(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	return e
 }
 
 // rankOf is the 1-based rank of the function named name in ids (0: absent).
@@ -172,26 +190,9 @@ func rankOf(e *Engine, ids []string, name string) int {
 }
 
 func TestLlamaDenseMiniLM(t *testing.T) {
-	bin := llamatest.Require(t)
-	model := miniLM(t)
-	srv := startServer(t, bin, model, "--embeddings", "--pooling", "mean", "-b", "2048", "-ub", "2048")
-	emb, err := llm.NewEmbedder(llm.Config{BaseURL: srv.URL, Model: "all-MiniLM-L6-v2"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, err := New(Config{Root: writeFiles(t, semanticFiles), CacheDir: t.TempDir(), Embedder: emb})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	if err := e.Build(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.SyncEmbeddings(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	e := miniLMEngine(ctx, t, nil)
 	var denseRR, lexRR float64
 	for _, q := range semanticQueries {
 		res, err := e.Search(ctx, Query{Text: q.query, K: 12})
@@ -223,21 +224,13 @@ func TestLlamaDenseMiniLM(t *testing.T) {
 }
 
 func TestLlamaChatStreams(t *testing.T) {
-	bin := llamatest.Require(t)
-	emb := startServer(t, bin, miniLM(t), "--embeddings", "--pooling", "mean", "-b", "2048", "-ub", "2048")
-	chatModel, err := llamatest.RandomModel("deepseek-coder", "tiny")
-	if err != nil {
-		t.Fatal(err)
-	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
 	// With its default Jinja templates llama-server parses every reply for
 	// reasoning and tool calls, which random text fails (HTTP 500 "does not
 	// match the expected peg-native format"); --no-jinja uses the built-in
 	// template.
-	chatSrv := startServer(t, bin, chatModel, "--no-jinja")
-	embedder, err := llm.NewEmbedder(llm.Config{BaseURL: emb.URL, Model: "all-MiniLM-L6-v2"})
-	if err != nil {
-		t.Fatal(err)
-	}
+	chatSrv := llamatest.StartRandom(ctx, t, "deepseek-coder", "tiny", llamatest.Options{Ctx: 4096, Args: []string{"--no-jinja"}})
 	chat, err := llm.NewChat(llm.Config{BaseURL: chatSrv.URL, Model: "random-tiny"})
 	if err != nil {
 		t.Fatal(err)
@@ -246,19 +239,7 @@ func TestLlamaChatStreams(t *testing.T) {
 	// special tokens that llama-server's reply parser rejects (HTTP 500
 	// "does not match the expected Content-only format"): keep replies short.
 	chat.MaxTokens = 12
-	e, err := New(Config{Root: writeFiles(t, semanticFiles), CacheDir: t.TempDir(), Embedder: embedder, Chat: chat})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
-	defer cancel()
-	if err := e.Build(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
-	if err := e.SyncEmbeddings(ctx, nil); err != nil {
-		t.Fatal(err)
-	}
+	e := miniLMEngine(ctx, t, chat)
 	res, err := e.Search(ctx, Query{Text: "average of several numbers", K: 5, Lang: "python"})
 	if err != nil {
 		t.Fatal(err)
