@@ -118,6 +118,9 @@ func retry(ctx context.Context, n int, f func() error) error {
 func transient(err error) bool {
 	var api *openai.APIError
 	if errors.As(err, &api) {
+		if unparsedReply(err) {
+			return false // the same reply would fail the same way
+		}
 		return api.HTTPStatusCode == 429 || api.HTTPStatusCode >= 500
 	}
 	var req *openai.RequestError
@@ -125,6 +128,14 @@ func transient(err error) bool {
 		return req.HTTPStatusCode == 429 || req.HTTPStatusCode >= 500
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// unparsedReply says whether err is llama-server's HTTP 500 for a reply
+// that its chat template's output parser rejected ("The model produced
+// output that does not match the expected peg-native format"; seen with
+// llama.cpp's default Jinja templates). Retrying repeats the same reply.
+func unparsedReply(err error) bool {
+	return strings.Contains(err.Error(), "does not match the expected")
 }
 
 // OpenAIEmbedder calls POST {BaseURL}/embeddings.
@@ -300,6 +311,10 @@ func (c *OpenAIChat) Complete(ctx context.Context, system, user string) (string,
 		return err
 	})
 	if err != nil {
+		if unparsedReply(err) {
+			return "", fmt.Errorf("llm: chat with %s: %w (llama-server could not parse the model's reply with the "+
+				"chat template's reply format; restart it with --no-jinja, or give it the model's own template)", c.cfg.Model, err)
+		}
 		return "", fmt.Errorf("llm: chat with %s: %w", c.cfg.Model, err)
 	}
 	if len(res.Choices) == 0 {

@@ -2,8 +2,12 @@ package llm
 
 import (
 	"context"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/search/llm/llmtest"
@@ -127,5 +131,30 @@ func TestEmbedderCutsTooLongInputs(t *testing.T) {
 	s.MaxInputBytes = 1 // nothing fits: the error comes back
 	if _, err := e.Embed(context.Background(), []string{long}); err == nil || !strings.Contains(err.Error(), "larger than") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// llama-server answers HTTP 500 when its chat template's reply parser
+// rejects the model's text; the same request would fail the same way, so
+// the client does not retry it and says what to change on the server.
+func TestChatUnparsedReplyNotRetried(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		w.Header().Set("Content-Type", "application/json")
+		w.WriteHeader(http.StatusInternalServerError)
+		io.WriteString(w, `{"error":{"code":500,"message":"The model produced output that does not match the expected peg-native format","type":"server_error"}}`)
+	}))
+	defer srv.Close()
+	c, err := NewChat(Config{BaseURL: srv.URL + "/v1", Model: "m", Retries: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = c.Complete(context.Background(), "s", "u")
+	if err == nil || !strings.Contains(err.Error(), "--no-jinja") {
+		t.Errorf("error %v: want the --no-jinja hint", err)
+	}
+	if n := calls.Load(); n != 1 {
+		t.Errorf("%d requests, want 1 (not retried)", n)
 	}
 }
