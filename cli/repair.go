@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 	"time"
@@ -382,10 +383,15 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 // output shows under the patch (--json has the whole tail).
 const testTailLines = 3
 
-// lastLines returns the last n non-blank lines of s, trimmed on the right.
+// ansiEscape matches terminal colour and cursor sequences (ECMA-48 CSI),
+// which test runners such as Maven print even into a pipe.
+var ansiEscape = regexp.MustCompile(`\x1b\[[0-9;?]*[ -/]*[@-~]`)
+
+// lastLines returns the last n non-blank lines of s, trimmed on the right,
+// without terminal escape sequences.
 func lastLines(s string, n int) []string {
 	var out []string
-	lines := strings.Split(s, "\n")
+	lines := strings.Split(ansiEscape.ReplaceAllString(s, ""), "\n")
 	for i := len(lines) - 1; i >= 0 && len(out) < n; i-- {
 		if l := strings.TrimRight(lines[i], " \t\r"); strings.TrimSpace(l) != "" {
 			out = append([]string{l}, out...)

@@ -116,4 +116,7 @@ func TestWriteDiffsShowsTestTailAndHiddenCandidates(t *testing.T) {
 	if got := lastLines("a\nb\n\nc\n", 2); strings.Join(got, "|") != "b|c" {
 		t.Errorf("lastLines = %q, want [b c]", got)
 	}
+	if got := lastLines("\x1b[1;31mERROR\x1b[m] No POM\n", 1); len(got) != 1 || got[0] != "ERROR] No POM" {
+		t.Errorf("lastLines kept terminal escapes: %q", got)
+	}
 }

@@ -311,7 +311,8 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 		})
 	}
 	if len(res.Hits) == 0 {
-		fmt.Fprintln(stdout, "no results")
+		fmt.Fprintln(stdout, "no results: no code unit shares a word with the query (common words such as \"the\" "+
+			"and \"of\" do not count); try other words, or add --embed-url for search by meaning")
 		return nil
 	}
 	for i, h := range res.Hits {

@@ -84,7 +84,7 @@ step "4/$steps Maven dependencies of the bug fixtures"
 if [ "$maven" = 1 ]; then
   scripts/warm-maven.sh
 else
-  info "skipped (--no-maven)"
+  info "skipped (--no-maven; only the Maven bug fixtures need it, not the example)"
 fi
 
 apt_install() { # apt_install PACKAGE WHY: installs a Debian package when root, else says how.
@@ -113,7 +113,7 @@ if [ "$tests" = 1 ]; then
     for tool in cmake g++ git python3; do
       need "$tool" "Debian: apt-get install -y cmake g++ git python3 (or set REPILOT_SKIP_LLAMA=1)"
     done
-    if ! python3 -c 'import numpy' 2>/dev/null; then
+    if ! python3 -c 'import numpy' 2>/dev/null && ! /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
       if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
         info "installing python3-numpy with apt-get (the model generator needs numpy)"
         DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-numpy >/dev/null ||

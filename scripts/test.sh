@@ -15,8 +15,10 @@
 #      (scripts/check-corpus.sh)
 #   7. editor plugins (scripts/check-editors.sh): the VS Code extension's unit
 #      tests and syntax check (node), the Neovim plugin's headless tests (when
-#      nvim is installed)
-# Fits in about 50 minutes on 2 cores, including building llama-server once.
+#      nvim is installed), then VS Code end to end (scripts/check-vscode-e2e.sh:
+#      code-server driven by Chromium)
+# About 20-25 minutes on 2 cores with the caches warm; building llama-server
+# the first time adds about 10 minutes, the first code-server install a few.
 # Every step runs even when an earlier one failed (so one run shows every
 # problem); the summary at the end lists each step's result and time, and the
 # exit status is 1 if any step failed.
@@ -26,6 +28,11 @@
 #   REPILOT_SKIP_JDTLS=1 JDT LS tests skip (and say so) instead of failing
 #   REPILOT_SKIP_LLAMA=1 llama-server is not built; its tests skip (and say so)
 set -euo pipefail
+case "${1:-}" in
+  -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
+  "") ;;
+  *) echo "scripts/test.sh takes no arguments (got $1); see scripts/test.sh --help" >&2; exit 2 ;;
+esac
 . "$(dirname "$0")/lib.sh"
 cd "$root"
 need go "Install Go 1.26 or newer"
