@@ -80,7 +80,7 @@ Progress goes to stderr; patches to stdout.`,
 	fl.StringVar(&f.project, "project", "", "project root directory (required)")
 	fl.StringVar(&f.file, "file", "", "the Java file, relative to the project or absolute (required)")
 	fl.StringVar(&f.lines, "lines", "", `buggy lines "A-B" (1-based, inclusive), "A", or "A-(A-1)" to insert before A (required)`)
-	addSamplingFlags(fl, &f.sampling, "candidates to sample")
+	addSamplingFlags(fl, &f.sampling, "samples to draw (each ends in at most one candidate; equal candidates merge)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print JSON instead of diffs")
 	addJDTLSFlag(fl, &f.jdtls)
 	addStateDirFlag(fl, &f.stateDir, false)
