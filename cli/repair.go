@@ -263,7 +263,7 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	res, err := r.Repair(ctx, repair.Request{
 		Root: t.root, File: t.file, Text: t.text,
 		StartLine: t.start, EndLine: t.end,
-		Options: opts, TestCmd: testCmd, TestTimeout: f.testTimeout,
+		Options: opts, TestCmd: testCmd, TestTimeout: f.testTimeout, TestBuggy: true,
 	}, progress)
 	if err != nil {
 		// An interrupted repair returns what it found with its error: print
@@ -377,6 +377,17 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 	if more := len(res.Candidates) - len(res.Patches); more > 0 && len(res.Patches) > 0 {
 		fmt.Fprintf(w, "\n# %s not shown (ranked lower; --keep N prints more)\n", plural(more, "more candidate", "more candidates"))
 	}
+	if bt := res.BuggyTest; bt != nil {
+		if bt.Passed {
+			fmt.Fprintln(w, "\n# note: the test command passes on the buggy code as well, so it cannot tell a fix from the bug")
+		} else {
+			fmt.Fprintln(w, "\n# no candidate passed the tests; on the buggy project they fail too, ending with")
+			fmt.Fprintln(w, "# (if this is not the failure you expected, check the test command):")
+		}
+		for _, l := range lastLines(bt.Output, testTailLines) {
+			fmt.Fprintf(w, "#   buggy: %s\n", l)
+		}
+	}
 }
 
 // testTailLines is how many lines of a failing test's output the text
@@ -435,8 +446,11 @@ func writeJSON(w io.Writer, t repairTarget, opts repair.Options, res *repair.Res
 		Seed             int64        `json:"seed"`
 		Patches          []jsonPatch  `json:"patches"`
 		Stats            repair.Stats `json:"stats"`
+		// BuggyTest: the test command on the unpatched project, run when no
+		// tested candidate passed (repair.Result.BuggyTest).
+		BuggyTest *repair.TestRun `json:"buggy_test,omitempty"`
 	}{interruptedAfter != "", interruptedAfter,
-		t.root, filepath.ToSlash(rel), t.start, t.end, opts.Variant(), opts.Seed, []jsonPatch{}, res.Stats}
+		t.root, filepath.ToSlash(rel), t.start, t.end, opts.Variant(), opts.Seed, []jsonPatch{}, res.Stats, res.BuggyTest}
 	for i, p := range res.Patches {
 		errs := p.NewErrors
 		if errs == nil {

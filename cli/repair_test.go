@@ -120,3 +120,33 @@ func TestWriteDiffsShowsTestTailAndHiddenCandidates(t *testing.T) {
 		t.Errorf("lastLines kept terminal escapes: %q", got)
 	}
 }
+
+// TestWriteDiffsShowsBuggyTestRun: when no tested candidate passed, the text
+// output shows how the tests end on the buggy project, and says so when they
+// pass there too.
+func TestWriteDiffsShowsBuggyTestRun(t *testing.T) {
+	failing := repair.Patch{Compilable: true, Tested: true, Diff: "--- a\n+++ b\n", TestOutput: "[ERROR] No POM in this directory\n"}
+	for _, c := range []struct {
+		run  repair.TestRun
+		want []string
+	}{
+		{repair.TestRun{Output: "[ERROR] No POM in this directory\n"},
+			[]string{"# no candidate passed the tests; on the buggy project they fail too", "#   buggy: [ERROR] No POM in this directory\n"}},
+		{repair.TestRun{Passed: true, Output: "OK (3 tests)\n"},
+			[]string{"# note: the test command passes on the buggy code as well", "#   buggy: OK (3 tests)\n"}},
+	} {
+		run := c.run
+		var b strings.Builder
+		writeDiffs(&b, &repair.Result{Patches: []repair.Patch{failing}, Candidates: []repair.Patch{failing}, BuggyTest: &run})
+		for _, want := range c.want {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("output lacks %q:\n%s", want, b.String())
+			}
+		}
+	}
+	var b strings.Builder
+	writeDiffs(&b, &repair.Result{Patches: []repair.Patch{failing}, Candidates: []repair.Patch{failing}})
+	if strings.Contains(b.String(), "buggy") {
+		t.Errorf("a result without BuggyTest mentions the buggy run:\n%s", b.String())
+	}
+}

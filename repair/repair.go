@@ -34,6 +34,11 @@ type Request struct {
 	// applied; exit 0 makes the patch plausible. TestTimeout bounds it.
 	TestCmd     []string
 	TestTimeout time.Duration
+	// TestBuggy, with TestCmd, runs the tests once on the buggy project when
+	// they ran on candidates and none passed (Result.BuggyTest): one more
+	// test run, made for a person reading the result (the CLI), not for
+	// benchmarks.
+	TestBuggy bool
 }
 
 // Options are the knobs of Algorithm 1. Prune, Memo and ActiveComplete select
@@ -122,6 +127,19 @@ type Result struct {
 	// usual and the others with Patch.Unvalidated set, ranked the same way.
 	// Repair returns such a Result together with an error wrapping ctx.Err().
 	Interrupted bool
+	// BuggyTest is Request.TestCmd run once on the project as it is (the
+	// buggy hunk), made only with Request.TestBuggy when the tests ran on at
+	// least one candidate and none passed; nil otherwise. It tells a test command that cannot pass
+	// at all (a missing build file, a typo: the buggy project fails the same
+	// way) from tests the candidates fail, and a command that passes on the
+	// bug too, which cannot tell a fix from the bug.
+	BuggyTest *TestRun
+}
+
+// TestRun is the outcome of one run of a test command.
+type TestRun struct {
+	Passed bool   `json:"passed"` // exit status 0 within the timeout
+	Output string `json:"output"` // tail of stdout and stderr, with a note on a timeout
 }
 
 // Progress receives human-readable progress: message and percentage 0-100.

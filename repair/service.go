@@ -116,6 +116,18 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 			return nil, err
 		}
 	}
+	if err == nil && req.TestBuggy && len(req.TestCmd) > 0 && st.Tested > 0 && !anyPlausible(patches) {
+		progress("no candidate passed the tests: running them on the buggy project", 99)
+		tr, terr := runTests(ctx, req.Root, rel, req.Text, req.TestCmd, req.TestTimeout)
+		switch {
+		case terr == nil:
+			res.BuggyTest = &TestRun{Passed: tr.Passed, Output: tr.Output}
+		case ctx.Err() != nil:
+			err = terr // interrupted: the partial result below
+		default:
+			res.BuggyTest = &TestRun{Output: "could not run: " + terr.Error()}
+		}
+	}
 	rank(patches)
 	res.Candidates = patches
 	res.Patches = patches[:min(len(patches), opts.KeepTop)]
@@ -128,6 +140,16 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	}
 	progress(fmt.Sprintf("done: %s, %s", plural(len(patches), "candidate", "candidates"), plural(len(res.Patches), "patch", "patches")), 100)
 	return res, nil
+}
+
+// anyPlausible says whether a patch passed the tests.
+func anyPlausible(ps []Patch) bool {
+	for _, p := range ps {
+		if p.Plausible {
+			return true
+		}
+	}
+	return false
 }
 
 // plural is "1 line" or "n lines": n followed by one or many.

@@ -218,3 +218,38 @@ func TestMissingTestCommandFailsEarly(t *testing.T) {
 		t.Fatalf("err %v after %d model sessions; want an error naming the command before sampling", err, len(m.fims))
 	}
 }
+
+// TestBuggyTestRunWhenNoCandidatePasses: when the tests ran on candidates
+// and none passed, the repair runs them once on the buggy project and
+// reports how that went (here they pass: the command cannot tell a fix from
+// the bug); when a candidate passes, it does not.
+func TestBuggyTestRunWhenNoCandidatePasses(t *testing.T) {
+	root := project(t)
+	next := table(map[string][]tok{
+		"":               {{"    int x = 2;", 0.6, false}, {"    int x = 3;", 0.4, false}},
+		"    int x = 2;": {{"\n", 1, true}},
+		"    int x = 3;": {{"\n", 1, true}},
+	})
+	r := request(variant(t, "base", func(o *Options) { o.Samples = 10 }))
+	r.Root, r.File = root, filepath.Join(root, "src", "A.java")
+	r.TestCmd = []string{"grep", "-q", "int x = 1;", "src/A.java"} // passes on the buggy line only
+	if res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r); res.BuggyTest != nil {
+		t.Fatalf("BuggyTest = %+v without Request.TestBuggy; want nil", res.BuggyTest)
+	}
+	r.TestBuggy = true
+	res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r)
+	if res.Stats.Tested != 2 || anyPlausible(res.Candidates) {
+		t.Fatalf("tested %d, patches %+v; want two tested, none plausible", res.Stats.Tested, res.Candidates)
+	}
+	if res.BuggyTest == nil || !res.BuggyTest.Passed {
+		t.Fatalf("BuggyTest = %+v; want the buggy project's run, passing", res.BuggyTest)
+	}
+	r.TestCmd = []string{"grep", "-q", "int x = 3;", "src/A.java"} // one candidate passes
+	if res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r); res.BuggyTest != nil {
+		t.Fatalf("BuggyTest = %+v with a plausible patch; want nil", res.BuggyTest)
+	}
+	r.TestCmd = nil
+	if res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r); res.BuggyTest != nil {
+		t.Fatalf("BuggyTest = %+v without a test command; want nil", res.BuggyTest)
+	}
+}
