@@ -265,47 +265,39 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 		StartLine: t.start, EndLine: t.end,
 		Options: opts, TestCmd: testCmd, TestTimeout: f.testTimeout, TestBuggy: true,
 	}, progress)
+	// An interrupted repair returns what it found with its error: that is
+	// printed, then the error reported (exit status 130 for Ctrl-C). With
+	// nothing found, or any other error, the error line alone is the output.
+	after := ""
 	if err != nil {
-		// An interrupted repair returns what it found with its error: print
-		// that, then report the error (exit status 130 for Ctrl-C). With
-		// nothing found, the error line alone is the output, as before.
 		if res == nil || !res.Interrupted || len(res.Candidates) == 0 {
 			return err
 		}
-		if !f.quiet {
-			fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats))
-		}
-		after := interruptedAfter(res, opts)
-		if f.jsonOut {
-			if jerr := writeJSON(stdout, t, opts, res, after); jerr != nil {
-				return jerr
-			}
-			return err
-		}
-		fmt.Fprintf(stdout, "# interrupted after %s\n", after)
-		writeDiffs(stdout, res)
-		return err
+		after = interruptedAfter(res, opts)
 	}
 	if !f.quiet {
 		fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats))
 	}
 	// No patch at all is a failure (exit status 1) after the output, so
 	// that a script can tell it from success; the JSON still has the stats.
-	var noPatch error
-	if len(res.Patches) == 0 {
-		noPatch = errors.New("no patch: no sample produced a candidate different from the buggy lines")
+	fail := err
+	if fail == nil && len(res.Patches) == 0 {
+		fail = errors.New("no patch: no sample produced a candidate different from the buggy lines")
 		if t.insertion() {
-			noPatch = errors.New("no patch: every sample inserted nothing")
+			fail = errors.New("no patch: every sample inserted nothing")
 		}
 	}
 	if f.jsonOut {
-		if err := writeJSON(stdout, t, opts, res, ""); err != nil {
+		if err := writeJSON(stdout, t, opts, res, after); err != nil {
 			return err
 		}
-		return noPatch
+		return fail
+	}
+	if after != "" {
+		fmt.Fprintf(stdout, "# interrupted after %s\n", after)
 	}
 	writeDiffs(stdout, res)
-	return noPatch
+	return fail
 }
 
 // interruptedAfter says how far an interrupted repair got, e.g. "7 of 20

@@ -121,7 +121,7 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 		tr, terr := runTests(ctx, req.Root, rel, req.Text, req.TestCmd, req.TestTimeout)
 		switch {
 		case terr == nil:
-			res.BuggyTest = &TestRun{Passed: tr.Passed, Output: tr.Output}
+			res.BuggyTest = &tr
 		case ctx.Err() != nil:
 			err = terr // interrupted: the partial result below
 		default:

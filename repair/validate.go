@@ -81,38 +81,32 @@ func newErrors(buggy, patched []engine.CompileError, buggyFrom, buggyTo, patched
 	return out
 }
 
-// testResult is the outcome of one test command run.
-type testResult struct {
-	Passed bool
-	Output string // tail of stdout+stderr, with a note on timeout
-}
-
 // runTests copies root to a scratch directory (skipping SkipDirs), writes
 // patched at rel (slash-separated, relative to root) there, and runs argv with
 // the copy as working directory. The command runs in its own process group,
 // which is killed when ctx ends or timeout passes. A command that cannot start
 // is an error; a failing or timed-out command is a result with Passed false.
-func runTests(ctx context.Context, root, rel, patched string, argv []string, timeout time.Duration) (testResult, error) {
+func runTests(ctx context.Context, root, rel, patched string, argv []string, timeout time.Duration) (TestRun, error) {
 	if len(argv) == 0 {
-		return testResult{}, errors.New("empty test command")
+		return TestRun{}, errors.New("empty test command")
 	}
 	if timeout <= 0 {
 		timeout = DefaultTestTimeout
 	}
 	dir, err := os.MkdirTemp("", "repilot-test-*")
 	if err != nil {
-		return testResult{}, err
+		return TestRun{}, err
 	}
 	defer os.RemoveAll(dir)
 	if err := copyTree(ctx, root, dir); err != nil {
-		return testResult{}, fmt.Errorf("copying %s for tests: %w", root, err)
+		return TestRun{}, fmt.Errorf("copying %s for tests: %w", root, err)
 	}
 	dst := filepath.Join(dir, filepath.FromSlash(rel))
 	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return testResult{}, err
+		return TestRun{}, err
 	}
 	if err := os.WriteFile(dst, []byte(patched), 0o644); err != nil {
-		return testResult{}, err
+		return TestRun{}, err
 	}
 
 	tctx, cancel := context.WithTimeout(ctx, timeout)
@@ -129,7 +123,7 @@ func runTests(ctx context.Context, root, rel, patched string, argv []string, tim
 	}
 	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Run()
-	res := testResult{Passed: err == nil, Output: out.String()}
+	res := TestRun{Passed: err == nil, Output: out.String()}
 	switch {
 	case err == nil:
 	case ctx.Err() != nil:
