@@ -197,6 +197,8 @@ func trainModel(ctx context.Context, root string, progress repair.Progress) (*ng
 	for _, s := range model.Sources() {
 		if s.Note != "" {
 			progress(fmt.Sprintf("n-gram model: %s source not used: %s", s.Kind, s.Note), 0)
+		} else if s.Chosen != "" {
+			progress(fmt.Sprintf("n-gram model: learned from the sources of %s", s.Chosen), 0)
 		}
 	}
 	progress(fmt.Sprintf("n-gram model %s ready after %s", model.Name(), time.Since(began).Round(100*time.Millisecond)), 0)

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Installs everything repilot-lsp needs on a fresh machine (Debian 12 with
 # Java 17, Go, Node/npm and Maven preinstalled; nothing else is assumed):
-#   1. checks the tools above and says how to get a missing one;
+#   1. checks the tools above and says how to get a missing one; installs the
+#      sources of the JDK in use when Debian's lib/src.zip link dangles
+#      (openjdk-N-source, as root; the embedded model learns from them);
 #   2. Eclipse JDT LS 1.20.0 via scripts/install-jdtls.sh (from npm coc-java,
 #      cached in $REPILOT_CACHE/jdtls-1.20.0);
 #   3. builds bin/repilot-lsp (go build; modules come from the Go proxy and
@@ -17,6 +19,8 @@
 #      (scripts/models/make-minilm.sh: its wheel from PyPI with pip, about
 #      90 MB once) for the search tests' dense streams.
 #      REPILOT_SKIP_LLAMA=1 skips this step (the tests then skip too).
+#      --tests also installs JDK 17's sources (openjdk-17-source) whatever
+#      the JDK in use, for the end check's grammar test, and Neovim.
 # Idempotent: finished steps are detected and not redone, so a second run takes
 # seconds. Nothing is written outside the clone except the caches named here.
 # Usage: scripts/install.sh [--no-maven] [--tests] [--no-next-steps]
@@ -35,7 +39,7 @@ for arg in "$@"; do
     --no-maven) maven=0 ;;
     --tests) tests=1 ;;
     --no-next-steps) next_steps=0 ;;
-    -h|--help) sed -n '2,26p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) die "unknown argument $arg (usage: scripts/install.sh [--no-maven] [--tests] [--no-next-steps])" ;;
   esac
 done
@@ -53,15 +57,39 @@ need go "Install Go 1.26 or newer (https://go.dev/dl/)"
 need npm "Install Node.js 20 with npm (Debian: apt-get install -y nodejs npm); npm fetches JDT LS"
 if [ "$maven" = 1 ]; then need mvn "Install Maven (Debian: apt-get install -y maven), or pass --no-maven"; fi
 jhome="${JAVA_HOME:-$(dirname "$(dirname "$(readlink -f "$(command -v java)")")")}"
-has_jdk_src() { # true when some JDK's lib/src.zip exists (a dangling link does not count)
-  local z
-  for z in "$jhome/lib/src.zip" /usr/lib/jvm/*/lib/src.zip; do [ -r "$z" ] && return 0; done
-  return 1
-}
-if ! has_jdk_src; then
-  warn "no JDK sources at $jhome/lib/src.zip: the embedded model then learns from your project only (Debian: apt-get install -y openjdk-17-source)"
+# The embedded model learns from the sources of the JDK in use (the one that
+# runs JDT LS), and the end check's grammar test needs JDK 17's: Debian ships
+# them apart, as openjdk-N-source, and leaves lib/src.zip a dangling link
+# until that package is installed.
+src_pkg=""
+if [ ! -r "$jhome/lib/src.zip" ]; then
+  case "$(readlink -f "$jhome")" in
+    /usr/lib/jvm/java-*-openjdk-*) src_pkg="openjdk-$(basename "$(readlink -f "$jhome")" | cut -d- -f2)-source" ;;
+  esac
 fi
 info "java $major, $(go version | cut -d' ' -f3), node $(node --version 2>/dev/null || echo '?'), npm $(npm --version)"
+
+apt_install() { # apt_install PACKAGE WHY: installs a Debian package when root, else says how.
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    info "installing $1 with apt-get ($2)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$1" >/dev/null ||
+      { DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$1" >/dev/null; } ||
+      die "apt-get install $1 failed"
+  else
+    die "$1 is missing ($2): apt-get install -y $1 as root"
+  fi
+}
+
+if [ -n "$src_pkg" ]; then
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
+    apt_install "$src_pkg" "the JDK sources at $jhome/lib/src.zip: the embedded model learns from them, the tests parse them"
+  else
+    warn "no JDK sources at $jhome/lib/src.zip: the embedded model then learns from another JDK's or your project only (as root: apt-get install -y $src_pkg)"
+  fi
+elif [ ! -r "$jhome/lib/src.zip" ]; then
+  warn "no JDK sources at $jhome/lib/src.zip: the embedded model then learns from another JDK's sources or your project only"
+fi
 
 step "2/$steps Eclipse JDT LS"
 if [ -n "${REPILOT_JDTLS_HOME:-}" ]; then
@@ -87,23 +115,13 @@ else
   info "skipped (--no-maven; only the Maven bug fixtures need it, not the example)"
 fi
 
-apt_install() { # apt_install PACKAGE WHY: installs a Debian package when root, else says how.
-  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null; then
-    info "installing $1 with apt-get ($2)"
-    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$1" >/dev/null ||
-      { DEBIAN_FRONTEND=noninteractive apt-get update -q >/dev/null &&
-        DEBIAN_FRONTEND=noninteractive apt-get install -y -q "$1" >/dev/null; } ||
-      die "apt-get install $1 failed"
-  else
-    die "$1 is missing ($2): apt-get install -y $1 as root"
-  fi
-}
-
 if [ "$tests" = 1 ]; then
-  # The tests need the JDK sources (the n-gram model's tests train on them)
-  # and Neovim (the plugin's end-to-end test); install them when missing.
-  if ! has_jdk_src; then
-    apt_install openjdk-17-source "the n-gram model tests train on the JDK sources"
+  # The tests need JDK 17's sources (installed above when Java 17 is the JDK
+  # in use; the end check's grammar test needs an archive at a verified
+  # level) and Neovim (the plugin's end-to-end test).
+  j17=$(ls -d /usr/lib/jvm/java-17-openjdk-* 2>/dev/null | head -1)
+  if [ -n "$j17" ] && [ ! -r "$j17/lib/src.zip" ]; then
+    apt_install openjdk-17-source "the end check's grammar test parses JDK 17's sources"
   fi
   command -v nvim >/dev/null 2>&1 || apt_install neovim "the Neovim plugin's end-to-end test"
   step "5/5 llama-server and a tiny random model (for the model integration tests)"

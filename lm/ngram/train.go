@@ -20,6 +20,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/javaenv"
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 )
 
@@ -75,26 +76,30 @@ type SourceInfo struct {
 	Cached   bool          // counts came from the disk cache
 	Duration time.Duration // time to read, lex and count (or load from cache)
 	Note     string        // why a source was not used, when it was not
+	// Chosen says, for the "jdk" source, which JDK the archive belongs to
+	// and the rule that chose it ("JDK 17 at /usr/lib/jvm/... (the JDK in
+	// use)").
+	Chosen string
 }
 
-// FindJDKSrcZip returns the JDK source archive to train on: $JAVA_HOME/lib/src.zip
-// if it exists, else the first of /usr/lib/jvm/*/lib/src.zip in lexical
-// order (Debian's openjdk-17-source package provides one), else "".
+// FindJDKSrcZip returns the JDK source archive to train on, by
+// javaenv.TrainingSrcZip's rule: the src.zip of the JDK in use (the one that
+// runs JDT LS: $JAVA_HOME, else java on PATH), else the newest JDK's under
+// /usr/lib/jvm; "" when no JDK has sources (Debian: openjdk-17-source).
 func FindJDKSrcZip() string {
-	if home := os.Getenv("JAVA_HOME"); home != "" {
-		p := filepath.Join(home, "lib", "src.zip")
-		if fileExists(p) {
-			return p
-		}
+	z, _, _ := javaenv.TrainingSrcZip()
+	return z.Path
+}
+
+// jdkChoice describes the archive FindJDKSrcZip chose, for
+// SourceInfo.Chosen: "JDK 17 at /usr/lib/jvm/java-17-openjdk-amd64 (the JDK
+// in use)".
+func jdkChoice(path string) string {
+	z, why, ok := javaenv.TrainingSrcZip()
+	if !ok || z.Path != path {
+		return "given by the caller"
 	}
-	matches, _ := filepath.Glob("/usr/lib/jvm/*/lib/src.zip")
-	slices.Sort(matches)
-	for _, p := range matches {
-		if fileExists(p) {
-			return p
-		}
-	}
-	return ""
+	return fmt.Sprintf("JDK %d at %s (%s)", z.Release, z.Home, why)
 }
 
 func fileExists(p string) bool {
@@ -124,6 +129,9 @@ func Train(ctx context.Context, src Sources, opt Options) (*Model, error) {
 			include = DefaultJDKInclude
 		}
 		info := SourceInfo{Kind: "jdk", Path: zipPath}
+		if zipPath != "" {
+			info.Chosen = jdkChoice(zipPath)
+		}
 		if zipPath == "" {
 			info.Note = "no src.zip found ($JAVA_HOME/lib/src.zip, /usr/lib/jvm/*/lib/src.zip); install openjdk-17-source"
 		} else {
