@@ -21,6 +21,10 @@ import (
 
 const corpusDir = "../testdata/bugs"
 
+// modernDir holds fixtures whose fixes use Java 17-25 syntax, each in a
+// Maven project set to its level (TestSoundnessModernFixtures).
+const modernDir = "testdata/modern"
+
 // corpusEngine is one JDT LS over copies of every fixture's project, shared
 // by the corpus tests and stopped after them (cleanups).
 var corpusEngine struct {
@@ -28,8 +32,12 @@ var corpusEngine struct {
 	eng   *JDT
 	bugs  []corpus.Bug
 	roots []string
-	err   error
-	took  time.Duration
+	// modern and modernRoots are modernDir's fixtures and their project
+	// copies, workspace folders of the same JDT LS.
+	modern      []corpus.Bug
+	modernRoots []string
+	err         error
+	took        time.Duration
 }
 
 // corpusJDT returns the corpus engine, the fixtures and their project copies
@@ -49,18 +57,31 @@ func corpusJDT(t testing.TB) (*JDT, []corpus.Bug, []string) {
 			c.err = err
 			return
 		}
-		for _, b := range c.bugs {
-			dst := filepath.Join(base, b.ID)
-			if err := os.CopyFS(dst, os.DirFS(b.ProjectDir())); err != nil {
-				c.err = err
-				return
+		c.modern, c.err = corpus.Load(modernDir)
+		if c.err != nil {
+			return
+		}
+		copyAll := func(bugs []corpus.Bug, dir string) ([]string, error) {
+			var roots []string
+			for _, b := range bugs {
+				dst := filepath.Join(base, dir, b.ID)
+				if err := os.CopyFS(dst, os.DirFS(b.ProjectDir())); err != nil {
+					return nil, err
+				}
+				roots = append(roots, dst)
 			}
-			c.roots = append(c.roots, dst)
+			return roots, nil
+		}
+		if c.roots, c.err = copyAll(c.bugs, "bugs"); c.err != nil {
+			return
+		}
+		if c.modernRoots, c.err = copyAll(c.modern, "modern"); c.err != nil {
+			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
 		defer cancel()
 		began := time.Now()
-		c.eng, c.err = StartJDT(ctx, jdtls.Options{Home: home, Root: c.roots[0], Folders: c.roots[1:],
+		c.eng, c.err = StartJDT(ctx, jdtls.Options{Home: home, Root: c.roots[0], Folders: append(c.roots[1:], c.modernRoots...),
 			StateDir: filepath.Join(base, ".state"), Stderr: os.Stderr, HeapMB: 2048,
 			Settings: map[string]any{"java.import.maven.offline.enabled": true}},
 			WithRequestTimeout(2*time.Minute))
@@ -88,6 +109,7 @@ func openFixture(ctx context.Context, t testing.TB, eng *JDT, b corpus.Bug, root
 	lines := corpus.SplitLines(string(data))
 	s, err := eng.Open(ctx, Hunk{URI: jdtls.FileURI(path),
 		Prefix: strings.Join(lines[:b.StartLine-1], ""),
+		Buggy:  strings.Join(lines[b.StartLine-1:b.EndLine], ""),
 		Suffix: strings.Join(lines[b.EndLine:], "")})
 	if err != nil {
 		t.Fatal(err)

@@ -299,7 +299,8 @@ func (e *JDT) Open(ctx context.Context, h Hunk) (Session, error) {
 	}
 	d.sessions++
 	sum := sha256.Sum256([]byte(h.URI + "\x00" + h.Prefix + "\x00" + h.Suffix))
-	return &jdtSession{e: e, h: h, id: hex.EncodeToString(sum[:12]), win: newLexWindow(h.Prefix), syntax: syntaxJudge{h: h}}, nil
+	return &jdtSession{e: e, h: h, id: hex.EncodeToString(sum[:12]), win: newLexWindow(h.Prefix),
+		syntax: syntaxJudge{h: h, level: fileLevel(h.URI)}}, nil
 }
 
 // openLocked makes uri's shadow document hold text, opening it if needed,
