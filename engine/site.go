@@ -183,7 +183,8 @@ func lastCode(w lexWindow, generated string) ([]javalex.Token, bool) {
 // identifier; this, super or class (Outer.this.x, super.m(), Foo.class.y);
 // a closing ")" or "]"; or a complete string literal or text block. Not a
 // number ("1." is a literal), not a char, not "...", and not a name in an
-// import or package declaration (whose member list JDT answers differently).
+// import, package or module declaration or right after another name (whose
+// member list JDT answers differently, or not at all).
 // truncated says toks does not start at the beginning of the file: a name
 // chain reaching the first token is then of unknown context.
 func memberAccessReceiver(toks []javalex.Token, r int, truncated bool) bool {
@@ -212,6 +213,13 @@ func memberAccessReceiver(toks []javalex.Token, r int, truncated bool) bool {
 	}
 	prev := toks[j-1]
 	if prev.Kind == javalex.Keyword && (prev.Text == "import" || prev.Text == "package") {
+		return false
+	}
+	// A name right after another name starts no expression, except after
+	// the contextual keywords yield and when: it is a declaration's type
+	// or name, "import module java.base" (Java 25), or a module-info
+	// directive ("requires java.sql"), where JDT LS lists no members.
+	if prev.Kind == javalex.Ident && prev.Text != "yield" && prev.Text != "when" {
 		return false
 	}
 	if prev.Kind == javalex.Keyword && prev.Text == "static" && j >= 2 && toks[j-2].Text == "import" {

@@ -70,9 +70,18 @@ func TestSiteAt(t *testing.T) {
 
 func TestSiteAtImportsAndPrefixDot(t *testing.T) {
 	// Names in import and package declarations are not member access.
-	for _, gen := range []string{"import java.ut", "import static java.util.Collections.emp", "package org.exa"} {
+	for _, gen := range []string{"import java.ut", "import static java.util.Collections.emp", "package org.exa",
+		"import module java.ba", "module com.example.app {\n  requires java.sq", "  exports com.example.api;\n  provides a.B with com.example.", "@Deprecated java.lang.Str"} {
 		if st := siteAt(newLexWindow(""), gen); st.Strict {
 			t.Errorf("siteAt(%q) strict, want not", gen)
+		}
+	}
+	// After the contextual keyword yield, a dot is member access. (After
+	// when it is too, but a guard's statement is not strict for another
+	// reason: "String s when" reads as an earlier syntax error.)
+	for _, gen := range []string{"class A { int m(String s) { return switch (1) { default -> { yield s.len"} {
+		if st := siteAt(newLexWindow(""), gen); !st.Strict {
+			t.Errorf("siteAt(%q) not strict (%s), want strict", gen, st.Why)
 		}
 	}
 	// The dot may end the prefix: a hunk that starts a chained call's next line.
