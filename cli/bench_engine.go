@@ -113,7 +113,7 @@ func runBenchEngine(ctx context.Context, f benchEngineFlags, stdout, stderr io.W
 	}
 	rep.Print(stdout, f.verbose)
 	if rep.Soundness.Pruned > 0 || rep.Member.Early > 0 {
-		return fmt.Errorf("the engine pruned a token of a developer fix (%d unmutated, %d before a mutation)", rep.Soundness.Pruned, rep.Member.Early)
+		return fmt.Errorf("the engine pruned a token or the end of a developer fix (%d unmutated, %d before a mutation)", rep.Soundness.Pruned, rep.Member.Early)
 	}
 	return nil
 }

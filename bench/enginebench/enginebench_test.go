@@ -72,10 +72,13 @@ func TestPruningPower(t *testing.T) {
 	t.Logf("JDT LS %s\n%s", w.Engine.Client().Timings().Ready.Round(time.Millisecond), out.String())
 
 	if rep.Soundness.Pruned > 0 {
-		t.Errorf("%d tokens of unmutated fixes were pruned: %q", rep.Soundness.Pruned, rep.Soundness.PrunedAt)
+		t.Errorf("%d tokens or ends of unmutated fixes were pruned: %q", rep.Soundness.Pruned, rep.Soundness.PrunedAt)
 	}
 	if rep.Soundness.Feasible == 0 {
 		t.Error("no decision on the fixes was proven feasible: the engine never engaged")
+	}
+	if rep.Soundness.Ends == 0 {
+		t.Error("no end of a fix was checked")
 	}
 	for _, k := range rep.Kinds {
 		if k.Early > 0 {

@@ -33,7 +33,7 @@ func (r *Report) Print(w io.Writer, verbose bool) {
 	row(r.Member)
 	tw.Flush()
 	s := r.Soundness
-	fmt.Fprintf(w, "\nsoundness (unmutated): %d hunks, %d checks, %d proven feasible, %d pruned\n", s.Hunks, s.Checks, s.Feasible, s.Pruned)
+	fmt.Fprintf(w, "\nsoundness (unmutated): %d hunks, %d token checks (%d proven feasible) and %d end checks, %d pruned\n", s.Hunks, s.Checks, s.Feasible, s.Ends, s.Pruned)
 	for _, p := range s.PrunedAt {
 		fmt.Fprintf(w, "  PRUNED %s\n", p)
 	}

@@ -89,8 +89,10 @@ type Soundness struct {
 	Hunks    int `json:"hunks"`    // hunks forced (fixes plus the "new" lines)
 	Checks   int `json:"checks"`   // Check calls
 	Feasible int `json:"feasible"` // decisions proven feasible
-	Pruned   int `json:"pruned"`   // decisions answered Infeasible: must be 0
-	// PrunedAt lists each pruned token as "bug: token after prefix".
+	Ends     int `json:"ends"`     // end-of-hunk checks (Session.CheckEnd), one per forced hunk and split
+	Pruned   int `json:"pruned"`   // tokens or ends answered Infeasible: must be 0
+	// PrunedAt lists each pruned token as "bug: token after prefix", and
+	// each pruned end as "bug: the end of the hunk after text".
 	PrunedAt []string `json:"pruned_at,omitempty"`
 }
 
@@ -247,7 +249,10 @@ func loadFixture(b corpus.Bug, root string, newLines int) (fixture, error) {
 // the index of the first token answered Infeasible (-1 if none), the number
 // of checks and of feasible answers, and each check's duration and whether
 // it consulted a member list. stopAtPrune ends at the first pruned token.
-func force(ctx context.Context, eng engine.Engine, h engine.Hunk, toks []string, stopAtPrune bool) (pruned int, st engine.Stats, feasible int, times []time.Duration, strict []bool, err error) {
+// checkEnd also judges the end of the hunk after the last token
+// (Session.CheckEnd, the model's end token): an end answered Infeasible
+// returns pruned = len(toks) when no token was pruned.
+func force(ctx context.Context, eng engine.Engine, h engine.Hunk, toks []string, stopAtPrune, checkEnd bool) (pruned int, st engine.Stats, feasible int, times []time.Duration, strict []bool, err error) {
 	s, err := eng.Open(ctx, h)
 	if err != nil {
 		return -1, st, 0, nil, nil, err
@@ -276,6 +281,15 @@ func force(ctx context.Context, eng engine.Engine, h engine.Hunk, toks []string,
 			}
 		}
 		gen += tok
+	}
+	if checkEnd {
+		out, err := s.CheckEnd(ctx, gen)
+		if err != nil {
+			return pruned, s.Stats(), feasible, times, strict, fmt.Errorf("CheckEnd(%q): %w", gen, err)
+		}
+		if out == engine.Infeasible && pruned < 0 {
+			pruned = len(toks)
+		}
 	}
 	return pruned, s.Stats(), feasible, times, strict, nil
 }
@@ -370,18 +384,27 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: the fixed file has %d compile error(s) as JDT LS sees it (first: %s)", b.ID, len(base), base[0].Message))
 		}
 		for ti, t := range f.targets {
-			h := engine.Hunk{URI: f.uri, Prefix: t.prefix, Suffix: t.suffix}
-			// Soundness: the unmutated hunk, whole tokens and 3-byte chunks.
+			// Buggy is the fixed text itself: the file as it stands is the
+			// fixed file, which the end check parses once.
+			h := engine.Hunk{URI: f.uri, Prefix: t.prefix, Suffix: t.suffix, Buggy: t.hunk}
+			// Soundness: the unmutated hunk, whole tokens and 3-byte chunks,
+			// and its end.
 			feasibleHere := 0
 			for _, toks := range [][]string{forcetok.LexTokens(t.hunk), forcetok.Chunks(t.hunk, 3)} {
-				p, st, feas, _, _, err := force(ctx, w.Engine, h, toks, false)
+				p, st, feas, _, _, err := force(ctx, w.Engine, h, toks, false, true)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", b.ID, err)
 				}
 				rep.Soundness.Checks += int(st.Checks)
 				rep.Soundness.Feasible += feas
 				feasibleHere += feas
-				if p >= 0 {
+				rep.Soundness.Ends++
+				switch {
+				case p == len(toks):
+					rep.Soundness.Pruned++
+					rep.Soundness.PrunedAt = append(rep.Soundness.PrunedAt,
+						fmt.Sprintf("%s: the end of the hunk after %q", b.ID, strings.Join(toks, "")))
+				case p >= 0:
 					rep.Soundness.Pruned++
 					rep.Soundness.PrunedAt = append(rep.Soundness.PrunedAt,
 						fmt.Sprintf("%s: %q after %q", b.ID, toks[p], strings.Join(toks[:p], "")))
@@ -435,7 +458,7 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 					continue
 				}
 				toks := forcetok.LexTokens(m.Hunk)
-				p, _, _, _, _, err := force(ctx, w.Engine, h, toks, true)
+				p, _, _, _, _, err := force(ctx, w.Engine, h, toks, true, false)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", b.ID, err)
 				}
@@ -500,7 +523,7 @@ func timeFixes(ctx context.Context, w *Workspace, fixtures []fixture, mode strin
 		t := f.targets[0]
 		h := engine.Hunk{URI: f.uri, Prefix: t.prefix, Suffix: t.suffix}
 		for _, toks := range [][]string{forcetok.LexTokens(t.hunk), forcetok.Chunks(t.hunk, 3)} {
-			_, st, _, times, strict, err := force(ctx, eng, h, toks, false)
+			_, st, _, times, strict, err := force(ctx, eng, h, toks, false, false)
 			if err != nil {
 				return sp, fmt.Errorf("%s: %w", f.bug.ID, err)
 			}
