@@ -15,6 +15,7 @@ import (
 
 type benchSearchFlags struct {
 	SearchFlags
+	TuningFlags
 	mode       string
 	maxQueries int
 	jsonOut    bool
@@ -38,7 +39,10 @@ and the median query latency.
 --mode keep-docs lets distractors keep their docs (harder; the editor's case for
 undocumented code). See package search/bench for the selection rules.
 
-Model flags are those of "search": without them only the lexical stream runs.`,
+Model flags are those of "search": without them only the lexical stream runs.
+The ranking flags (--bm25-*, --assoc*, --weights, --analyzer, --depth,
+--rrf-k, --stream-weights, ...) change search.DefaultTuning for this run
+only, to measure a variant; the editor and "search" always use the defaults.`,
 		Example: `  repilot-lsp bench search --project /usr/lib/python3.11
   repilot-lsp bench search --project . --mode keep-docs --json > bench.json`,
 		Args: cobra.NoArgs,
@@ -46,7 +50,8 @@ Model flags are those of "search": without them only the lexical stream runs.`,
 			return runBenchSearch(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
-	f.AddFlags(cmd.Flags())
+	f.SearchFlags.AddFlags(cmd.Flags())
+	f.TuningFlags.AddFlags(cmd.Flags())
 	fl := cmd.Flags()
 	fl.StringVar(&f.mode, "mode", bench.ModeCSN, "csn (every unit without its doc) or keep-docs (distractors keep docs)")
 	fl.IntVar(&f.maxQueries, "max-queries", 0, "sample this many queries deterministically (0: all)")
@@ -62,6 +67,11 @@ func runBenchSearch(ctx context.Context, f benchSearchFlags, stdout, stderr io.W
 	if err != nil {
 		return err
 	}
+	t, err := f.Tuning()
+	if err != nil {
+		return err
+	}
+	cfg.Tuning = &t
 	ctx, interrupted, stop := withSignals(ctx)
 	defer stop()
 	defer func() { err = interrupted(err) }()

@@ -90,7 +90,9 @@ func corpus(b *testing.B) (string, map[string]bool, []string) {
 func newBenchEngine(b *testing.B, root string, files map[string]bool) *Engine {
 	cfg := Config{Root: root, Include: func(rel string) bool { return files[rel] }}
 	if os.Getenv("REPILOT_BENCH_ASSOC") == "0" {
-		cfg.Assoc = &AssocConfig{}
+		t := DefaultTuning()
+		t.Assoc = AssocConfig{}
+		cfg.Tuning = &t
 	}
 	e, err := New(cfg)
 	if err != nil {

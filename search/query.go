@@ -137,7 +137,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 
 	var lists []fuse.List
 	maxScore := 0.0
-	k := e.cfg.RRFK
+	k := e.cfg.Tuning.RRFK
 	if k <= 0 {
 		k = fuse.DefaultK
 	}
@@ -148,7 +148,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 			continue
 		}
 		w := 1.0
-		if v, ok := e.cfg.StreamWeights[name]; ok {
+		if v, ok := e.cfg.Tuning.StreamWeights[name]; ok {
 			w = v
 		}
 		lists = append(lists, fuse.List{Name: name, Weight: w, IDs: ids})
@@ -163,8 +163,8 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, errors.New("search: no stream enabled")
 	}
 	fused := fuse.RRF(lists, k)
-	if len(fused) > e.cfg.Depth {
-		fused = fused[:e.cfg.Depth]
+	if len(fused) > e.cfg.Tuning.Depth {
+		fused = fused[:e.cfg.Tuning.Depth]
 	}
 	order := make([]string, len(fused))
 	byID := make(map[string]fuse.Scored, len(fused))
@@ -243,9 +243,9 @@ func (r *run) lexical(name, text string) []string {
 	var hs []lexical.Hit
 	var err error
 	if x, ok := r.e.lex.(*lexical.BM25); ok {
-		hs, err = x.SearchExcluding(r.ctx, text, r.e.cfg.Depth, r.exclude)
+		hs, err = x.SearchExcluding(r.ctx, text, r.e.cfg.Tuning.Depth, r.exclude)
 	} else {
-		hs, err = r.e.lex.Search(r.ctx, text, r.e.cfg.Depth)
+		hs, err = r.e.lex.Search(r.ctx, text, r.e.cfg.Tuning.Depth)
 	}
 	r.time(name, t0)
 	if err != nil {
@@ -267,7 +267,7 @@ func (r *run) denseText(name, text string) {
 		r.fail(name, err)
 		return
 	}
-	r.set(name, hitIDs(r.e.dense.Search(v, r.e.cfg.Depth)))
+	r.set(name, hitIDs(r.e.dense.Search(v, r.e.cfg.Tuning.Depth)))
 	r.time(name, t0)
 }
 
@@ -298,7 +298,7 @@ func (r *run) generate(from, lang string, rc llm.RepoContext) {
 				r.fail(StreamGenDense, err)
 				return
 			}
-			r.set(StreamGenDense, hitIDs(d.Search(whole, r.e.cfg.Depth)))
+			r.set(StreamGenDense, hitIDs(d.Search(whole, r.e.cfg.Tuning.Depth)))
 			r.time(StreamGenDense, t1)
 			// The component functions, one by one: each unit scores its best
 			// match among them. One function is the whole code again: skip.
@@ -316,7 +316,7 @@ func (r *run) generate(from, lang string, rc llm.RepoContext) {
 				vecs = append(vecs, v)
 			}
 			if len(vecs) > 1 {
-				r.set(StreamGenParts, hitIDs(d.SearchMax(vecs, r.e.cfg.Depth)))
+				r.set(StreamGenParts, hitIDs(d.SearchMax(vecs, r.e.cfg.Tuning.Depth)))
 			}
 		}()
 	}
@@ -334,7 +334,7 @@ func hitIDs(hs []dense.Hit) []string {
 // rerank asks the chat model to order the top fused candidates; the ones it
 // leaves out follow in fused order, then the rest of the fused list.
 func (e *Engine) rerank(ctx context.Context, query string, order []string) ([]string, error) {
-	n := min(e.cfg.RerankTopN, len(order))
+	n := min(e.cfg.Tuning.RerankTopN, len(order))
 	cands := make([]llm.Candidate, n)
 	for i, id := range order[:n] {
 		u, _ := e.Unit(id)

@@ -43,7 +43,6 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/search/index"
 	"github.com/repilot-lsp/repilot-lsp/search/lexical"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
-	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
 
@@ -99,44 +98,23 @@ func ParseStreams(s string) (Streams, error) {
 	return st, nil
 }
 
-// Config configures an Engine.
+// Config configures an Engine. Only Root is required; the zero values of
+// the rest give the editor's offline default.
 type Config struct {
 	// Root is the workspace root.
 	Root string
 	// CacheDir keeps the unit cache and embeddings between runs ("" keeps
 	// nothing; DefaultCacheDir gives the usual place).
 	CacheDir string
-	// Lexical is the lexical backend: "bm25" (default) or "bleve".
-	Lexical string
-	// Analyzer and Weights tune the lexical stream (defaults:
-	// tokenize.Default, lexical.DefaultWeights).
-	Analyzer *tokenize.Analyzer
-	Weights  *lexical.Weights
-	// K1, B, Expand, NameBoost and NameB override the BM25 backend's
-	// parameters when non-nil (lexical.BM25).
-	K1, B, Expand, NameBoost, NameB *float64
-	// Assoc tunes the BM25 backend's association expansion (lexical.Assoc:
-	// doc words -> name terms, mined from the workspace's doc comments);
-	// nil keeps the defaults, Weight 0 turns it off.
-	Assoc *AssocConfig
-	// ShortFields exempts name and signature from BM25F length
-	// normalisation (lexical.BM25.ShortFields; measured: search/README.md).
-	ShortFields bool
+	// Tuning overrides the ranking parameters (nil: DefaultTuning(); only
+	// "bench search" sets it).
+	Tuning *Tuning
 	// Embedder serves the dense streams; nil turns them off.
 	Embedder llm.Embedder
 	// Chat serves augmentation, generation and reranking; nil turns them off.
 	Chat llm.Chat
 	// Streams enabled (zero value: all that the models allow).
 	Streams Streams
-	// StreamWeights are RRF weights by stream name (missing: 1).
-	StreamWeights map[string]float64
-	// RRFK is the RRF constant (0: fuse.DefaultK = 60).
-	RRFK float64
-	// Depth is how many results each stream contributes to fusion and
-	// reports (default 100).
-	Depth int
-	// RerankTopN is how many fused candidates the reranker sees (default 20).
-	RerankTopN int
 	// Dense tunes the dense store.
 	Dense dense.Options
 	// Include limits the index to some files (nil: all supported files).
@@ -146,9 +124,9 @@ type Config struct {
 	Transform func(units.Unit) units.Unit
 }
 
-// AssocConfig overrides lexical.Assoc's parameters (zero fields keep the
-// defaults, except Weight and Reweight, which are always taken: 0 turns
-// expansion, respectively query-word reweighting, off).
+// AssocConfig sets lexical.Assoc's parameters (zero fields keep the
+// package's defaults, except Weight and Reweight, which are always taken: 0
+// turns expansion, respectively query-word reweighting, off).
 type AssocConfig struct {
 	Weight                   float64 // lexical.Assoc.Weight
 	MinPair                  int     // lexical.Assoc.MinPair
@@ -214,75 +192,23 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Streams == (Streams{}) {
 		cfg.Streams = AllStreams
 	}
-	if cfg.Depth <= 0 {
-		cfg.Depth = 100
+	if cfg.Tuning == nil {
+		t := DefaultTuning()
+		cfg.Tuning = &t
+	} else {
+		t := cfg.Tuning.clone()
+		cfg.Tuning = &t
 	}
-	if cfg.RerankTopN <= 0 {
-		cfg.RerankTopN = 20
+	t := cfg.Tuning
+	if t.Depth <= 0 {
+		t.Depth = 100
 	}
-	an := tokenize.Default
-	if cfg.Analyzer != nil {
-		an = *cfg.Analyzer
-	}
-	w := lexical.DefaultWeights
-	if cfg.Weights != nil {
-		w = *cfg.Weights
+	if t.RerankTopN <= 0 {
+		t.RerankTopN = 20
 	}
 	e := &Engine{cfg: cfg, view: map[string]units.Unit{}, langs: map[string]int{}, dirs: map[string]int{},
 		kick: make(chan struct{}, 1)}
-	switch cfg.Lexical {
-	case "", "bm25":
-		b := lexical.NewBM25(an, w)
-		if cfg.K1 != nil {
-			b.K1 = *cfg.K1
-		}
-		if cfg.B != nil {
-			b.B = *cfg.B
-		}
-		if cfg.Expand != nil {
-			b.Expand = *cfg.Expand
-		}
-		if cfg.NameBoost != nil {
-			b.NameBoost = *cfg.NameBoost
-		}
-		if cfg.NameB != nil {
-			b.NameB = *cfg.NameB
-		}
-		b.ShortFields = cfg.ShortFields
-		a := lexical.NewAssoc(an)
-		if c := cfg.Assoc; c != nil {
-			a.Weight, a.Sentence = c.Weight, c.Sentence
-			if c.MinPair > 0 {
-				a.MinPair = c.MinPair
-			}
-			if c.Top > 0 {
-				a.Top = c.Top
-			}
-			if c.Lift > 0 {
-				a.Lift = c.Lift
-			}
-			a.SelfExp = c.Reweight
-			if c.ReweightMin > 0 {
-				a.SelfMin = c.ReweightMin
-			}
-			if c.ReweightMax > 0 {
-				a.SelfMax = c.ReweightMax
-			}
-		}
-		if a.Weight > 0 || a.SelfExp > 0 {
-			b.Assoc = a
-			e.assoc = a
-		}
-		e.lex = b
-	case "bleve":
-		b, err := lexical.NewBleve(an, w)
-		if err != nil {
-			return nil, err
-		}
-		e.lex = b
-	default:
-		return nil, fmt.Errorf("search: unknown lexical backend %q (want bm25 or bleve)", cfg.Lexical)
-	}
+	e.lex, e.assoc = t.newBM25()
 	idx, err := index.New(index.Options{Root: cfg.Root, CacheDir: cfg.CacheDir, Include: cfg.Include})
 	if err != nil {
 		return nil, err

@@ -122,7 +122,9 @@ func TestFullPipeline(t *testing.T) {
 	root := project(t)
 	s, emb, chat := fakeModels(t)
 	cache := t.TempDir()
-	e, err := New(Config{Root: root, CacheDir: cache, Embedder: emb, Chat: chat, RerankTopN: 3})
+	tn := DefaultTuning()
+	tn.RerankTopN = 3
+	e, err := New(Config{Root: root, CacheDir: cache, Embedder: emb, Chat: chat, Tuning: &tn})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -245,10 +245,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Root: e.Index().Root(), Mode: opt.Mode, Files: len(e.Index().Files()), Units: e.Index().Len(),
-		IndexSeconds: time.Since(t0).Seconds(), Lexical: cfg.Lexical}
-	if rep.Lexical == "" {
-		rep.Lexical = "bm25"
-	}
+		IndexSeconds: time.Since(t0).Seconds(), Lexical: "bm25"}
 	if cfg.Embedder != nil {
 		rep.Embedder = cfg.Embedder.Model()
 	}
@@ -294,7 +291,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	default:
 		return nil, fmt.Errorf("bench: unknown holdout %q (want %s or %s)", opt.Holdout, HoldoutUnit, HoldoutFile)
 	}
-	depth := e.Config().Depth
+	depth := e.Config().Tuning.Depth
 	var lat []float64
 	for i, it := range items {
 		if err := ctx.Err(); err != nil {

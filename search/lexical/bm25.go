@@ -1,7 +1,7 @@
 package lexical
 
 // bm25.go is the hand-written backend: an in-memory inverted index scored
-// with Okapi BM25F (see the package comment for why it exists next to bleve).
+// with Okapi BM25F (see the package comment for why it is hand-written).
 
 import (
 	"container/heap"

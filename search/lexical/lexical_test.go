@@ -19,12 +19,7 @@ func corpus() []units.Unit {
 }
 
 func backends(t *testing.T) []Index {
-	bl, err := NewBleve(tokenize.Default, DefaultWeights)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bl.Close() })
-	return []Index{NewBM25(tokenize.Default, DefaultWeights), bl}
+	return []Index{NewBM25(tokenize.Default, DefaultWeights)}
 }
 
 func ids(hs []Hit) []string {
