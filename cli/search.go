@@ -43,14 +43,23 @@ type SearchFlags struct {
 	EmbedURL   string
 	EmbedModel string
 	EmbedChars int
+	Tests      string
 }
+
+// EnvSearchTests sets the editor's and the CLI's default test policy
+// (below, include or exclude: search.TestPolicy).
+const EnvSearchTests = "REPILOT_SEARCH_TESTS"
 
 // defaultSearchFlags are the defaults of SearchFlags, the one place they
 // are written: AddFlags registers them and the editor uses them as they
 // are. Model settings come from the REPILOT_SEARCH_* environment (package
 // search/llm).
 func defaultSearchFlags(project string) SearchFlags {
-	return SearchFlags{Project: project, Streams: "all", EmbedChars: 2000,
+	tests := os.Getenv(EnvSearchTests)
+	if tests == "" {
+		tests = string(search.TestsBelow)
+	}
+	return SearchFlags{Project: project, Streams: "all", EmbedChars: 2000, Tests: tests,
 		ChatURL: os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
 		EmbedURL: os.Getenv(llm.EnvEmbedURL), EmbedModel: os.Getenv(llm.EnvEmbedModel)}
 }
@@ -67,6 +76,7 @@ func (f *SearchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.EmbedURL, "embed-url", d.EmbedURL, "OpenAI-compatible embeddings server for the dense streams (env "+llm.EnvEmbedURL+")")
 	fs.StringVar(&f.EmbedModel, "embed-model", d.EmbedModel, "embedding model name (env "+llm.EnvEmbedModel+")")
 	fs.IntVar(&f.EmbedChars, "embed-max-chars", d.EmbedChars, "bytes of each unit sent to the embedding model (all-MiniLM-L6-v2 reads 256 tokens: about 1000)")
+	fs.StringVar(&f.Tests, "tests", d.Tests, "test code (src/test, tests/, *Test.java, test_*.py, *_test.go, ...): below (ranked after main code unless the query says \"test\"), include (ranked like main code) or exclude (env "+EnvSearchTests+")")
 }
 
 // TuningFlags are "bench search"'s flags over search.DefaultTuning: the
@@ -189,7 +199,11 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	if err != nil {
 		return search.Config{}, err
 	}
-	cfg := search.Config{Root: root, Streams: streams}
+	tests, err := search.ParseTestPolicy(f.Tests)
+	if err != nil {
+		return search.Config{}, fmt.Errorf("--tests: %w", err)
+	}
+	cfg := search.Config{Root: root, Streams: streams, Tests: tests}
 	cfg.Dense.MaxChars = f.EmbedChars
 	switch {
 	case f.NoCache:

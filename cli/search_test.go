@@ -63,7 +63,7 @@ func testSearchFlags(root string) SearchFlags {
 // editor once ran BM25F with name b = 0 from a struct literal that copied
 // the flag defaults and missed one).
 func TestOneSearchConfig(t *testing.T) {
-	for _, env := range []string{llm.EnvChatURL, llm.EnvChatModel, llm.EnvEmbedURL, llm.EnvEmbedModel} {
+	for _, env := range []string{llm.EnvChatURL, llm.EnvChatModel, llm.EnvEmbedURL, llm.EnvEmbedModel, EnvSearchTests} {
 		t.Setenv(env, "")
 	}
 	t.Setenv("REPILOT_CACHE", t.TempDir())

@@ -52,6 +52,9 @@ type SearchArgs struct {
 	Range *protocol.Range      `json:"range,omitempty"`
 	K     int                  `json:"k,omitempty"`
 	Show  bool                 `json:"show,omitempty"`
+	// Tests overrides the server's test policy for this query: "below",
+	// "include" or "exclude" (search.TestPolicy).
+	Tests string `json:"tests,omitempty"`
 }
 
 // SearchResult is CommandSemanticSearch's result.
@@ -330,7 +333,12 @@ func (x *searchExt) Execute(ctx context.Context, c Client, command string, args 
 		a.K = 10
 	}
 	pr := c.BeginProgress(ctx, "Semantic search")
-	res, err := e.Search(ctx, search.Query{Text: a.Query, K: a.K})
+	if a.Tests != "" {
+		if _, err := search.ParseTestPolicy(a.Tests); err != nil {
+			return nil, lspError(jsonrpc.CodeInvalidParams, "%v", err)
+		}
+	}
+	res, err := e.Search(ctx, search.Query{Text: a.Query, K: a.K, Tests: search.TestPolicy(a.Tests)})
 	if err != nil {
 		pr.End("failed")
 		if errors.Is(err, context.Canceled) {

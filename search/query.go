@@ -36,6 +36,8 @@ type Query struct {
 	// expansion, lexical.Assoc). The benchmark passes the query's target,
 	// whose doc the query was taken from; the editor passes nothing.
 	Exclude []string
+	// Tests overrides Config.Tests for this query ("": the engine's).
+	Tests TestPolicy
 }
 
 // Hit is one result.
@@ -75,6 +77,13 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	if q.K <= 0 {
 		q.K = 10
+	}
+	if q.Tests != "" {
+		p, err := ParseTestPolicy(string(q.Tests))
+		if err != nil {
+			return nil, err
+		}
+		q.Tests = p
 	}
 	if q.Lang == "" {
 		q.Lang = e.mainLang()
@@ -172,6 +181,11 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		order[i] = f.ID
 		byID[f.ID] = f
 	}
+	tests := e.cfg.Tests
+	if q.Tests != "" {
+		tests = q.Tests
+	}
+	order = e.placeTests(order, tests, text)
 	r.res.Streams[StreamFused] = order
 
 	if st.Rerank && chat != nil && len(order) > 1 {
@@ -201,6 +215,40 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	r.res.Timings["total"] = time.Since(start)
 	return r.res, nil
+}
+
+// placeTests applies a test policy to a fused ranking (see TestPolicy).
+func (e *Engine) placeTests(order []string, p TestPolicy, query string) []string {
+	if p == TestsInclude || p != TestsExclude && namesTests(query) {
+		return order
+	}
+	main := make([]string, 0, len(order))
+	var tests []string
+	for _, id := range order {
+		u, ok := e.Unit(id)
+		if ok && units.IsTestPath(u.Path) {
+			tests = append(tests, id)
+		} else {
+			main = append(main, id)
+		}
+	}
+	if p == TestsExclude {
+		return main
+	}
+	return append(main, tests...)
+}
+
+// namesTests says whether a query asks for tests by name.
+func namesTests(query string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !('a' <= r && r <= 'z')
+	}) {
+		switch w {
+		case "test", "tests", "testing", "unittest", "unittests":
+			return true
+		}
+	}
+	return false
 }
 
 // run collects the streams of one search from several goroutines.

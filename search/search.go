@@ -117,11 +117,42 @@ type Config struct {
 	Streams Streams
 	// Dense tunes the dense store.
 	Dense dense.Options
+	// Tests says how test code (units.IsTestPath) ranks: TestsBelow (the
+	// default, ""), TestsInclude or TestsExclude (not even indexed).
+	// Query.Tests overrides it per query, except that an excluded test is
+	// not in the index to include.
+	Tests TestPolicy
 	// Include limits the index to some files (nil: all supported files).
 	Include func(rel string) bool
 	// Transform, when set, rewrites each unit before the streams see it (the
 	// benchmark strips doc comments with it). Hits carry the rewritten unit.
 	Transform func(units.Unit) units.Unit
+}
+
+// TestPolicy says how search treats test code (units.IsTestPath).
+type TestPolicy string
+
+// Test policies.
+const (
+	// TestsBelow ranks every test unit below every main-code unit that the
+	// fused ranking holds, keeping each side's order; a query that names
+	// tests ("test", "tests", "testing") ranks them like other code.
+	TestsBelow TestPolicy = "below"
+	// TestsInclude ranks test code like any other code.
+	TestsInclude TestPolicy = "include"
+	// TestsExclude leaves test code out of the results.
+	TestsExclude TestPolicy = "exclude"
+)
+
+// ParseTestPolicy reads "below", "include" or "exclude" ("" is below).
+func ParseTestPolicy(s string) (TestPolicy, error) {
+	switch p := TestPolicy(strings.TrimSpace(s)); p {
+	case "":
+		return TestsBelow, nil
+	case TestsBelow, TestsInclude, TestsExclude:
+		return p, nil
+	}
+	return "", fmt.Errorf("search: unknown test policy %q (want below, include or exclude)", s)
 }
 
 // AssocConfig sets lexical.Assoc's parameters (zero fields keep the
@@ -206,10 +237,20 @@ func New(cfg Config) (*Engine, error) {
 	if t.RerankTopN <= 0 {
 		t.RerankTopN = 20
 	}
+	var err error
+	if cfg.Tests, err = ParseTestPolicy(string(cfg.Tests)); err != nil {
+		return nil, err
+	}
+	include := cfg.Include
+	if cfg.Tests == TestsExclude {
+		include = func(rel string) bool {
+			return !units.IsTestPath(rel) && (cfg.Include == nil || cfg.Include(rel))
+		}
+	}
 	e := &Engine{cfg: cfg, view: map[string]units.Unit{}, langs: map[string]int{}, dirs: map[string]int{},
 		kick: make(chan struct{}, 1)}
 	e.lex, e.assoc = t.newBM25()
-	idx, err := index.New(index.Options{Root: cfg.Root, CacheDir: cfg.CacheDir, Include: cfg.Include})
+	idx, err := index.New(index.Options{Root: cfg.Root, CacheDir: cfg.CacheDir, Include: include})
 	if err != nil {
 		return nil, err
 	}

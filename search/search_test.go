@@ -261,3 +261,59 @@ func TestParseStreams(t *testing.T) {
 		t.Error("bogus stream accepted")
 	}
 }
+
+// TestTestPolicy: test code ranks below main code by default, like main
+// code when the query names tests or the policy includes it, and not at
+// all when excluded.
+func TestTestPolicy(t *testing.T) {
+	root := testtree.New(t, map[string]string{
+		// The test matches the query better than the code it tests.
+		"src/test/java/shop/CartTest.java": `package shop;
+class CartTest {
+    void parseCartTotalPrice() { Cart c = parseCart("total price"); assertEquals(c.totalPrice(), parseTotal()); }
+}`,
+		"src/main/java/shop/Cart.java": `package shop;
+class Cart {
+    double totalPrice() { return sum; }
+}`,
+		"tests/test_prices.py": "def test_total_price():\n    assert total_price([1]) == 1\n",
+	})
+	ctx := context.Background()
+	for _, c := range []struct {
+		policy, query TestPolicy
+		text          string
+		want          string
+	}{
+		{"", "", "parse cart total price", "Cart.totalPrice CartTest.parseCartTotalPrice test_total_price"},
+		{TestsInclude, "", "parse cart total price", "CartTest.parseCartTotalPrice Cart.totalPrice test_total_price"},
+		{"", TestsInclude, "parse cart total price", "CartTest.parseCartTotalPrice Cart.totalPrice test_total_price"},
+		{"", "", "test of the cart total price parser", "CartTest.parseCartTotalPrice test_total_price Cart.totalPrice"},
+		{"", TestsExclude, "parse cart total price", "Cart.totalPrice"},
+		{TestsExclude, "", "test parse cart total price", "Cart.totalPrice"},
+	} {
+		e, err := New(Config{Root: root, Tests: c.policy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Build(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Search(ctx, Query{Text: c.text, K: 10, Tests: c.query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			if h.Unit.Kind != units.Class {
+				got = append(got, h.Unit.QualifiedName())
+			}
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("policy %q/%q, %q: got %v, want %s", c.policy, c.query, c.text, got, c.want)
+		}
+		e.Close()
+	}
+	if _, err := New(Config{Root: root, Tests: "sometimes"}); err == nil {
+		t.Error("a bad test policy was accepted")
+	}
+}

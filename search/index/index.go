@@ -450,7 +450,11 @@ func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry) (*fileE
 	return &fileEntry{Hash: h, Size: size, ModTime: mtime, Units: us}, false
 }
 
-const cacheFile = "units-v1.gob"
+// cacheFile names the unit cache; its version changes whenever
+// units.Extract's output does (v2: units inside Java anonymous classes,
+// enum constants and lambdas, Python nested functions), so that a cache
+// from an older binary is not read.
+const cacheFile = "units-v2.gob"
 
 func (x *Index) loadCache() map[string]*fileEntry {
 	if x.opt.CacheDir == "" {
