@@ -281,6 +281,7 @@ type SearchHitJSON struct {
 	Path      string         `json:"path"`
 	Range     RangeJSON      `json:"range"`
 	Score     float64        `json:"score"`
+	Match     float64        `json:"match"`
 	Name      string         `json:"name"`
 	Kind      string         `json:"kind"`
 	Signature string         `json:"signature"`
@@ -340,7 +341,7 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"query": query, "hits": hits, "augmented": res.Augmented, "generated": res.Generated,
-			"errors": res.Errors,
+			"errors": res.Errors, "strong": res.Strong(),
 		})
 	}
 	if len(res.Hits) == 0 {
@@ -348,9 +349,12 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 			"and \"of\" do not count); try other words, or add --embed-url for search by meaning")
 		return nil
 	}
+	if !res.Strong() {
+		fmt.Fprintf(stdout, "no strong match: no result contains %.0f%% of the query's words (weighted by rarity); the closest:\n", 100*search.StrongMatch)
+	}
 	for i, h := range res.Hits {
 		u := h.Unit
-		fmt.Fprintf(stdout, "%2d. %s:%d:%d  %.3f  %s %s\n", i+1, u.Path, u.Start.Line+1, u.Start.Character+1, h.Score, u.Kind, u.QualifiedName())
+		fmt.Fprintf(stdout, "%2d. %s:%d:%d  match %3.0f%%  %s %s\n", i+1, u.Path, u.Start.Line+1, u.Start.Character+1, 100*h.Match, u.Kind, u.QualifiedName())
 		fmt.Fprintf(stdout, "    %s\n", u.Signature)
 		for _, l := range strings.Split(u.Snippet(3), "\n")[1:] {
 			fmt.Fprintf(stdout, "    %s\n", l)
@@ -361,7 +365,7 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 
 func hitJSON(h search.Hit) SearchHitJSON {
 	u := h.Unit
-	return SearchHitJSON{Path: u.Path, Range: RangeJSON{u.Start, u.End}, Score: h.Score, Name: u.QualifiedName(),
+	return SearchHitJSON{Path: u.Path, Range: RangeJSON{u.Start, u.End}, Score: h.Score, Match: h.Match, Name: u.QualifiedName(),
 		Kind: string(u.Kind), Signature: u.Signature, Snippet: u.Snippet(8), Ranks: h.Ranks}
 }
 

@@ -140,8 +140,16 @@ func TestSearchCommand(t *testing.T) {
 	if err := runSearch(context.Background(), f, "retry with exponential backoff", &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out.String(), " 1. tools/retry.py:1:1") || !strings.Contains(errOut.String(), "(2 files from cache)") {
+	if !strings.HasPrefix(out.String(), " 1. tools/retry.py:1:1  match  51%") || !strings.Contains(errOut.String(), "(2 files from cache)") {
 		t.Errorf("text output %q, progress %q", out.String(), errOut.String())
+	}
+	// One rare word of five: a weak best hit is called so.
+	out.Reset()
+	if err := runSearch(context.Background(), f, "parse quantum chromodynamics lattice gauge", &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "no strong match") || !strings.Contains(out.String(), "Dates.parseIsoDate") {
+		t.Errorf("weak match output %q", out.String())
 	}
 }
 

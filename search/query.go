@@ -13,7 +13,6 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/search/dense"
 	"github.com/repilot-lsp/repilot-lsp/search/fuse"
-	"github.com/repilot-lsp/repilot-lsp/search/lexical"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
@@ -47,8 +46,29 @@ type Hit struct {
 	// stream ranking the unit first), in (0, 1]. After reranking, hits are
 	// in the reranker's order, which may not follow Score.
 	Score float64
+	// Match is how much of the query the unit contains, comparable across
+	// queries (lexical.Hit.Match: the idf-weighted fraction of the query's
+	// terms found in the unit, in [0, 1]); 0 when only a dense or model
+	// stream found it. Below StrongMatch the hit is weak.
+	Match float64
 	// Ranks gives the unit's 1-based rank in each stream that found it.
 	Ranks map[string]int
+}
+
+// StrongMatch is the least Hit.Match of a strong hit (measured:
+// search/README.md, "Scores").
+const StrongMatch = 0.5
+
+// Strong says whether some hit matches the query strongly (Match at least
+// StrongMatch); when none does, the caller should say so ("no strong
+// match") rather than present the top hit as the answer.
+func (r *Result) Strong() bool {
+	for _, h := range r.Hits {
+		if h.Match >= StrongMatch {
+			return true
+		}
+	}
+	return false
 }
 
 // Result is the answer to a Query.
@@ -211,7 +231,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 			continue // removed while we searched
 		}
 		f := byID[id]
-		r.res.Hits = append(r.res.Hits, Hit{Unit: u, Score: f.Score / maxScore, Ranks: f.Ranks})
+		r.res.Hits = append(r.res.Hits, Hit{Unit: u, Score: f.Score / maxScore, Match: r.match[id], Ranks: f.Ranks})
 	}
 	r.res.Timings["total"] = time.Since(start)
 	return r.res, nil
@@ -258,6 +278,7 @@ type run struct {
 	exclude []string
 	mu      sync.Mutex
 	res     *Result
+	match   map[string]float64 // lexical.Hit.Match of the query's lexical hits
 }
 
 func (r *run) set(name string, ids []string) {
@@ -288,13 +309,7 @@ func (r *run) setAugmented(s string) {
 // IDs (also when the stream is disabled, for the repository context).
 func (r *run) lexical(name, text string) []string {
 	t0 := time.Now()
-	var hs []lexical.Hit
-	var err error
-	if x, ok := r.e.lex.(*lexical.BM25); ok {
-		hs, err = x.SearchExcluding(r.ctx, text, r.e.cfg.Tuning.Depth, r.exclude)
-	} else {
-		hs, err = r.e.lex.Search(r.ctx, text, r.e.cfg.Tuning.Depth)
-	}
+	hs, err := r.e.lex.SearchExcluding(r.ctx, text, r.e.cfg.Tuning.Depth, r.exclude)
 	r.time(name, t0)
 	if err != nil {
 		r.fail(name, err)
@@ -305,6 +320,15 @@ func (r *run) lexical(name, text string) []string {
 		ids[i] = h.ID
 	}
 	r.set(name, ids)
+	if name == StreamLexical {
+		m := make(map[string]float64, len(hs))
+		for _, h := range hs {
+			m[h.ID] = h.Match
+		}
+		r.mu.Lock()
+		r.match = m
+		r.mu.Unlock()
+	}
 	return ids
 }
 

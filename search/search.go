@@ -200,7 +200,7 @@ type Status struct {
 type Engine struct {
 	cfg   Config
 	idx   *index.Index
-	lex   lexical.Index
+	lex   *lexical.BM25
 	dense *dense.Store // nil without an Embedder
 	cache *dense.Cache
 	assoc *lexical.Assoc // nil when off; learns from the units as indexed (docs kept)
@@ -468,9 +468,6 @@ func (e *Engine) Close() error {
 		if cerr := e.cache.Close(); err == nil {
 			err = cerr
 		}
-	}
-	if c, ok := e.lex.(interface{ Close() error }); ok {
-		c.Close()
 	}
 	return err
 }

@@ -39,6 +39,11 @@ import (
 type Hit struct {
 	ID    string
 	Score float64
+	// Match is how much of the query the unit contains, comparable across
+	// queries: the idf-weighted fraction of the query's own terms (not
+	// expansions) found in any of its fields, in [0, 1]. A query word no
+	// unit contains counts against every unit.
+	Match float64
 }
 
 // Index is a lexical index of units. Implementations are safe for concurrent

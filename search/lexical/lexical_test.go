@@ -197,3 +197,24 @@ func TestBM25NameB(t *testing.T) {
 		t.Errorf("NameB -1: got %v, want 1 above 2 (the longer body dilutes)", hs)
 	}
 }
+
+// TestMatch: Hit.Match is the idf-weighted share of the query's terms the
+// unit holds, so a query word that no unit has lowers every unit's match.
+func TestMatch(t *testing.T) {
+	x := NewBM25(tokenize.Default, DefaultWeights)
+	x.Upsert(corpus())
+	ctx := context.Background()
+	hs, _ := x.Search(ctx, "read config file", 4)
+	if len(hs) == 0 || hs[0].ID != "a" || math.Abs(hs[0].Match-1) > 1e-6 {
+		t.Fatalf("read config file -> %+v, want a with match 1", hs)
+	}
+	for _, h := range hs[1:] {
+		if h.Match <= 0 || h.Match >= 1 {
+			t.Errorf("partial match %+v, want in (0, 1)", h)
+		}
+	}
+	hs, _ = x.Search(ctx, "read config file zebra", 4)
+	if len(hs) == 0 || hs[0].ID != "a" || hs[0].Match <= 0.3 || hs[0].Match >= 0.75 {
+		t.Errorf("with a word no unit has: %+v, want a with match in (0.3, 0.75)", hs)
+	}
+}
