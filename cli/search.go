@@ -287,6 +287,9 @@ type SearchHitJSON struct {
 	Signature string         `json:"signature"`
 	Snippet   string         `json:"snippet"`
 	Ranks     map[string]int `json:"ranks"`
+	// Overloads are the signatures of the other members of the hit's
+	// overload set (search.Hit.Overloads).
+	Overloads []string `json:"overloads,omitempty"`
 }
 
 // RangeJSON is an LSP Range (zero-based lines, UTF-16 characters).
@@ -356,6 +359,9 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 		u := h.Unit
 		fmt.Fprintf(stdout, "%2d. %s:%d:%d  match %3.0f%%  %s %s\n", i+1, u.Path, u.Start.Line+1, u.Start.Character+1, 100*h.Match, u.Kind, u.QualifiedName())
 		fmt.Fprintf(stdout, "    %s\n", u.Signature)
+		for _, o := range h.Overloads {
+			fmt.Fprintf(stdout, "    %s  (overload, line %d)\n", o.Signature, o.Start.Line+1)
+		}
 		for _, l := range strings.Split(u.Snippet(3), "\n")[1:] {
 			fmt.Fprintf(stdout, "    %s\n", l)
 		}
@@ -365,8 +371,12 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 
 func hitJSON(h search.Hit) SearchHitJSON {
 	u := h.Unit
-	return SearchHitJSON{Path: u.Path, Range: RangeJSON{u.Start, u.End}, Score: h.Score, Match: h.Match, Name: u.QualifiedName(),
+	out := SearchHitJSON{Path: u.Path, Range: RangeJSON{u.Start, u.End}, Score: h.Score, Match: h.Match, Name: u.QualifiedName(),
 		Kind: string(u.Kind), Signature: u.Signature, Snippet: u.Snippet(8), Ranks: h.Ranks}
+	for _, o := range h.Overloads {
+		out.Overloads = append(out.Overloads, o.Signature)
+	}
+	return out
 }
 
 // editorSearchConfig is the configuration of the editor's search in root:

@@ -86,6 +86,9 @@ type SearchHit struct {
 	Signature string            `json:"signature"`
 	Snippet   string            `json:"snippet"`
 	Ranks     map[string]int    `json:"ranks"`
+	// Overloads are the signatures of the other members of the unit's
+	// overload set (search.Hit.Overloads): one result per set.
+	Overloads []string `json:"overloads,omitempty"`
 }
 
 // EngineFactory builds the search engine for a workspace root. The CLI
@@ -359,10 +362,14 @@ func (x *searchExt) Execute(ctx context.Context, c Client, command string, args 
 	}
 	root := e.Index().Root()
 	for _, h := range res.Hits {
-		out.Results = append(out.Results, SearchHit{
+		sh := SearchHit{
 			Location: unitLocation(root, &h.Unit), Score: h.Score, Match: h.Match, Name: h.Unit.QualifiedName(),
 			Kind: string(h.Unit.Kind), Signature: h.Unit.Signature, Snippet: h.Unit.Snippet(8), Ranks: h.Ranks,
-		})
+		}
+		for _, o := range h.Overloads {
+			sh.Overloads = append(sh.Overloads, o.Signature)
+		}
+		out.Results = append(out.Results, sh)
 	}
 	pr.End(fmt.Sprintf("%d results", len(out.Results)))
 	if a.Show {
@@ -387,6 +394,9 @@ func summarize(r SearchResult) string {
 		}
 		p, _ := uriPath(string(h.Location.URI))
 		fmt.Fprintf(&b, "\n%d. %s (%s:%d, match %.0f%%)", i+1, h.Name, filepath.Base(p), h.Location.Range.Start.Line+1, 100*h.Match)
+		if n := len(h.Overloads); n > 0 {
+			fmt.Fprintf(&b, " and %d overload%s", n, map[bool]string{true: "", false: "s"}[n == 1])
+		}
 	}
 	if r.Indexing {
 		b.WriteString("\n(the index is still being built)")

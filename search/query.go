@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -53,6 +54,12 @@ type Hit struct {
 	Match float64
 	// Ranks gives the unit's 1-based rank in each stream that found it.
 	Ranks map[string]int
+	// Overloads are the other members of the unit's overload set: the
+	// units of the same file with the same qualified name (Java overloads,
+	// Python @typing.overload stubs and their implementation, a property's
+	// getter and setter), in file order. A set is one hit, at the rank of
+	// its best member (Unit); Result.Streams still rank single units.
+	Overloads []units.Unit
 }
 
 // StrongMatch is the least Hit.Match of a strong hit (measured:
@@ -222,19 +229,57 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		r.time(StreamRerank, t0)
 	}
 
+	grouped := map[string]bool{}
 	for _, id := range order {
 		if len(r.res.Hits) == q.K {
 			break
+		}
+		key := overloadKey(id)
+		if grouped[key] {
+			continue // a better-ranked member of its overload set is a hit
 		}
 		u, ok := e.Unit(id)
 		if !ok {
 			continue // removed while we searched
 		}
+		grouped[key] = true
 		f := byID[id]
-		r.res.Hits = append(r.res.Hits, Hit{Unit: u, Score: f.Score / maxScore, Match: r.match[id], Ranks: f.Ranks})
+		r.res.Hits = append(r.res.Hits, Hit{Unit: u, Score: f.Score / maxScore, Match: r.match[id], Ranks: f.Ranks,
+			Overloads: e.overloads(key, id)})
 	}
 	r.res.Timings["total"] = time.Since(start)
 	return r.res, nil
+}
+
+// overloadKey is the ID of the first member of a unit's overload set
+// (units.Unit.ID: "path#Container.Name", "#k" appended for the k-th).
+func overloadKey(id string) string {
+	i := strings.LastIndexByte(id, '#')
+	j := strings.IndexByte(id, '#')
+	if i > j && j >= 0 {
+		if _, err := strconv.Atoi(id[i+1:]); err == nil {
+			return id[:i]
+		}
+	}
+	return id
+}
+
+// overloads returns the members of the overload set key other than id.
+func (e *Engine) overloads(key, id string) []units.Unit {
+	var out []units.Unit
+	for k := 1; ; k++ {
+		mid := key
+		if k > 1 {
+			mid = key + "#" + strconv.Itoa(k)
+		}
+		u, ok := e.Unit(mid)
+		if !ok {
+			return out
+		}
+		if mid != id {
+			out = append(out, u)
+		}
+	}
 }
 
 // placeTests applies a test policy to a fused ranking (see TestPolicy).

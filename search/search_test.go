@@ -317,3 +317,59 @@ class Cart {
 		t.Error("a bad test policy was accepted")
 	}
 }
+
+// TestOverloadsGrouped: an overload set is one hit listing the others.
+func TestOverloadsGrouped(t *testing.T) {
+	root := testtree.New(t, map[string]string{
+		"src/Printer.java": `class Printer {
+    void printLine(String s) { out.write(s); out.newLine(); }
+    void printLine(int i) { out.write(String.valueOf(i)); out.newLine(); }
+    void printLine() { out.newLine(); }
+    void flush() { out.flush(); }
+}`,
+		"shapes.py": `from typing import overload
+@overload
+def scale(x: int) -> int: ...
+@overload
+def scale(x: float) -> float: ...
+def scale(x):
+    return x * 2
+`,
+	})
+	e, err := New(Config{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if err := e.Build(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query, name string
+		overloads   int
+	}{
+		{"print a line", "Printer.printLine", 2},
+		{"scale a number", "scale", 2},
+	} {
+		res, err := e.Search(ctx, Query{Text: c.query, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, h := range res.Hits {
+			if h.Unit.QualifiedName() == c.name {
+				n++
+				if len(h.Overloads) != c.overloads {
+					t.Errorf("%q: %s has %d overloads listed, want %d", c.query, h.Unit.ID, len(h.Overloads), c.overloads)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%q: %d hits named %s, want 1: %v", c.query, n, c.name, names(res.Hits))
+		}
+		if len(res.Streams[StreamFused]) <= len(res.Hits) {
+			t.Errorf("%q: the fused stream should still rank single units: %v", c.query, res.Streams[StreamFused])
+		}
+	}
+}
