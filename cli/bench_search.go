@@ -6,10 +6,13 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
+	"os"
 
 	"github.com/spf13/cobra"
 
+	"github.com/repilot-lsp/repilot-lsp/search"
 	"github.com/repilot-lsp/repilot-lsp/search/bench"
 )
 
@@ -22,6 +25,7 @@ type benchSearchFlags struct {
 	perQuery   bool
 	quiet      bool
 	holdout    string
+	queries    string
 }
 
 func init() {
@@ -58,6 +62,7 @@ only, to measure a variant; the editor and "search" always use the defaults.`,
 	fl.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
 	fl.BoolVar(&f.perQuery, "per-query", false, "with --json, include every query's ranks")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
+	fl.StringVar(&f.queries, "queries", "", "run the realistic queries of this file (JSON Lines of {\"query\": ..., \"targets\": [\"path#Class.method\" or \"path\"]}) instead of the CodeSearchNet-style ones: Success@1/5/10 and MRR for units, files, and a grep baseline of files ranked by distinct query words")
 	fl.StringVar(&f.holdout, "holdout", bench.HoldoutUnit, "docs kept out of the doc-mined statistics per query: unit (the target's) or file (every unit in the target's file)")
 	benchCmd.AddCommand(cmd)
 }
@@ -78,7 +83,36 @@ func runBenchSearch(ctx context.Context, f benchSearchFlags, stdout, stderr io.W
 	if f.quiet {
 		stderr = io.Discard
 	}
+	if f.queries != "" {
+		return runBenchQueries(ctx, f, cfg, stdout, stderr)
+	}
 	rep, err := bench.Run(ctx, bench.Options{Engine: cfg, Mode: f.mode, MaxQueries: f.maxQueries, Log: stderr, Holdout: f.holdout})
+	if err != nil {
+		return err
+	}
+	if f.jsonOut {
+		if !f.perQuery {
+			rep.Results = nil
+		}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(rep)
+	}
+	rep.WriteText(stdout)
+	return nil
+}
+
+func runBenchQueries(ctx context.Context, f benchSearchFlags, cfg search.Config, stdout, stderr io.Writer) error {
+	fh, err := os.Open(f.queries)
+	if err != nil {
+		return err
+	}
+	qs, err := bench.ReadQueries(fh)
+	fh.Close()
+	if err != nil {
+		return fmt.Errorf("--queries %s: %w", f.queries, err)
+	}
+	rep, err := bench.RunQueries(ctx, bench.QueriesOptions{Engine: cfg, Queries: qs, Log: stderr})
 	if err != nil {
 		return err
 	}

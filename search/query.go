@@ -234,7 +234,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		if len(r.res.Hits) == q.K {
 			break
 		}
-		key := overloadKey(id)
+		key := OverloadSet(id)
 		if grouped[key] {
 			continue // a better-ranked member of its overload set is a hit
 		}
@@ -251,9 +251,10 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 	return r.res, nil
 }
 
-// overloadKey is the ID of the first member of a unit's overload set
-// (units.Unit.ID: "path#Container.Name", "#k" appended for the k-th).
-func overloadKey(id string) string {
+// OverloadSet is the ID of the first member of a unit's overload set: the
+// ID without its "#k" suffix (units.Unit.ID: "path#Container.Name", "#k"
+// appended for the k-th declaration of that name in the file).
+func OverloadSet(id string) string {
 	i := strings.LastIndexByte(id, '#')
 	j := strings.IndexByte(id, '#')
 	if i > j && j >= 0 {

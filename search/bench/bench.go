@@ -402,7 +402,7 @@ func percentile(xs []float64, p float64) float64 {
 
 // streamOrder is the report's row order.
 var streamOrder = []string{search.StreamLexical, search.StreamDense, search.StreamAugLexical, search.StreamAugDense,
-	search.StreamGenDense, search.StreamGenParts, search.StreamGenLexical, search.StreamFused, search.StreamRerank}
+	search.StreamGenDense, search.StreamGenParts, search.StreamGenLexical, search.StreamFused, search.StreamRerank, RowSearch, RowSearchFile, RowGrepFile}
 
 // Score computes each stream's metrics over the query results. A stream is
 // scored over the queries it answered (a failed model call leaves it out of
