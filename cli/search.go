@@ -254,7 +254,7 @@ code generated from the query, and reranking (the RepoRift pipeline). The
 streams are fused by reciprocal rank fusion; --streams switches them.
 
 The index is cached (--cache-dir): a second run parses and embeds only files
-that changed. Progress goes to stderr, results to stdout.`,
+that changed, and reads the analysed lexical index back when no file did. Progress goes to stderr, results to stdout.`,
 		Example: `  repilot-lsp search --project . "parse a date from a string"
   repilot-lsp search --project ~/src/app --json -k 5 "retry an HTTP request with backoff"
   repilot-lsp search --project . --embed-url http://127.0.0.1:8081/v1 --embed-model minilm "cache eviction"`,
@@ -303,6 +303,9 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 	if err != nil {
 		return err
 	}
+	// A one-shot run keeps its analysed index for the next (the editor
+	// keeps its engine instead, and searches while it indexes).
+	cfg.Persist = true
 	ctx, interrupted, stop := withSignals(ctx)
 	defer stop()
 	defer func() { err = interrupted(err) }()

@@ -122,6 +122,12 @@ type Config struct {
 	// Query.Tests overrides it per query, except that an excluded test is
 	// not in the index to include.
 	Tests TestPolicy
+	// Persist keeps the analysed lexical index in CacheDir between runs
+	// (persist.go): Build reads it back when the units and the tuning are
+	// those it was saved for, else analyses the units and Close saves it.
+	// Results arrive only when Build ends (the CLI's case; the editor,
+	// which searches while it indexes, leaves it off).
+	Persist bool
 	// Include limits the index to some files (nil: all supported files).
 	Include func(rel string) bool
 	// Transform, when set, rewrites each unit before the streams see it (the
@@ -211,6 +217,11 @@ type Engine struct {
 	dirs   map[string]int        // units per directory
 	readme string
 	status Status
+
+	deferring bool         // Build defers the lexical analysis (Persist)
+	deferred  []units.Unit // units seen while deferring, in arrival order
+	snapKey   string       // the lexical state's snapshot key ("": changed since, do not save)
+	snapSaved bool         // the state came from (or went to) the snapshot
 
 	kick chan struct{} // wakes the embedding loop
 }
@@ -304,7 +315,24 @@ func (e *Engine) apply(ch index.Change) {
 		e.count(u, +1)
 	}
 	e.status.Units = len(e.view)
+	deferring := e.deferring
+	if deferring {
+		e.deferred = append(e.deferred, ups...)
+	} else {
+		e.snapKey = "" // the state no longer matches a snapshot's key
+	}
 	e.mu.Unlock()
+	if deferring {
+		if e.dense != nil {
+			e.dense.Delete(ch.Removed)
+			e.dense.Upsert(ups)
+			select {
+			case e.kick <- struct{}{}:
+			default:
+			}
+		}
+		return
+	}
 	if e.assoc != nil {
 		// The association model reads the docs, so it sees the units
 		// before Transform (the benchmark's csn mode strips docs from the
@@ -373,6 +401,12 @@ func (e *Engine) Build(ctx context.Context, progress func(index.Progress)) error
 	e.status.Indexing = true
 	e.mu.Unlock()
 	e.readReadme()
+	persist := e.persisting()
+	if persist {
+		e.mu.Lock()
+		e.deferring = true
+		e.mu.Unlock()
+	}
 	err := e.idx.Build(ctx, func(p index.Progress) {
 		e.mu.Lock()
 		e.status.Files, e.status.TotalFiles = p.Files, p.TotalFiles
@@ -381,6 +415,9 @@ func (e *Engine) Build(ctx context.Context, progress func(index.Progress)) error
 			progress(p)
 		}
 	})
+	if persist {
+		e.finishBuild()
+	}
 	e.mu.Lock()
 	e.status.Indexing = false
 	if err != nil {
@@ -464,6 +501,11 @@ func (e *Engine) Start(ctx context.Context, report func(Status)) {
 // Close saves the caches.
 func (e *Engine) Close() error {
 	err := e.idx.Save()
+	if e.persisting() {
+		if serr := e.saveSnapshot(); err == nil {
+			err = serr
+		}
+	}
 	if e.cache != nil {
 		if cerr := e.cache.Close(); err == nil {
 			err = cerr

@@ -2,7 +2,9 @@ package search
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -371,5 +373,57 @@ def scale(x):
 		if len(res.Streams[StreamFused]) <= len(res.Hits) {
 			t.Errorf("%q: the fused stream should still rank single units: %v", c.query, res.Streams[StreamFused])
 		}
+	}
+}
+
+// TestPersist: a warm engine reads the analysed lexical index back and
+// answers exactly as the cold one; a changed file or a damaged snapshot
+// means analysing again.
+func TestPersist(t *testing.T) {
+	root := project(t)
+	cache := t.TempDir()
+	ctx := context.Background()
+	run := func(q string) (*Engine, []Hit) {
+		t.Helper()
+		e, err := New(Config{Root: root, CacheDir: cache, Persist: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Build(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Search(ctx, Query{Text: q, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return e, res.Hits
+	}
+	cold, h1 := run("total price with tax")
+	warm, h2 := run("total price with tax")
+	if cold.snapSaved || !warm.snapSaved {
+		t.Errorf("snapshot used: cold %v, warm %v; want false, true", cold.snapSaved, warm.snapSaved)
+	}
+	if len(h1) == 0 || !reflect.DeepEqual(h1, h2) {
+		t.Errorf("cold %v\nwarm %v", names(h1), names(h2))
+	}
+	// A changed file: the snapshot's key no longer matches.
+	testtree.Write(t, root, map[string]string{"tools/report.py": "def write_tax_table(rows):\n    return [r.tax for r in rows]\n"})
+	changed, h3 := run("tax table")
+	if changed.snapSaved || len(h3) == 0 || h3[0].Unit.Name != "write_tax_table" {
+		t.Errorf("after a change: snapshot used %v, hits %v", changed.snapSaved, names(h3))
+	}
+	// A damaged snapshot is analysed again, not trusted.
+	if err := os.WriteFile(filepath.Join(cache, snapshotFile), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	damaged, h4 := run("tax table")
+	if damaged.snapSaved || !reflect.DeepEqual(h3, h4) {
+		t.Errorf("damaged snapshot: used %v, hits %v", damaged.snapSaved, names(h4))
+	}
+	if again, _ := run("tax table"); !again.snapSaved {
+		t.Error("the snapshot was not rewritten after the damaged one")
 	}
 }

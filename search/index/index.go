@@ -18,6 +18,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -142,6 +143,28 @@ func (x *Index) Units() []units.Unit {
 		out = append(out, x.files[p].Units...)
 	}
 	x.mu.RUnlock()
+	return out
+}
+
+// Digest is a SHA-256 over the indexed files' paths and content hashes
+// and the unit cache's version: equal digests mean equal units.
+func (x *Index) Digest() [32]byte {
+	x.mu.RLock()
+	paths := make([]string, 0, len(x.files))
+	for p := range x.files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	io.WriteString(h, cacheFile)
+	for _, p := range paths {
+		h.Write([]byte{0})
+		io.WriteString(h, p)
+		h.Write(x.files[p].Hash[:])
+	}
+	x.mu.RUnlock()
+	var out [32]byte
+	h.Sum(out[:0])
 	return out
 }
 

@@ -389,7 +389,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 	avgdl := x.totalLen / n
 	avgnl := x.totalNL / n
 	acc := make([]float32, len(x.docs))
-	cov := make([]float32, len(x.docs)) // idf of the query's own terms each doc contains
+	cov := make([]float64, len(x.docs)) // idf of the query's own terms each doc contains
 	own := make(map[string]bool, len(qterms))
 	var idfSum float64
 	for _, t := range qterms {
@@ -455,7 +455,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 			for doc, tf := range tfs {
 				add(doc, idf, q, tf[0], tf[1], tf[2])
 				if own[term] {
-					cov[doc] += float32(termIDF(n, x.df, t, ok))
+					cov[doc] += termIDF(n, x.df, t, ok)
 				}
 			}
 			continue
@@ -469,7 +469,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 			if x.docs[p.doc].alive {
 				add(p.doc, idf, q, p.tf, p.tfs, p.tfn)
 				if own[term] {
-					cov[p.doc] += float32(idf)
+					cov[p.doc] += idf
 				}
 			}
 		}
@@ -502,7 +502,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 		s := heap.Pop(h).(scored)
 		out[i] = Hit{ID: x.docs[s.doc].id, Score: float64(s.score)}
 		if idfSum > 0 {
-			out[i].Match = min(1, float64(cov[s.doc])/idfSum)
+			out[i].Match = min(1, cov[s.doc]/idfSum)
 		}
 	}
 	return out, nil

@@ -1,8 +1,11 @@
 package lexical
 
 import (
+	"bytes"
 	"context"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
@@ -216,5 +219,54 @@ func TestMatch(t *testing.T) {
 	hs, _ = x.Search(ctx, "read config file zebra", 4)
 	if len(hs) == 0 || hs[0].ID != "a" || hs[0].Match <= 0.3 || hs[0].Match >= 0.75 {
 		t.Errorf("with a word no unit has: %+v, want a with match in (0.3, 0.75)", hs)
+	}
+}
+
+// TestStateRoundTrip: an index and a doc-mined model read back from their
+// saved state answer exactly as the originals.
+func TestStateRoundTrip(t *testing.T) {
+	us := corpus()
+	us = append(us, units.Unit{ID: "e", Name: "resetbuffer", Doc: "Clear the buffer.", Code: "buf.clear()"},
+		units.Unit{ID: "f", Name: "flushBuffer", Doc: "Write the buffer out.", Code: "out.write(buf)"})
+	a := NewAssoc(tokenize.Default)
+	a.Upsert(us)
+	x := NewBM25(tokenize.Default, DefaultWeights)
+	x.Assoc = a
+	x.Upsert(us)
+	x.Delete([]string{"d"})
+	var bx, ba bytes.Buffer
+	if err := x.WriteState(&bx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteState(&ba); err != nil {
+		t.Fatal(err)
+	}
+	a2 := NewAssoc(tokenize.Default)
+	if err := a2.ReadState(&ba); err != nil {
+		t.Fatal(err)
+	}
+	y := NewBM25(tokenize.Default, DefaultWeights)
+	y.Assoc = a2
+	if err := y.ReadState(&bx); err != nil {
+		t.Fatal(err)
+	}
+	if y.Len() != x.Len() || a2.Len() != a.Len() {
+		t.Fatalf("Len %d/%d, assoc %d/%d", y.Len(), x.Len(), a2.Len(), a.Len())
+	}
+	ctx := context.Background()
+	for _, q := range []string{"read the configuration file", "reset the buffer", "clear buffer", "write log message", "sum"} {
+		h1, _ := x.Search(ctx, q, 5)
+		h2, _ := y.Search(ctx, q, 5)
+		if !reflect.DeepEqual(h1, h2) {
+			t.Errorf("%q: %v, read back %v", q, h1, h2)
+		}
+	}
+	// The copy keeps working: an update after the read.
+	y.Upsert([]units.Unit{{ID: "g", Name: "resetCounter", Code: "n = 0"}})
+	if hs, _ := y.Search(ctx, "reset counter", 1); len(hs) != 1 || hs[0].ID != "g" {
+		t.Errorf("after an upsert: %v", hs)
+	}
+	if err := y.ReadState(strings.NewReader("not gob")); err == nil {
+		t.Error("garbage was read as a state")
 	}
 }
