@@ -27,77 +27,141 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
-// SearchFlags configure the search engine; AddFlags registers them.
+// SearchFlags are the user's settings of the search engine: the project,
+// caches, streams and models. "search" and "bench search" register them;
+// the editor ("serve") takes the same defaults (defaultSearchFlags) with the
+// models from the environment. The ranking parameters are not here: they
+// have one default (search.DefaultTuning), which only "bench search" can
+// change (TuningFlags).
 type SearchFlags struct {
 	Project    string
 	CacheDir   string
 	NoCache    bool
-	Lexical    string
 	Streams    string
 	ChatURL    string
 	ChatModel  string
 	EmbedURL   string
 	EmbedModel string
-	Depth      int
-	RerankTopN int
-	Weights    string
-	K1, B      float64
-	Expand     float64
-	NameBoost  float64
-	Analyzer   string
 	EmbedChars int
-	RRFK       float64
-	StreamW    string
-	// Association expansion (lexical.Assoc): doc words -> name terms.
-	AssocWeight   float64
-	AssocMinPair  int
-	AssocTop      int
-	AssocLift     float64
-	AssocSentence bool
-	AssocReweight float64
-	ShortFields   bool
-	NameB         float64
+	Tests      string
 }
 
-// AddFlags registers the engine flags on fs. Model flags default to the
-// REPILOT_SEARCH_* environment variables (package search/llm).
+// EnvSearchTests sets the editor's and the CLI's default test policy
+// (below, include or exclude: search.TestPolicy).
+const EnvSearchTests = "REPILOT_SEARCH_TESTS"
+
+// defaultSearchFlags are the defaults of SearchFlags, the one place they
+// are written: AddFlags registers them and the editor uses them as they
+// are. Model settings come from the REPILOT_SEARCH_* environment (package
+// search/llm).
+func defaultSearchFlags(project string) SearchFlags {
+	tests := os.Getenv(EnvSearchTests)
+	if tests == "" {
+		tests = string(search.TestsBelow)
+	}
+	return SearchFlags{Project: project, Streams: "all", EmbedChars: 2000, Tests: tests,
+		ChatURL: os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
+		EmbedURL: os.Getenv(llm.EnvEmbedURL), EmbedModel: os.Getenv(llm.EnvEmbedModel)}
+}
+
+// AddFlags registers the engine flags on fs with defaultSearchFlags' values.
 func (f *SearchFlags) AddFlags(fs *pflag.FlagSet) {
-	fs.StringVar(&f.Project, "project", "", "project root directory (required)")
-	fs.StringVar(&f.CacheDir, "cache-dir", "", "index and embedding cache (default $REPILOT_CACHE/search/<project> or ~/.cache/repilot-lsp/search/<project>)")
-	fs.BoolVar(&f.NoCache, "no-cache", false, "keep no cache: parse and embed everything")
-	fs.StringVar(&f.Lexical, "lexical", "bm25", "lexical backend: bm25 (hand-written BM25F) or bleve")
-	fs.StringVar(&f.Streams, "streams", "all", "streams to run: comma-separated lexical,dense,augment,generate,rerank or all (streams without a model are off)")
-	fs.StringVar(&f.ChatURL, "chat-url", os.Getenv(llm.EnvChatURL), "OpenAI-compatible chat server for augmentation, generation and reranking, e.g. http://127.0.0.1:8080/v1 (env "+llm.EnvChatURL+")")
-	fs.StringVar(&f.ChatModel, "chat-model", os.Getenv(llm.EnvChatModel), "chat model name (env "+llm.EnvChatModel+")")
-	fs.StringVar(&f.EmbedURL, "embed-url", os.Getenv(llm.EnvEmbedURL), "OpenAI-compatible embeddings server for the dense streams (env "+llm.EnvEmbedURL+")")
-	fs.StringVar(&f.EmbedModel, "embed-model", os.Getenv(llm.EnvEmbedModel), "embedding model name (env "+llm.EnvEmbedModel+")")
-	fs.IntVar(&f.EmbedChars, "embed-max-chars", 2000, "bytes of each unit sent to the embedding model (all-MiniLM-L6-v2 reads 256 tokens: about 1000)")
-	fs.IntVar(&f.Depth, "depth", 100, "results per stream that enter fusion")
-	fs.Float64Var(&f.RRFK, "rrf-k", 60, "reciprocal rank fusion constant k")
+	d := defaultSearchFlags("")
+	fs.StringVar(&f.Project, "project", d.Project, "project root directory (required)")
+	fs.StringVar(&f.CacheDir, "cache-dir", d.CacheDir, "index and embedding cache (default $REPILOT_CACHE/search/<project> or ~/.cache/repilot-lsp/search/<project>)")
+	fs.BoolVar(&f.NoCache, "no-cache", d.NoCache, "keep no cache: parse and embed everything")
+	fs.StringVar(&f.Streams, "streams", d.Streams, "streams to run: comma-separated lexical,dense,augment,generate,rerank or all (streams without a model are off)")
+	fs.StringVar(&f.ChatURL, "chat-url", d.ChatURL, "OpenAI-compatible chat server for augmentation, generation and reranking, e.g. http://127.0.0.1:8080/v1 (env "+llm.EnvChatURL+")")
+	fs.StringVar(&f.ChatModel, "chat-model", d.ChatModel, "chat model name (env "+llm.EnvChatModel+")")
+	fs.StringVar(&f.EmbedURL, "embed-url", d.EmbedURL, "OpenAI-compatible embeddings server for the dense streams (env "+llm.EnvEmbedURL+")")
+	fs.StringVar(&f.EmbedModel, "embed-model", d.EmbedModel, "embedding model name (env "+llm.EnvEmbedModel+")")
+	fs.IntVar(&f.EmbedChars, "embed-max-chars", d.EmbedChars, "bytes of each unit sent to the embedding model (all-MiniLM-L6-v2 reads 256 tokens: about 1000)")
+	fs.StringVar(&f.Tests, "tests", d.Tests, "test code (src/test, tests/, *Test.java, test_*.py, *_test.go, ...): below (ranked after main code unless the query says \"test\"), include (ranked like main code) or exclude (env "+EnvSearchTests+")")
+}
+
+// TuningFlags are "bench search"'s flags over search.DefaultTuning: the
+// research knobs, to measure a variant against the defaults.
+type TuningFlags struct {
+	Weights  string
+	Analyzer string
+	StreamW  string
+	tuning   *search.Tuning // the flags' targets; nil before AddFlags
+}
+
+// AddFlags registers the tuning flags on fs, with DefaultTuning's values.
+func (f *TuningFlags) AddFlags(fs *pflag.FlagSet) {
+	t := search.DefaultTuning()
+	f.tuning = &t
+	fs.IntVar(&t.Depth, "depth", t.Depth, "results per stream that enter fusion")
+	fs.Float64Var(&t.RRFK, "rrf-k", t.RRFK, "reciprocal rank fusion constant k")
 	fs.StringVar(&f.StreamW, "stream-weights", "", `RRF weights by stream, e.g. "lexical=2,dense=1" (unnamed streams: 1)`)
-	fs.IntVar(&f.RerankTopN, "rerank-top", 20, "fused candidates the reranker sees")
+	fs.IntVar(&t.RerankTopN, "rerank-top", t.RerankTopN, "fused candidates the reranker sees")
 	fs.StringVar(&f.Weights, "weights", "", `lexical field weights, e.g. "name=3,signature=1,doc=1,code=1,path=0.5" (unnamed fields keep their default)`)
-	fs.Float64Var(&f.K1, "bm25-k1", lexical.BM25K1, "BM25 k1 (bm25 backend)")
-	fs.Float64Var(&f.B, "bm25-b", lexical.BM25B, "BM25 b (bm25 backend)")
-	fs.Float64Var(&f.Expand, "expand", lexical.DefaultExpand, "weight of run-together name expansion (bm25 backend; 0: off)")
-	fs.StringVar(&f.Analyzer, "analyzer", "stem,stop,compounds,abbrev", "tokenizer switches: any of stem, stop, compounds, abbrev (comma-separated; \"none\" for none)")
-	fs.Float64Var(&f.NameBoost, "name-boost", lexical.DefaultNameBoost, "score boost for units whose name the query covers (bm25 backend; 0: off)")
-	fs.Float64Var(&f.AssocWeight, "assoc", lexical.DefaultAssocWeight, "query weight of the name terms the workspace's doc comments associate with each query word (bm25 backend; 0: off)")
-	fs.IntVar(&f.AssocMinPair, "assoc-min-pair", lexical.DefaultAssocMinPair, "documented units a word and a name term must share to associate")
-	fs.IntVar(&f.AssocTop, "assoc-top", lexical.DefaultAssocTop, "associated terms per query word")
-	fs.Float64Var(&f.AssocLift, "assoc-lift", lexical.DefaultAssocLift, "least lift P(term|word)/P(term) of an association")
-	fs.BoolVar(&f.AssocSentence, "assoc-sentence", false, "learn associations from the first doc sentence only")
-	fs.Float64Var(&f.AssocReweight, "assoc-reweight", lexical.DefaultAssocReweight, "exponent of query-word reweighting by how often the docs' word meets the code it documents (bm25 backend; 0: off)")
-	fs.BoolVar(&f.ShortFields, "bm25f-short", false, "exempt name and signature from BM25F length normalisation (bm25 backend)")
-	fs.Float64Var(&f.NameB, "bm25-name-b", lexical.DefaultNameB, "BM25F b of the name field, normalised by its own length (bm25 backend; negative: the unit's length and --bm25-b)")
+	fs.Float64Var(&t.K1, "bm25-k1", t.K1, "BM25 k1")
+	fs.Float64Var(&t.B, "bm25-b", t.B, "BM25 b")
+	fs.Float64Var(&t.Expand, "expand", t.Expand, "weight of run-together name expansion (0: off)")
+	fs.StringVar(&f.Analyzer, "analyzer", "", "tokenizer switches: any of stem, stop, compounds, abbrev (comma-separated; \"none\" for none; default: all four)")
+	fs.Float64Var(&t.NameBoost, "name-boost", t.NameBoost, "score boost for units whose name the query covers (0: off)")
+	fs.Float64Var(&t.Assoc.Weight, "assoc", t.Assoc.Weight, "query weight of the name terms the workspace's doc comments associate with each query word (0: off)")
+	fs.IntVar(&t.Assoc.MinPair, "assoc-min-pair", t.Assoc.MinPair, "documented units a word and a name term must share to associate")
+	fs.IntVar(&t.Assoc.Top, "assoc-top", t.Assoc.Top, "associated terms per query word")
+	fs.Float64Var(&t.Assoc.Lift, "assoc-lift", t.Assoc.Lift, "least lift P(term|word)/P(term) of an association")
+	fs.BoolVar(&t.Assoc.Sentence, "assoc-sentence", t.Assoc.Sentence, "learn associations from the first doc sentence only")
+	fs.Float64Var(&t.Assoc.Reweight, "assoc-reweight", t.Assoc.Reweight, "exponent of query-word reweighting by how often the docs' word meets the code it documents (0: off)")
+	fs.BoolVar(&t.ShortFields, "bm25f-short", t.ShortFields, "exempt name and signature from BM25F length normalisation")
+	fs.Float64Var(&t.NameB, "bm25-name-b", t.NameB, "BM25F b of the name field, normalised by its own length (negative: the unit's length and --bm25-b)")
+}
+
+// Tuning returns the tuning the flags describe (DefaultTuning with the
+// flags given applied).
+func (f *TuningFlags) Tuning() (search.Tuning, error) {
+	t := search.DefaultTuning()
+	if f.tuning != nil {
+		t = *f.tuning
+	}
+	if strings.TrimSpace(f.Weights) != "" {
+		w, err := parseWeights(f.Weights)
+		if err != nil {
+			return t, err
+		}
+		t.Weights = *w
+	}
+	if f.Analyzer != "" {
+		an := tokenize.Analyzer{MinLen: t.Analyzer.MinLen}
+		for _, sw := range strings.Split(f.Analyzer, ",") {
+			switch strings.TrimSpace(sw) {
+			case "stem":
+				an.Stem = true
+			case "stop":
+				an.Stop = true
+			case "compounds":
+				an.Compounds = true
+			case "abbrev":
+				an.Abbrev = true
+			case "none", "":
+			default:
+				return t, fmt.Errorf("--analyzer: unknown switch %q", sw)
+			}
+		}
+		t.Analyzer = an
+	}
+	if strings.TrimSpace(f.StreamW) != "" {
+		t.StreamWeights = map[string]float64{}
+		for _, kv := range strings.Split(f.StreamW, ",") {
+			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
+			x, err := strconv.ParseFloat(v, 64)
+			if !ok || err != nil || x < 0 {
+				return t, fmt.Errorf("--stream-weights: bad entry %q (want stream=number)", kv)
+			}
+			t.StreamWeights[k] = x
+		}
+	}
+	return t, nil
 }
 
 // parseWeights reads "field=w,..." over the default weights.
 func parseWeights(s string) (*lexical.Weights, error) {
 	w := lexical.DefaultWeights
-	if strings.TrimSpace(s) == "" {
-		return &w, nil
-	}
 	for _, kv := range strings.Split(s, ",") {
 		k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
 		x, err := strconv.ParseFloat(v, 64)
@@ -117,8 +181,9 @@ func parseWeights(s string) (*lexical.Weights, error) {
 	return &w, nil
 }
 
-// Config turns the flags into a search.Config. Without --chat-url and
-// --embed-url only the lexical stream runs (offline).
+// Config turns the flags into a search.Config with the default tuning.
+// Without --chat-url and --embed-url only the lexical stream runs
+// (offline).
 func (f *SearchFlags) Config() (search.Config, error) {
 	if f.Project == "" {
 		return search.Config{}, errors.New("--project is required")
@@ -134,44 +199,12 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	if err != nil {
 		return search.Config{}, err
 	}
-	weights, err := parseWeights(f.Weights)
+	tests, err := search.ParseTestPolicy(f.Tests)
 	if err != nil {
-		return search.Config{}, err
+		return search.Config{}, fmt.Errorf("--tests: %w", err)
 	}
-	an := tokenize.Analyzer{MinLen: 2}
-	for _, sw := range strings.Split(f.Analyzer, ",") {
-		switch strings.TrimSpace(sw) {
-		case "stem":
-			an.Stem = true
-		case "stop":
-			an.Stop = true
-		case "compounds":
-			an.Compounds = true
-		case "abbrev":
-			an.Abbrev = true
-		case "none", "":
-		default:
-			return search.Config{}, fmt.Errorf("--analyzer: unknown switch %q", sw)
-		}
-	}
-	k1, b, expand, nameBoost, nameB := f.K1, f.B, f.Expand, f.NameBoost, f.NameB
-	cfg := search.Config{Root: root, Lexical: f.Lexical, Streams: streams, Depth: f.Depth, RerankTopN: f.RerankTopN,
-		Weights: weights, K1: &k1, B: &b, Expand: &expand, NameBoost: &nameBoost, NameB: &nameB, Analyzer: &an,
-		Assoc: &search.AssocConfig{Weight: f.AssocWeight, MinPair: f.AssocMinPair, Top: f.AssocTop, Lift: f.AssocLift,
-			Sentence: f.AssocSentence, Reweight: f.AssocReweight}, ShortFields: f.ShortFields}
+	cfg := search.Config{Root: root, Streams: streams, Tests: tests}
 	cfg.Dense.MaxChars = f.EmbedChars
-	cfg.RRFK = f.RRFK
-	if strings.TrimSpace(f.StreamW) != "" {
-		cfg.StreamWeights = map[string]float64{}
-		for _, kv := range strings.Split(f.StreamW, ",") {
-			k, v, ok := strings.Cut(strings.TrimSpace(kv), "=")
-			x, err := strconv.ParseFloat(v, 64)
-			if !ok || err != nil || x < 0 {
-				return cfg, fmt.Errorf("--stream-weights: bad entry %q (want stream=number)", kv)
-			}
-			cfg.StreamWeights[k] = x
-		}
-	}
 	switch {
 	case f.NoCache:
 	case f.CacheDir != "":
@@ -221,7 +254,7 @@ code generated from the query, and reranking (the RepoRift pipeline). The
 streams are fused by reciprocal rank fusion; --streams switches them.
 
 The index is cached (--cache-dir): a second run parses and embeds only files
-that changed. Progress goes to stderr, results to stdout.`,
+that changed, and reads the analysed lexical index back when no file did. Progress goes to stderr, results to stdout.`,
 		Example: `  repilot-lsp search --project . "parse a date from a string"
   repilot-lsp search --project ~/src/app --json -k 5 "retry an HTTP request with backoff"
   repilot-lsp search --project . --embed-url http://127.0.0.1:8081/v1 --embed-model minilm "cache eviction"`,
@@ -248,11 +281,15 @@ type SearchHitJSON struct {
 	Path      string         `json:"path"`
 	Range     RangeJSON      `json:"range"`
 	Score     float64        `json:"score"`
+	Match     float64        `json:"match"`
 	Name      string         `json:"name"`
 	Kind      string         `json:"kind"`
 	Signature string         `json:"signature"`
 	Snippet   string         `json:"snippet"`
 	Ranks     map[string]int `json:"ranks"`
+	// Overloads are the signatures of the other members of the hit's
+	// overload set (search.Hit.Overloads).
+	Overloads []string `json:"overloads,omitempty"`
 }
 
 // RangeJSON is an LSP Range (zero-based lines, UTF-16 characters).
@@ -266,6 +303,9 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 	if err != nil {
 		return err
 	}
+	// A one-shot run keeps its analysed index for the next (the editor
+	// keeps its engine instead, and searches while it indexes).
+	cfg.Persist = true
 	ctx, interrupted, stop := withSignals(ctx)
 	defer stop()
 	defer func() { err = interrupted(err) }()
@@ -307,7 +347,7 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 		enc.SetIndent("", "  ")
 		return enc.Encode(map[string]any{
 			"query": query, "hits": hits, "augmented": res.Augmented, "generated": res.Generated,
-			"errors": res.Errors,
+			"errors": res.Errors, "strong": res.Strong(),
 		})
 	}
 	if len(res.Hits) == 0 {
@@ -315,10 +355,16 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 			"and \"of\" do not count); try other words, or add --embed-url for search by meaning")
 		return nil
 	}
+	if !res.Strong() {
+		fmt.Fprintf(stdout, "no strong match: no result contains %.0f%% of the query's words (weighted by rarity); the closest:\n", 100*search.StrongMatch)
+	}
 	for i, h := range res.Hits {
 		u := h.Unit
-		fmt.Fprintf(stdout, "%2d. %s:%d:%d  %.3f  %s %s\n", i+1, u.Path, u.Start.Line+1, u.Start.Character+1, h.Score, u.Kind, u.QualifiedName())
+		fmt.Fprintf(stdout, "%2d. %s:%d:%d  match %3.0f%%  %s %s\n", i+1, u.Path, u.Start.Line+1, u.Start.Character+1, 100*h.Match, u.Kind, u.QualifiedName())
 		fmt.Fprintf(stdout, "    %s\n", u.Signature)
+		for _, o := range h.Overloads {
+			fmt.Fprintf(stdout, "    %s  (overload, line %d)\n", o.Signature, o.Start.Line+1)
+		}
 		for _, l := range strings.Split(u.Snippet(3), "\n")[1:] {
 			fmt.Fprintf(stdout, "    %s\n", l)
 		}
@@ -328,22 +374,28 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 
 func hitJSON(h search.Hit) SearchHitJSON {
 	u := h.Unit
-	return SearchHitJSON{Path: u.Path, Range: RangeJSON{u.Start, u.End}, Score: h.Score, Name: u.QualifiedName(),
+	out := SearchHitJSON{Path: u.Path, Range: RangeJSON{u.Start, u.End}, Score: h.Score, Match: h.Match, Name: u.QualifiedName(),
 		Kind: string(u.Kind), Signature: u.Signature, Snippet: u.Snippet(8), Ranks: h.Ranks}
+	for _, o := range h.Overloads {
+		out.Overloads = append(out.Overloads, o.Signature)
+	}
+	return out
 }
 
-// searchExtension is the "Semantic search in repo" feature of serve. Models
-// come from the REPILOT_SEARCH_* environment (package search/llm); with none,
-// search is lexical. Caches go to search.DefaultCacheDir(root).
+// editorSearchConfig is the configuration of the editor's search in root:
+// the defaults of "search" (defaultSearchFlags, search.DefaultTuning) with
+// the models from the REPILOT_SEARCH_* environment and the caches in
+// search.DefaultCacheDir(root).
+func editorSearchConfig(root string) (search.Config, error) {
+	f := defaultSearchFlags(root)
+	return f.Config()
+}
+
+// searchExtension is the "Semantic search in repo" feature of serve
+// (editorSearchConfig).
 func searchExtension() proxy.Extension {
 	return proxy.NewSearchExtension(func(root string) (*search.Engine, error) {
-		f := SearchFlags{Project: root, Lexical: "bm25", Streams: "all", Depth: 100, RerankTopN: 20,
-			K1: lexical.BM25K1, B: lexical.BM25B, Expand: lexical.DefaultExpand, NameBoost: lexical.DefaultNameBoost,
-			Analyzer: "stem,stop,compounds,abbrev", EmbedChars: 2000, RRFK: 60, AssocWeight: lexical.DefaultAssocWeight,
-			AssocReweight: lexical.DefaultAssocReweight,
-			ChatURL:       os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
-			EmbedURL: os.Getenv(llm.EnvEmbedURL), EmbedModel: os.Getenv(llm.EnvEmbedModel)}
-		cfg, err := f.Config()
+		cfg, err := editorSearchConfig(root)
 		if err != nil {
 			return nil, err
 		}

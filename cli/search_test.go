@@ -8,11 +8,17 @@ import (
 	"context"
 	"encoding/json"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
+	"github.com/spf13/pflag"
+
 	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
+	"github.com/repilot-lsp/repilot-lsp/search"
 	"github.com/repilot-lsp/repilot-lsp/search/bench"
+	"github.com/repilot-lsp/repilot-lsp/search/lexical"
+	"github.com/repilot-lsp/repilot-lsp/search/llm"
 )
 
 func searchProject(t *testing.T) string {
@@ -45,16 +51,72 @@ public class Dates {
 	return testtree.New(t, files)
 }
 
-func defaultSearchFlags(root string) SearchFlags {
-	return SearchFlags{Project: root, CacheDir: filepath.Join(root, ".cache-test"), Lexical: "bm25", Streams: "all",
-		Depth: 100, RerankTopN: 20, K1: 1.2, B: 0.75, Expand: 1, NameBoost: 0.5,
-		Analyzer: "stem,stop,compounds,abbrev", EmbedChars: 2000, RRFK: 60}
+// testSearchFlags are the defaults with the cache inside the project.
+func testSearchFlags(root string) SearchFlags {
+	f := defaultSearchFlags(root)
+	f.CacheDir = filepath.Join(root, ".cache-test")
+	return f
+}
+
+// TestOneSearchConfig: the editor ("serve"), "search" and "bench search"
+// without flags configure the engine alike, with search.DefaultTuning (the
+// editor once ran BM25F with name b = 0 from a struct literal that copied
+// the flag defaults and missed one).
+func TestOneSearchConfig(t *testing.T) {
+	for _, env := range []string{llm.EnvChatURL, llm.EnvChatModel, llm.EnvEmbedURL, llm.EnvEmbedModel, EnvSearchTests} {
+		t.Setenv(env, "")
+	}
+	t.Setenv("REPILOT_CACHE", t.TempDir())
+	root := searchProject(t)
+	editor, err := editorSearchConfig(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	parse := func(add func(*pflag.FlagSet)) {
+		t.Helper()
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		add(fs)
+		if err := fs.Parse([]string{"--project", root}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var sf searchCmdFlags
+	parse(sf.AddFlags)
+	cli, err := sf.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var bf benchSearchFlags
+	parse(func(fs *pflag.FlagSet) { bf.SearchFlags.AddFlags(fs); bf.TuningFlags.AddFlags(fs) })
+	bcfg, err := bf.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	tuning, err := bf.Tuning()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(editor, cli) || !reflect.DeepEqual(cli, bcfg) {
+		t.Errorf("configurations differ:\neditor %+v\nsearch %+v\nbench  %+v", editor, cli, bcfg)
+	}
+	if !reflect.DeepEqual(tuning, search.DefaultTuning()) {
+		t.Errorf("bench search's default tuning %+v,\nwant search.DefaultTuning() %+v", tuning, search.DefaultTuning())
+	}
+	// What the editor's engine runs with, not only what it was given.
+	e, err := search.New(editor)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if got := *e.Config().Tuning; !reflect.DeepEqual(got, search.DefaultTuning()) || got.NameB != lexical.DefaultNameB {
+		t.Errorf("editor engine's tuning %+v, want search.DefaultTuning()", got)
+	}
 }
 
 func TestSearchCommand(t *testing.T) {
 	root := searchProject(t)
 	var out, errOut bytes.Buffer
-	f := searchCmdFlags{SearchFlags: defaultSearchFlags(root), k: 3, jsonOut: true}
+	f := searchCmdFlags{SearchFlags: testSearchFlags(root), k: 3, jsonOut: true}
 	if err := runSearch(context.Background(), f, "parse a date from a string", &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
@@ -78,8 +140,16 @@ func TestSearchCommand(t *testing.T) {
 	if err := runSearch(context.Background(), f, "retry with exponential backoff", &out, &errOut); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.HasPrefix(out.String(), " 1. tools/retry.py:1:1") || !strings.Contains(errOut.String(), "(2 files from cache)") {
+	if !strings.HasPrefix(out.String(), " 1. tools/retry.py:1:1  match  51%") || !strings.Contains(errOut.String(), "(2 files from cache)") {
 		t.Errorf("text output %q, progress %q", out.String(), errOut.String())
+	}
+	// One rare word of five: a weak best hit is called so.
+	out.Reset()
+	if err := runSearch(context.Background(), f, "parse quantum chromodynamics lattice gauge", &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(out.String(), "no strong match") || !strings.Contains(out.String(), "Dates.parseIsoDate") {
+		t.Errorf("weak match output %q", out.String())
 	}
 }
 
@@ -92,12 +162,9 @@ func TestSearchFlagErrors(t *testing.T) {
 		{func(f *SearchFlags) { f.Project = "" }, "--project is required"},
 		{func(f *SearchFlags) { f.Project = filepath.Join(root, "nope") }, "is not a directory"},
 		{func(f *SearchFlags) { f.Streams = "lexical,magic" }, "unknown stream"},
-		{func(f *SearchFlags) { f.Weights = "name=x" }, "--weights"},
-		{func(f *SearchFlags) { f.Analyzer = "stem,bogus" }, "--analyzer"},
 		{func(f *SearchFlags) { f.EmbedURL = "http://127.0.0.1:1/v1" }, "--embed-url needs --embed-model"},
-		{func(f *SearchFlags) { f.Lexical = "lucene" }, "unknown lexical backend"},
 	} {
-		f := searchCmdFlags{SearchFlags: defaultSearchFlags(root), k: 3}
+		f := searchCmdFlags{SearchFlags: testSearchFlags(root), k: 3}
 		c.mutate(&f.SearchFlags)
 		err := runSearch(context.Background(), f, "x", &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
@@ -109,7 +176,7 @@ func TestSearchFlagErrors(t *testing.T) {
 func TestBenchSearchCommand(t *testing.T) {
 	root := searchProject(t)
 	var out bytes.Buffer
-	f := benchSearchFlags{SearchFlags: defaultSearchFlags(root), jsonOut: true, perQuery: true, quiet: true}
+	f := benchSearchFlags{SearchFlags: testSearchFlags(root), jsonOut: true, perQuery: true, quiet: true}
 	if err := runBenchSearch(context.Background(), f, &out, &bytes.Buffer{}); err != nil {
 		t.Fatal(err)
 	}
@@ -125,6 +192,25 @@ func TestBenchSearchCommand(t *testing.T) {
 	for _, r := range rep.Results {
 		if strings.Contains(r.Query, "@") || r.Ranks["lexical"] != 1 {
 			t.Errorf("result %+v", r)
+		}
+	}
+}
+
+func TestBenchSearchTuningFlagErrors(t *testing.T) {
+	root := searchProject(t)
+	for _, c := range []struct {
+		mutate func(*TuningFlags)
+		want   string
+	}{
+		{func(f *TuningFlags) { f.Weights = "name=x" }, "--weights"},
+		{func(f *TuningFlags) { f.Analyzer = "stem,bogus" }, "--analyzer"},
+		{func(f *TuningFlags) { f.StreamW = "lexical" }, "--stream-weights"},
+	} {
+		f := benchSearchFlags{SearchFlags: testSearchFlags(root), quiet: true}
+		c.mutate(&f.TuningFlags)
+		err := runBenchSearch(context.Background(), f, &bytes.Buffer{}, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want error containing %q, got %v", c.want, err)
 		}
 	}
 }

@@ -52,6 +52,9 @@ type SearchArgs struct {
 	Range *protocol.Range      `json:"range,omitempty"`
 	K     int                  `json:"k,omitempty"`
 	Show  bool                 `json:"show,omitempty"`
+	// Tests overrides the server's test policy for this query: "below",
+	// "include" or "exclude" (search.TestPolicy).
+	Tests string `json:"tests,omitempty"`
 }
 
 // SearchResult is CommandSemanticSearch's result.
@@ -64,19 +67,28 @@ type SearchResult struct {
 	Augmented string            `json:"augmented,omitempty"`
 	Generated string            `json:"generated,omitempty"`
 	Errors    map[string]string `json:"errors,omitempty"` // streams that failed, and why
+	// Strong is false when no result matches the query strongly
+	// (search.Result.Strong): the results are guesses.
+	Strong bool `json:"strong"`
 }
 
 // SearchHit is one ranked code unit: where it is, how well it matched
-// (Score in (0, 1], the fused reciprocal-rank score divided by its maximum;
-// Ranks per stream) and what it looks like.
+// (Score in (0, 1], the fused reciprocal-rank score divided by its maximum,
+// which follows the rank; Match in [0, 1], how much of the query the unit
+// contains, comparable across queries: search.Hit.Match; Ranks per stream)
+// and what it looks like.
 type SearchHit struct {
 	Location  protocol.Location `json:"location"`
 	Score     float64           `json:"score"`
+	Match     float64           `json:"match"`
 	Name      string            `json:"name"`
 	Kind      string            `json:"kind"`
 	Signature string            `json:"signature"`
 	Snippet   string            `json:"snippet"`
 	Ranks     map[string]int    `json:"ranks"`
+	// Overloads are the signatures of the other members of the unit's
+	// overload set (search.Hit.Overloads): one result per set.
+	Overloads []string `json:"overloads,omitempty"`
 }
 
 // EngineFactory builds the search engine for a workspace root. The CLI
@@ -330,7 +342,12 @@ func (x *searchExt) Execute(ctx context.Context, c Client, command string, args 
 		a.K = 10
 	}
 	pr := c.BeginProgress(ctx, "Semantic search")
-	res, err := e.Search(ctx, search.Query{Text: a.Query, K: a.K})
+	if a.Tests != "" {
+		if _, err := search.ParseTestPolicy(a.Tests); err != nil {
+			return nil, lspError(jsonrpc.CodeInvalidParams, "%v", err)
+		}
+	}
+	res, err := e.Search(ctx, search.Query{Text: a.Query, K: a.K, Tests: search.TestPolicy(a.Tests)})
 	if err != nil {
 		pr.End("failed")
 		if errors.Is(err, context.Canceled) {
@@ -339,16 +356,20 @@ func (x *searchExt) Execute(ctx context.Context, c Client, command string, args 
 		return nil, lspError(jsonrpc.CodeRequestFailed, "semantic search failed: %v", err)
 	}
 	out := SearchResult{Query: a.Query, Results: []SearchHit{}, Indexing: e.Status().Indexing,
-		Augmented: res.Augmented, Generated: res.Generated}
+		Augmented: res.Augmented, Generated: res.Generated, Strong: res.Strong()}
 	if len(res.Errors) > 0 {
 		out.Errors = res.Errors
 	}
 	root := e.Index().Root()
 	for _, h := range res.Hits {
-		out.Results = append(out.Results, SearchHit{
-			Location: unitLocation(root, &h.Unit), Score: h.Score, Name: h.Unit.QualifiedName(),
+		sh := SearchHit{
+			Location: unitLocation(root, &h.Unit), Score: h.Score, Match: h.Match, Name: h.Unit.QualifiedName(),
 			Kind: string(h.Unit.Kind), Signature: h.Unit.Signature, Snippet: h.Unit.Snippet(8), Ranks: h.Ranks,
-		})
+		}
+		for _, o := range h.Overloads {
+			sh.Overloads = append(sh.Overloads, o.Signature)
+		}
+		out.Results = append(out.Results, sh)
 	}
 	pr.End(fmt.Sprintf("%d results", len(out.Results)))
 	if a.Show {
@@ -364,12 +385,18 @@ func summarize(r SearchResult) string {
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "Semantic search for %q:", clipQuery(r.Query))
+	if !r.Strong {
+		b.WriteString(" no strong match; the closest:")
+	}
 	for i, h := range r.Results {
 		if i == 5 {
 			break
 		}
 		p, _ := uriPath(string(h.Location.URI))
-		fmt.Fprintf(&b, "\n%d. %s (%s:%d, score %.2f)", i+1, h.Name, filepath.Base(p), h.Location.Range.Start.Line+1, h.Score)
+		fmt.Fprintf(&b, "\n%d. %s (%s:%d, match %.0f%%)", i+1, h.Name, filepath.Base(p), h.Location.Range.Start.Line+1, 100*h.Match)
+		if n := len(h.Overloads); n > 0 {
+			fmt.Fprintf(&b, " and %d overload%s", n, map[bool]string{true: "", false: "s"}[n == 1])
+		}
 	}
 	if r.Indexing {
 		b.WriteString("\n(the index is still being built)")

@@ -105,6 +105,15 @@ func TestSearchCommandActionAndSymbols(t *testing.T) {
 		top.Location.Range.Start.Character != 4 || top.Score <= 0 || !strings.Contains(top.Snippet, "total * (1 + rate)") {
 		t.Errorf("top result %+v", top)
 	}
+	if !r.Strong || top.Match < search.StrongMatch {
+		t.Errorf("a query whose words all occur in the top result: strong %v, match %v", r.Strong, top.Match)
+	}
+	// A bad test policy is the caller's error.
+	bad := e.response(e.request("workspace/executeCommand", map[string]any{
+		"workDoneToken": "w", "command": CommandSemanticSearch, "arguments": []any{map[string]any{"query": "total", "tests": "sometimes"}}}))
+	if bad.Error == nil || bad.Error.Code != jsonrpc.CodeInvalidParams {
+		t.Errorf("bad tests policy: %s", bad.Raw)
+	}
 	// A bare string argument works too.
 	r = searchResult(t, e.response(e.request("workspace/executeCommand", map[string]any{
 		"workDoneToken": "w", "command": CommandSemanticSearch, "arguments": []any{"render invoice pdf"}})))
@@ -162,7 +171,7 @@ func TestSearchCommandActionAndSymbols(t *testing.T) {
 	}
 
 	// Errors are answers, not crashes.
-	bad := e.response(e.request("workspace/executeCommand", map[string]any{
+	bad = e.response(e.request("workspace/executeCommand", map[string]any{
 		"workDoneToken": "w", "command": CommandSemanticSearch, "arguments": []any{map[string]any{"query": "  "}}}))
 	if bad.Error == nil || bad.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("empty query: %s", bad.Raw)

@@ -7,13 +7,13 @@ import (
 	"errors"
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/search/dense"
 	"github.com/repilot-lsp/repilot-lsp/search/fuse"
-	"github.com/repilot-lsp/repilot-lsp/search/lexical"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
@@ -36,6 +36,8 @@ type Query struct {
 	// expansion, lexical.Assoc). The benchmark passes the query's target,
 	// whose doc the query was taken from; the editor passes nothing.
 	Exclude []string
+	// Tests overrides Config.Tests for this query ("": the engine's).
+	Tests TestPolicy
 }
 
 // Hit is one result.
@@ -45,8 +47,37 @@ type Hit struct {
 	// stream ranking the unit first), in (0, 1]. After reranking, hits are
 	// in the reranker's order, which may not follow Score.
 	Score float64
+	// Match is how much of the query the unit contains, comparable across
+	// queries (lexical.Hit.Match: the idf-weighted fraction of the query's
+	// terms found in the unit, in [0, 1]); 0 when only a dense or model
+	// stream found it. Below StrongMatch the hit is weak.
+	Match float64
 	// Ranks gives the unit's 1-based rank in each stream that found it.
 	Ranks map[string]int
+	// Overloads are the other members of the unit's overload set: the
+	// units of the same file with the same qualified name (Java overloads,
+	// Python @typing.overload stubs and their implementation, a property's
+	// getter and setter), in file order. A set is one hit, at the rank of
+	// its best member (Unit); Result.Streams still rank single units.
+	Overloads []units.Unit
+}
+
+// StrongMatch is the least Hit.Match of a strong hit. Chosen on the tuning
+// corpora only (search/README.md, "Match"): below 0.3 a top hit was right
+// about half as often as above it (Success@1 19-26% vs 38-49%, Success@10
+// 52-59% vs 80-81%).
+const StrongMatch = 0.3
+
+// Strong says whether some hit matches the query strongly (Match at least
+// StrongMatch); when none does, the caller should say so ("no strong
+// match") rather than present the top hit as the answer.
+func (r *Result) Strong() bool {
+	for _, h := range r.Hits {
+		if h.Match >= StrongMatch {
+			return true
+		}
+	}
+	return false
 }
 
 // Result is the answer to a Query.
@@ -75,6 +106,13 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 	}
 	if q.K <= 0 {
 		q.K = 10
+	}
+	if q.Tests != "" {
+		p, err := ParseTestPolicy(string(q.Tests))
+		if err != nil {
+			return nil, err
+		}
+		q.Tests = p
 	}
 	if q.Lang == "" {
 		q.Lang = e.mainLang()
@@ -137,7 +175,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 
 	var lists []fuse.List
 	maxScore := 0.0
-	k := e.cfg.RRFK
+	k := e.cfg.Tuning.RRFK
 	if k <= 0 {
 		k = fuse.DefaultK
 	}
@@ -148,7 +186,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 			continue
 		}
 		w := 1.0
-		if v, ok := e.cfg.StreamWeights[name]; ok {
+		if v, ok := e.cfg.Tuning.StreamWeights[name]; ok {
 			w = v
 		}
 		lists = append(lists, fuse.List{Name: name, Weight: w, IDs: ids})
@@ -163,8 +201,8 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		return nil, errors.New("search: no stream enabled")
 	}
 	fused := fuse.RRF(lists, k)
-	if len(fused) > e.cfg.Depth {
-		fused = fused[:e.cfg.Depth]
+	if len(fused) > e.cfg.Tuning.Depth {
+		fused = fused[:e.cfg.Tuning.Depth]
 	}
 	order := make([]string, len(fused))
 	byID := make(map[string]fuse.Scored, len(fused))
@@ -172,6 +210,11 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		order[i] = f.ID
 		byID[f.ID] = f
 	}
+	tests := e.cfg.Tests
+	if q.Tests != "" {
+		tests = q.Tests
+	}
+	order = e.placeTests(order, tests, text)
 	r.res.Streams[StreamFused] = order
 
 	if st.Rerank && chat != nil && len(order) > 1 {
@@ -188,19 +231,92 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		r.time(StreamRerank, t0)
 	}
 
+	grouped := map[string]bool{}
 	for _, id := range order {
 		if len(r.res.Hits) == q.K {
 			break
+		}
+		key := OverloadSet(id)
+		if grouped[key] {
+			continue // a better-ranked member of its overload set is a hit
 		}
 		u, ok := e.Unit(id)
 		if !ok {
 			continue // removed while we searched
 		}
+		grouped[key] = true
 		f := byID[id]
-		r.res.Hits = append(r.res.Hits, Hit{Unit: u, Score: f.Score / maxScore, Ranks: f.Ranks})
+		r.res.Hits = append(r.res.Hits, Hit{Unit: u, Score: f.Score / maxScore, Match: r.match[id], Ranks: f.Ranks,
+			Overloads: e.overloads(key, id)})
 	}
 	r.res.Timings["total"] = time.Since(start)
 	return r.res, nil
+}
+
+// OverloadSet is the ID of the first member of a unit's overload set: the
+// ID without its "#k" suffix (units.Unit.ID: "path#Container.Name", "#k"
+// appended for the k-th declaration of that name in the file).
+func OverloadSet(id string) string {
+	i := strings.LastIndexByte(id, '#')
+	j := strings.IndexByte(id, '#')
+	if i > j && j >= 0 {
+		if _, err := strconv.Atoi(id[i+1:]); err == nil {
+			return id[:i]
+		}
+	}
+	return id
+}
+
+// overloads returns the members of the overload set key other than id.
+func (e *Engine) overloads(key, id string) []units.Unit {
+	var out []units.Unit
+	for k := 1; ; k++ {
+		mid := key
+		if k > 1 {
+			mid = key + "#" + strconv.Itoa(k)
+		}
+		u, ok := e.Unit(mid)
+		if !ok {
+			return out
+		}
+		if mid != id {
+			out = append(out, u)
+		}
+	}
+}
+
+// placeTests applies a test policy to a fused ranking (see TestPolicy).
+func (e *Engine) placeTests(order []string, p TestPolicy, query string) []string {
+	if p == TestsInclude || p != TestsExclude && namesTests(query) {
+		return order
+	}
+	main := make([]string, 0, len(order))
+	var tests []string
+	for _, id := range order {
+		u, ok := e.Unit(id)
+		if ok && units.IsTestPath(u.Path) {
+			tests = append(tests, id)
+		} else {
+			main = append(main, id)
+		}
+	}
+	if p == TestsExclude {
+		return main
+	}
+	return append(main, tests...)
+}
+
+// namesTests says whether a query asks for tests by name.
+func namesTests(query string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(query), func(r rune) bool {
+		return !('a' <= r && r <= 'z')
+	}) {
+		switch w {
+		case "test", "tests", "testing", "unittest", "unittests":
+			return true
+		}
+	}
+	return false
 }
 
 // run collects the streams of one search from several goroutines.
@@ -210,6 +326,7 @@ type run struct {
 	exclude []string
 	mu      sync.Mutex
 	res     *Result
+	match   map[string]float64 // lexical.Hit.Match of the query's lexical hits
 }
 
 func (r *run) set(name string, ids []string) {
@@ -240,13 +357,7 @@ func (r *run) setAugmented(s string) {
 // IDs (also when the stream is disabled, for the repository context).
 func (r *run) lexical(name, text string) []string {
 	t0 := time.Now()
-	var hs []lexical.Hit
-	var err error
-	if x, ok := r.e.lex.(*lexical.BM25); ok {
-		hs, err = x.SearchExcluding(r.ctx, text, r.e.cfg.Depth, r.exclude)
-	} else {
-		hs, err = r.e.lex.Search(r.ctx, text, r.e.cfg.Depth)
-	}
+	hs, err := r.e.lex.SearchExcluding(r.ctx, text, r.e.cfg.Tuning.Depth, r.exclude)
 	r.time(name, t0)
 	if err != nil {
 		r.fail(name, err)
@@ -257,6 +368,15 @@ func (r *run) lexical(name, text string) []string {
 		ids[i] = h.ID
 	}
 	r.set(name, ids)
+	if name == StreamLexical {
+		m := make(map[string]float64, len(hs))
+		for _, h := range hs {
+			m[h.ID] = h.Match
+		}
+		r.mu.Lock()
+		r.match = m
+		r.mu.Unlock()
+	}
 	return ids
 }
 
@@ -267,7 +387,7 @@ func (r *run) denseText(name, text string) {
 		r.fail(name, err)
 		return
 	}
-	r.set(name, hitIDs(r.e.dense.Search(v, r.e.cfg.Depth)))
+	r.set(name, hitIDs(r.e.dense.Search(v, r.e.cfg.Tuning.Depth)))
 	r.time(name, t0)
 }
 
@@ -298,7 +418,7 @@ func (r *run) generate(from, lang string, rc llm.RepoContext) {
 				r.fail(StreamGenDense, err)
 				return
 			}
-			r.set(StreamGenDense, hitIDs(d.Search(whole, r.e.cfg.Depth)))
+			r.set(StreamGenDense, hitIDs(d.Search(whole, r.e.cfg.Tuning.Depth)))
 			r.time(StreamGenDense, t1)
 			// The component functions, one by one: each unit scores its best
 			// match among them. One function is the whole code again: skip.
@@ -316,7 +436,7 @@ func (r *run) generate(from, lang string, rc llm.RepoContext) {
 				vecs = append(vecs, v)
 			}
 			if len(vecs) > 1 {
-				r.set(StreamGenParts, hitIDs(d.SearchMax(vecs, r.e.cfg.Depth)))
+				r.set(StreamGenParts, hitIDs(d.SearchMax(vecs, r.e.cfg.Tuning.Depth)))
 			}
 		}()
 	}
@@ -334,7 +454,7 @@ func hitIDs(hs []dense.Hit) []string {
 // rerank asks the chat model to order the top fused candidates; the ones it
 // leaves out follow in fused order, then the rest of the fused list.
 func (e *Engine) rerank(ctx context.Context, query string, order []string) ([]string, error) {
-	n := min(e.cfg.RerankTopN, len(order))
+	n := min(e.cfg.Tuning.RerankTopN, len(order))
 	cands := make([]llm.Candidate, n)
 	for i, id := range order[:n] {
 		u, _ := e.Unit(id)

@@ -43,7 +43,6 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/search/index"
 	"github.com/repilot-lsp/repilot-lsp/search/lexical"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
-	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
 
@@ -99,46 +98,36 @@ func ParseStreams(s string) (Streams, error) {
 	return st, nil
 }
 
-// Config configures an Engine.
+// Config configures an Engine. Only Root is required; the zero values of
+// the rest give the editor's offline default.
 type Config struct {
 	// Root is the workspace root.
 	Root string
 	// CacheDir keeps the unit cache and embeddings between runs ("" keeps
 	// nothing; DefaultCacheDir gives the usual place).
 	CacheDir string
-	// Lexical is the lexical backend: "bm25" (default) or "bleve".
-	Lexical string
-	// Analyzer and Weights tune the lexical stream (defaults:
-	// tokenize.Default, lexical.DefaultWeights).
-	Analyzer *tokenize.Analyzer
-	Weights  *lexical.Weights
-	// K1, B, Expand, NameBoost and NameB override the BM25 backend's
-	// parameters when non-nil (lexical.BM25).
-	K1, B, Expand, NameBoost, NameB *float64
-	// Assoc tunes the BM25 backend's association expansion (lexical.Assoc:
-	// doc words -> name terms, mined from the workspace's doc comments);
-	// nil keeps the defaults, Weight 0 turns it off.
-	Assoc *AssocConfig
-	// ShortFields exempts name and signature from BM25F length
-	// normalisation (lexical.BM25.ShortFields; measured: search/README.md).
-	ShortFields bool
+	// Tuning overrides the ranking parameters (nil: DefaultTuning(); only
+	// "bench search" sets it).
+	Tuning *Tuning
 	// Embedder serves the dense streams; nil turns them off.
 	Embedder llm.Embedder
 	// Chat serves augmentation, generation and reranking; nil turns them off.
 	Chat llm.Chat
 	// Streams enabled (zero value: all that the models allow).
 	Streams Streams
-	// StreamWeights are RRF weights by stream name (missing: 1).
-	StreamWeights map[string]float64
-	// RRFK is the RRF constant (0: fuse.DefaultK = 60).
-	RRFK float64
-	// Depth is how many results each stream contributes to fusion and
-	// reports (default 100).
-	Depth int
-	// RerankTopN is how many fused candidates the reranker sees (default 20).
-	RerankTopN int
 	// Dense tunes the dense store.
 	Dense dense.Options
+	// Tests says how test code (units.IsTestPath) ranks: TestsBelow (the
+	// default, ""), TestsInclude or TestsExclude (not even indexed).
+	// Query.Tests overrides it per query, except that an excluded test is
+	// not in the index to include.
+	Tests TestPolicy
+	// Persist keeps the analysed lexical index in CacheDir between runs
+	// (persist.go): Build reads it back when the units and the tuning are
+	// those it was saved for, else analyses the units and Close saves it.
+	// Results arrive only when Build ends (the CLI's case; the editor,
+	// which searches while it indexes, leaves it off).
+	Persist bool
 	// Include limits the index to some files (nil: all supported files).
 	Include func(rel string) bool
 	// Transform, when set, rewrites each unit before the streams see it (the
@@ -146,9 +135,35 @@ type Config struct {
 	Transform func(units.Unit) units.Unit
 }
 
-// AssocConfig overrides lexical.Assoc's parameters (zero fields keep the
-// defaults, except Weight and Reweight, which are always taken: 0 turns
-// expansion, respectively query-word reweighting, off).
+// TestPolicy says how search treats test code (units.IsTestPath).
+type TestPolicy string
+
+// Test policies.
+const (
+	// TestsBelow ranks every test unit below every main-code unit that the
+	// fused ranking holds, keeping each side's order; a query that names
+	// tests ("test", "tests", "testing") ranks them like other code.
+	TestsBelow TestPolicy = "below"
+	// TestsInclude ranks test code like any other code.
+	TestsInclude TestPolicy = "include"
+	// TestsExclude leaves test code out of the results.
+	TestsExclude TestPolicy = "exclude"
+)
+
+// ParseTestPolicy reads "below", "include" or "exclude" ("" is below).
+func ParseTestPolicy(s string) (TestPolicy, error) {
+	switch p := TestPolicy(strings.TrimSpace(s)); p {
+	case "":
+		return TestsBelow, nil
+	case TestsBelow, TestsInclude, TestsExclude:
+		return p, nil
+	}
+	return "", fmt.Errorf("search: unknown test policy %q (want below, include or exclude)", s)
+}
+
+// AssocConfig sets lexical.Assoc's parameters (zero fields keep the
+// package's defaults, except Weight and Reweight, which are always taken: 0
+// turns expansion, respectively query-word reweighting, off).
 type AssocConfig struct {
 	Weight                   float64 // lexical.Assoc.Weight
 	MinPair                  int     // lexical.Assoc.MinPair
@@ -191,7 +206,7 @@ type Status struct {
 type Engine struct {
 	cfg   Config
 	idx   *index.Index
-	lex   lexical.Index
+	lex   *lexical.BM25
 	dense *dense.Store // nil without an Embedder
 	cache *dense.Cache
 	assoc *lexical.Assoc // nil when off; learns from the units as indexed (docs kept)
@@ -202,6 +217,11 @@ type Engine struct {
 	dirs   map[string]int        // units per directory
 	readme string
 	status Status
+
+	deferring bool         // Build defers the lexical analysis (Persist)
+	deferred  []units.Unit // units seen while deferring, in arrival order
+	snapKey   string       // the lexical state's snapshot key ("": changed since, do not save)
+	snapSaved bool         // the state came from (or went to) the snapshot
 
 	kick chan struct{} // wakes the embedding loop
 }
@@ -214,76 +234,34 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.Streams == (Streams{}) {
 		cfg.Streams = AllStreams
 	}
-	if cfg.Depth <= 0 {
-		cfg.Depth = 100
+	if cfg.Tuning == nil {
+		t := DefaultTuning()
+		cfg.Tuning = &t
+	} else {
+		t := cfg.Tuning.clone()
+		cfg.Tuning = &t
 	}
-	if cfg.RerankTopN <= 0 {
-		cfg.RerankTopN = 20
+	t := cfg.Tuning
+	if t.Depth <= 0 {
+		t.Depth = 100
 	}
-	an := tokenize.Default
-	if cfg.Analyzer != nil {
-		an = *cfg.Analyzer
+	if t.RerankTopN <= 0 {
+		t.RerankTopN = 20
 	}
-	w := lexical.DefaultWeights
-	if cfg.Weights != nil {
-		w = *cfg.Weights
+	var err error
+	if cfg.Tests, err = ParseTestPolicy(string(cfg.Tests)); err != nil {
+		return nil, err
+	}
+	include := cfg.Include
+	if cfg.Tests == TestsExclude {
+		include = func(rel string) bool {
+			return !units.IsTestPath(rel) && (cfg.Include == nil || cfg.Include(rel))
+		}
 	}
 	e := &Engine{cfg: cfg, view: map[string]units.Unit{}, langs: map[string]int{}, dirs: map[string]int{},
 		kick: make(chan struct{}, 1)}
-	switch cfg.Lexical {
-	case "", "bm25":
-		b := lexical.NewBM25(an, w)
-		if cfg.K1 != nil {
-			b.K1 = *cfg.K1
-		}
-		if cfg.B != nil {
-			b.B = *cfg.B
-		}
-		if cfg.Expand != nil {
-			b.Expand = *cfg.Expand
-		}
-		if cfg.NameBoost != nil {
-			b.NameBoost = *cfg.NameBoost
-		}
-		if cfg.NameB != nil {
-			b.NameB = *cfg.NameB
-		}
-		b.ShortFields = cfg.ShortFields
-		a := lexical.NewAssoc(an)
-		if c := cfg.Assoc; c != nil {
-			a.Weight, a.Sentence = c.Weight, c.Sentence
-			if c.MinPair > 0 {
-				a.MinPair = c.MinPair
-			}
-			if c.Top > 0 {
-				a.Top = c.Top
-			}
-			if c.Lift > 0 {
-				a.Lift = c.Lift
-			}
-			a.SelfExp = c.Reweight
-			if c.ReweightMin > 0 {
-				a.SelfMin = c.ReweightMin
-			}
-			if c.ReweightMax > 0 {
-				a.SelfMax = c.ReweightMax
-			}
-		}
-		if a.Weight > 0 || a.SelfExp > 0 {
-			b.Assoc = a
-			e.assoc = a
-		}
-		e.lex = b
-	case "bleve":
-		b, err := lexical.NewBleve(an, w)
-		if err != nil {
-			return nil, err
-		}
-		e.lex = b
-	default:
-		return nil, fmt.Errorf("search: unknown lexical backend %q (want bm25 or bleve)", cfg.Lexical)
-	}
-	idx, err := index.New(index.Options{Root: cfg.Root, CacheDir: cfg.CacheDir, Include: cfg.Include})
+	e.lex, e.assoc = t.newBM25()
+	idx, err := index.New(index.Options{Root: cfg.Root, CacheDir: cfg.CacheDir, Include: include})
 	if err != nil {
 		return nil, err
 	}
@@ -337,7 +315,24 @@ func (e *Engine) apply(ch index.Change) {
 		e.count(u, +1)
 	}
 	e.status.Units = len(e.view)
+	deferring := e.deferring
+	if deferring {
+		e.deferred = append(e.deferred, ups...)
+	} else {
+		e.snapKey = "" // the state no longer matches a snapshot's key
+	}
 	e.mu.Unlock()
+	if deferring {
+		if e.dense != nil {
+			e.dense.Delete(ch.Removed)
+			e.dense.Upsert(ups)
+			select {
+			case e.kick <- struct{}{}:
+			default:
+			}
+		}
+		return
+	}
 	if e.assoc != nil {
 		// The association model reads the docs, so it sees the units
 		// before Transform (the benchmark's csn mode strips docs from the
@@ -406,6 +401,12 @@ func (e *Engine) Build(ctx context.Context, progress func(index.Progress)) error
 	e.status.Indexing = true
 	e.mu.Unlock()
 	e.readReadme()
+	persist := e.persisting()
+	if persist {
+		e.mu.Lock()
+		e.deferring = true
+		e.mu.Unlock()
+	}
 	err := e.idx.Build(ctx, func(p index.Progress) {
 		e.mu.Lock()
 		e.status.Files, e.status.TotalFiles = p.Files, p.TotalFiles
@@ -414,6 +415,9 @@ func (e *Engine) Build(ctx context.Context, progress func(index.Progress)) error
 			progress(p)
 		}
 	})
+	if persist {
+		e.finishBuild()
+	}
 	e.mu.Lock()
 	e.status.Indexing = false
 	if err != nil {
@@ -497,13 +501,15 @@ func (e *Engine) Start(ctx context.Context, report func(Status)) {
 // Close saves the caches.
 func (e *Engine) Close() error {
 	err := e.idx.Save()
+	if e.persisting() {
+		if serr := e.saveSnapshot(); err == nil {
+			err = serr
+		}
+	}
 	if e.cache != nil {
 		if cerr := e.cache.Close(); err == nil {
 			err = cerr
 		}
-	}
-	if c, ok := e.lex.(interface{ Close() error }); ok {
-		c.Close()
 	}
 	return err
 }

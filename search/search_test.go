@@ -2,7 +2,9 @@ package search
 
 import (
 	"context"
+	"os"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
@@ -122,7 +124,9 @@ func TestFullPipeline(t *testing.T) {
 	root := project(t)
 	s, emb, chat := fakeModels(t)
 	cache := t.TempDir()
-	e, err := New(Config{Root: root, CacheDir: cache, Embedder: emb, Chat: chat, RerankTopN: 3})
+	tn := DefaultTuning()
+	tn.RerankTopN = 3
+	e, err := New(Config{Root: root, CacheDir: cache, Embedder: emb, Chat: chat, Tuning: &tn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -257,5 +261,169 @@ func TestParseStreams(t *testing.T) {
 	}
 	if _, err := ParseStreams("lexical,bogus"); err == nil {
 		t.Error("bogus stream accepted")
+	}
+}
+
+// TestTestPolicy: test code ranks below main code by default, like main
+// code when the query names tests or the policy includes it, and not at
+// all when excluded.
+func TestTestPolicy(t *testing.T) {
+	root := testtree.New(t, map[string]string{
+		// The test matches the query better than the code it tests.
+		"src/test/java/shop/CartTest.java": `package shop;
+class CartTest {
+    void parseCartTotalPrice() { Cart c = parseCart("total price"); assertEquals(c.totalPrice(), parseTotal()); }
+}`,
+		"src/main/java/shop/Cart.java": `package shop;
+class Cart {
+    double totalPrice() { return sum; }
+}`,
+		"tests/test_prices.py": "def test_total_price():\n    assert total_price([1]) == 1\n",
+	})
+	ctx := context.Background()
+	for _, c := range []struct {
+		policy, query TestPolicy
+		text          string
+		want          string
+	}{
+		{"", "", "parse cart total price", "Cart.totalPrice CartTest.parseCartTotalPrice test_total_price"},
+		{TestsInclude, "", "parse cart total price", "CartTest.parseCartTotalPrice Cart.totalPrice test_total_price"},
+		{"", TestsInclude, "parse cart total price", "CartTest.parseCartTotalPrice Cart.totalPrice test_total_price"},
+		{"", "", "test of the cart total price parser", "CartTest.parseCartTotalPrice test_total_price Cart.totalPrice"},
+		{"", TestsExclude, "parse cart total price", "Cart.totalPrice"},
+		{TestsExclude, "", "test parse cart total price", "Cart.totalPrice"},
+	} {
+		e, err := New(Config{Root: root, Tests: c.policy})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Build(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Search(ctx, Query{Text: c.text, K: 10, Tests: c.query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, h := range res.Hits {
+			if h.Unit.Kind != units.Class {
+				got = append(got, h.Unit.QualifiedName())
+			}
+		}
+		if strings.Join(got, " ") != c.want {
+			t.Errorf("policy %q/%q, %q: got %v, want %s", c.policy, c.query, c.text, got, c.want)
+		}
+		e.Close()
+	}
+	if _, err := New(Config{Root: root, Tests: "sometimes"}); err == nil {
+		t.Error("a bad test policy was accepted")
+	}
+}
+
+// TestOverloadsGrouped: an overload set is one hit listing the others.
+func TestOverloadsGrouped(t *testing.T) {
+	root := testtree.New(t, map[string]string{
+		"src/Printer.java": `class Printer {
+    void printLine(String s) { out.write(s); out.newLine(); }
+    void printLine(int i) { out.write(String.valueOf(i)); out.newLine(); }
+    void printLine() { out.newLine(); }
+    void flush() { out.flush(); }
+}`,
+		"shapes.py": `from typing import overload
+@overload
+def scale(x: int) -> int: ...
+@overload
+def scale(x: float) -> float: ...
+def scale(x):
+    return x * 2
+`,
+	})
+	e, err := New(Config{Root: root})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if err := e.Build(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		query, name string
+		overloads   int
+	}{
+		{"print a line", "Printer.printLine", 2},
+		{"scale a number", "scale", 2},
+	} {
+		res, err := e.Search(ctx, Query{Text: c.query, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		n := 0
+		for _, h := range res.Hits {
+			if h.Unit.QualifiedName() == c.name {
+				n++
+				if len(h.Overloads) != c.overloads {
+					t.Errorf("%q: %s has %d overloads listed, want %d", c.query, h.Unit.ID, len(h.Overloads), c.overloads)
+				}
+			}
+		}
+		if n != 1 {
+			t.Errorf("%q: %d hits named %s, want 1: %v", c.query, n, c.name, names(res.Hits))
+		}
+		if len(res.Streams[StreamFused]) <= len(res.Hits) {
+			t.Errorf("%q: the fused stream should still rank single units: %v", c.query, res.Streams[StreamFused])
+		}
+	}
+}
+
+// TestPersist: a warm engine reads the analysed lexical index back and
+// answers exactly as the cold one; a changed file or a damaged snapshot
+// means analysing again.
+func TestPersist(t *testing.T) {
+	root := project(t)
+	cache := t.TempDir()
+	ctx := context.Background()
+	run := func(q string) (*Engine, []Hit) {
+		t.Helper()
+		e, err := New(Config{Root: root, CacheDir: cache, Persist: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Build(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Search(ctx, Query{Text: q, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Close(); err != nil {
+			t.Fatal(err)
+		}
+		return e, res.Hits
+	}
+	cold, h1 := run("total price with tax")
+	warm, h2 := run("total price with tax")
+	if cold.snapSaved || !warm.snapSaved {
+		t.Errorf("snapshot used: cold %v, warm %v; want false, true", cold.snapSaved, warm.snapSaved)
+	}
+	if len(h1) == 0 || !reflect.DeepEqual(h1, h2) {
+		t.Errorf("cold %v\nwarm %v", names(h1), names(h2))
+	}
+	// A changed file: the snapshot's key no longer matches.
+	testtree.Write(t, root, map[string]string{"tools/report.py": "def write_tax_table(rows):\n    return [r.tax for r in rows]\n"})
+	changed, h3 := run("tax table")
+	if changed.snapSaved || len(h3) == 0 || h3[0].Unit.Name != "write_tax_table" {
+		t.Errorf("after a change: snapshot used %v, hits %v", changed.snapSaved, names(h3))
+	}
+	// A damaged snapshot is analysed again, not trusted.
+	if err := os.WriteFile(filepath.Join(cache, snapshotFile), []byte("garbage"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	damaged, h4 := run("tax table")
+	if damaged.snapSaved || !reflect.DeepEqual(h3, h4) {
+		t.Errorf("damaged snapshot: used %v, hits %v", damaged.snapSaved, names(h4))
+	}
+	if again, _ := run("tax table"); !again.snapSaved {
+		t.Error("the snapshot was not rewritten after the damaged one")
 	}
 }

@@ -109,6 +109,55 @@ type QueryResult struct {
 	Ranks     map[string]int `json:"ranks"` // 0: not within depth
 	LatencyMS float64        `json:"latency_ms"`
 	Errors    []string       `json:"errors,omitempty"`
+	// TopMatch is the top hit's search.Hit.Match (how much of the query it
+	// contains).
+	TopMatch float64 `json:"top_match"`
+}
+
+// MatchScore splits the queries by whether the top hit was strong
+// (TopMatch >= search.StrongMatch): how often each kind found its target
+// in the fused ranking, at rank 1 and within 10.
+type MatchScore struct {
+	Strong    int     `json:"strong"`
+	Weak      int     `json:"weak"`
+	StrongS1  float64 `json:"strong_success_at_1"`
+	StrongS10 float64 `json:"strong_success_at_10"`
+	WeakS1    float64 `json:"weak_success_at_1"`
+	WeakS10   float64 `json:"weak_success_at_10"`
+}
+
+// ScoreMatch computes MatchScore from per-query results.
+func ScoreMatch(rs []QueryResult) MatchScore {
+	var m MatchScore
+	for _, r := range rs {
+		rank := r.Ranks[search.StreamFused]
+		s1, s10 := b2f(rank == 1), b2f(rank >= 1 && rank <= 10)
+		if r.TopMatch >= search.StrongMatch {
+			m.Strong++
+			m.StrongS1 += s1
+			m.StrongS10 += s10
+		} else {
+			m.Weak++
+			m.WeakS1 += s1
+			m.WeakS10 += s10
+		}
+	}
+	if m.Strong > 0 {
+		m.StrongS1 /= float64(m.Strong)
+		m.StrongS10 /= float64(m.Strong)
+	}
+	if m.Weak > 0 {
+		m.WeakS1 /= float64(m.Weak)
+		m.WeakS10 /= float64(m.Weak)
+	}
+	return m
+}
+
+func b2f(b bool) float64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // Report is the result of a run.
@@ -129,6 +178,7 @@ type Report struct {
 	Streams       []StreamScore `json:"streams"`
 	Results       []QueryResult `json:"results,omitempty"`
 	ErrorCount    int           `json:"stream_errors"`
+	Match         MatchScore    `json:"match"`
 }
 
 // isTest says whether a unit belongs to test code.
@@ -245,10 +295,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		return nil, err
 	}
 	rep := &Report{Root: e.Index().Root(), Mode: opt.Mode, Files: len(e.Index().Files()), Units: e.Index().Len(),
-		IndexSeconds: time.Since(t0).Seconds(), Lexical: cfg.Lexical}
-	if rep.Lexical == "" {
-		rep.Lexical = "bm25"
-	}
+		IndexSeconds: time.Since(t0).Seconds(), Lexical: "bm25"}
 	if cfg.Embedder != nil {
 		rep.Embedder = cfg.Embedder.Model()
 	}
@@ -294,7 +341,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	default:
 		return nil, fmt.Errorf("bench: unknown holdout %q (want %s or %s)", opt.Holdout, HoldoutUnit, HoldoutFile)
 	}
-	depth := e.Config().Depth
+	depth := e.Config().Tuning.Depth
 	var lat []float64
 	for i, it := range items {
 		if err := ctx.Err(); err != nil {
@@ -313,6 +360,9 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			return nil, fmt.Errorf("bench: query %q: %w", it.Query, err)
 		}
 		qr := QueryResult{Query: it.Query, Target: it.Target.ID, Ranks: map[string]int{}, LatencyMS: ms}
+		if len(res.Hits) > 0 {
+			qr.TopMatch = res.Hits[0].Match
+		}
 		for name, ids := range res.Streams {
 			qr.Ranks[name] = 0
 			for r, id := range ids {
@@ -337,6 +387,7 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	rep.MedianQueryMS = percentile(lat, 0.5)
 	rep.P90QueryMS = percentile(lat, 0.9)
 	rep.Streams = Score(rep.Results)
+	rep.Match = ScoreMatch(rep.Results)
 	return rep, nil
 }
 
@@ -351,7 +402,7 @@ func percentile(xs []float64, p float64) float64 {
 
 // streamOrder is the report's row order.
 var streamOrder = []string{search.StreamLexical, search.StreamDense, search.StreamAugLexical, search.StreamAugDense,
-	search.StreamGenDense, search.StreamGenParts, search.StreamGenLexical, search.StreamFused, search.StreamRerank}
+	search.StreamGenDense, search.StreamGenParts, search.StreamGenLexical, search.StreamFused, search.StreamRerank, RowSearch, RowSearchFile, RowGrepFile}
 
 // Score computes each stream's metrics over the query results. A stream is
 // scored over the queries it answered (a failed model call leaves it out of
@@ -412,4 +463,7 @@ func (r *Report) WriteText(w io.Writer) {
 	for _, s := range r.Streams {
 		fmt.Fprintf(w, "%-12s %8d %7.1f%% %7.1f%% %7.1f%% %8.3f\n", s.Stream, s.Queries, 100*s.Success1, 100*s.Success5, 100*s.Success, s.MRR)
 	}
+	m := r.Match
+	fmt.Fprintf(w, "\ntop hit strong (match >= %.2f): %d queries, fused S@1 %.1f%%, S@10 %.1f%%; weak: %d queries, S@1 %.1f%%, S@10 %.1f%%\n",
+		search.StrongMatch, m.Strong, 100*m.StrongS1, 100*m.StrongS10, m.Weak, 100*m.WeakS1, 100*m.WeakS10)
 }

@@ -18,6 +18,7 @@ import (
 	"encoding/gob"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -142,6 +143,28 @@ func (x *Index) Units() []units.Unit {
 		out = append(out, x.files[p].Units...)
 	}
 	x.mu.RUnlock()
+	return out
+}
+
+// Digest is a SHA-256 over the indexed files' paths and content hashes
+// and the unit cache's version: equal digests mean equal units.
+func (x *Index) Digest() [32]byte {
+	x.mu.RLock()
+	paths := make([]string, 0, len(x.files))
+	for p := range x.files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	h := sha256.New()
+	io.WriteString(h, cacheFile)
+	for _, p := range paths {
+		h.Write([]byte{0})
+		io.WriteString(h, p)
+		h.Write(x.files[p].Hash[:])
+	}
+	x.mu.RUnlock()
+	var out [32]byte
+	h.Sum(out[:0])
 	return out
 }
 
@@ -450,7 +473,11 @@ func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry) (*fileE
 	return &fileEntry{Hash: h, Size: size, ModTime: mtime, Units: us}, false
 }
 
-const cacheFile = "units-v1.gob"
+// cacheFile names the unit cache; its version changes whenever
+// units.Extract's output does (v2: units inside Java anonymous classes,
+// enum constants and lambdas, Python nested functions), so that a cache
+// from an older binary is not read.
+const cacheFile = "units-v2.gob"
 
 func (x *Index) loadCache() map[string]*fileEntry {
 	if x.opt.CacheDir == "" {

@@ -27,8 +27,11 @@ const (
 	DefaultAssocTop     = 4   // expansion terms per query word
 	DefaultAssocLift    = 2.0 // P(term | word) / P(term) at least this
 	// DefaultAssocReweight is the exponent of the query-word reweighting
-	// (Assoc.Reweight), with the multiplier clipped to [0.25, 2] before.
-	DefaultAssocReweight = 0.5
+	// (Assoc.SelfExp), with the multiplier clipped to
+	// [DefaultAssocReweightMin, DefaultAssocReweightMax] before.
+	DefaultAssocReweight    = 0.5
+	DefaultAssocReweightMin = 0.25
+	DefaultAssocReweightMax = 2.0
 )
 
 // Assoc is a co-occurrence model of doc words and name terms over the
@@ -85,7 +88,7 @@ type assocUnit struct {
 // index's, so that expansion terms are index terms) and the defaults.
 func NewAssoc(an tokenize.Analyzer) *Assoc {
 	return &Assoc{an: an, Weight: DefaultAssocWeight, MinPair: DefaultAssocMinPair, Top: DefaultAssocTop,
-		Lift: DefaultAssocLift, SelfExp: DefaultAssocReweight, SelfMin: 0.25, SelfMax: 2,
+		Lift: DefaultAssocLift, SelfExp: DefaultAssocReweight, SelfMin: DefaultAssocReweightMin, SelfMax: DefaultAssocReweightMax,
 		units: map[string]assocUnit{}, nw: map[string]int32{}, nt: map[string]int32{}, nwt: map[string]map[string]int32{}, nself: map[string]int32{}}
 }
 

@@ -1,7 +1,7 @@
 package lexical
 
 // bm25.go is the hand-written backend: an in-memory inverted index scored
-// with Okapi BM25F (see the package comment for why it exists next to bleve).
+// with Okapi BM25F (see the package comment for why it is hand-written).
 
 import (
 	"container/heap"
@@ -389,6 +389,17 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 	avgdl := x.totalLen / n
 	avgnl := x.totalNL / n
 	acc := make([]float32, len(x.docs))
+	cov := make([]float64, len(x.docs)) // idf of the query's own terms each doc contains
+	own := make(map[string]bool, len(qterms))
+	var idfSum float64
+	for _, t := range qterms {
+		own[t] = true
+		df := 0.0
+		if id, ok := x.termIDs[t]; ok {
+			df = float64(x.df[id])
+		}
+		idfSum += math.Log(1 + (n-df+0.5)/(df+0.5))
+	}
 	var touched []int32
 	// BM25F (Robertson and Zaragoza 2009, eq. 3.19-3.20): the pseudo term
 	// frequency is the short fields' plus the name's and the others'
@@ -443,6 +454,9 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 			idf := math.Log(1 + (n-df+0.5)/(df+0.5))
 			for doc, tf := range tfs {
 				add(doc, idf, q, tf[0], tf[1], tf[2])
+				if own[term] {
+					cov[doc] += termIDF(n, x.df, t, ok)
+				}
 			}
 			continue
 		}
@@ -454,6 +468,9 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 		for _, p := range x.postings[t] {
 			if x.docs[p.doc].alive {
 				add(p.doc, idf, q, p.tf, p.tfs, p.tfn)
+				if own[term] {
+					cov[p.doc] += idf
+				}
 			}
 		}
 	}
@@ -483,9 +500,22 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 	out := make([]Hit, h.Len())
 	for i := len(out) - 1; i >= 0; i-- {
 		s := heap.Pop(h).(scored)
-		out[i] = Hit{x.docs[s.doc].id, float64(s.score)}
+		out[i] = Hit{ID: x.docs[s.doc].id, Score: float64(s.score)}
+		if idfSum > 0 {
+			out[i].Match = min(1, cov[s.doc]/idfSum)
+		}
 	}
 	return out, nil
+}
+
+// termIDF is the idf of term id t as idfSum counts it (df 0 when the term
+// is not in the index: a run-together name's segment).
+func termIDF(n float64, df []int32, t int32, ok bool) float64 {
+	d := 0.0
+	if ok {
+		d = float64(df[t])
+	}
+	return math.Log(1 + (n-d+0.5)/(d+0.5))
 }
 
 // queryWords maps the lower-case words of a query (and the singular of

@@ -2,27 +2,23 @@
 // over code-aware terms (package tokenize) of five fields of each unit: its
 // name (with its container), signature, doc comment, code and path.
 //
-// Two backends implement Index:
-//   - Bleve: github.com/blevesearch/bleve/v2 (scorch, in memory) with its
-//     "bm25" scoring model and our analyzer registered as a bleve tokenizer;
-//   - BM25: a small in-memory inverted index with Okapi BM25F scoring
-//     (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25
-//     and Beyond", 2009, section 3.6): per-field weighted term frequencies and
-//     lengths, k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5)/(df + 0.5)),
-//     the name field normalised by its own length with b = 0.3 (BM25.NameB).
+// BM25 implements Index: a small in-memory inverted index with Okapi BM25F
+// scoring (Robertson and Zaragoza, "The Probabilistic Relevance Framework:
+// BM25 and Beyond", 2009, section 3.6): per-field weighted term frequencies
+// and lengths, k1 = 1.2, b = 0.75, idf = ln(1 + (N - df + 0.5)/(df + 0.5)),
+// the name field normalised by its own length with b = 0.3 (BM25.NameB).
 //
-// Why two: bleve v2.6.3's "bm25" is not Okapi BM25. It takes sqrt(tf) as the
-// term frequency, estimates the average field length as ceil(distinct terms
-// in the field / documents) (search/searcher/search_term.go,
-// bm25ScoreMetrics) instead of the mean number of tokens, multiplies each
-// term's score by a query norm, and scales disjunctions by a coordination
-// factor (matched/total clauses). `repilot-lsp bench search` measures both on
-// the same units; the engine uses the backend named in its config, BM25 by
-// default because it measured better (Success@10 57.0% vs 49.1% on the
-// Python standard library, 60.2% vs 57.3% on JDK java.util, same analyzer
-// and weights: search/README.md) and because its term dictionary allows
-// run-together name expansion and the name boost (BM25.Expand,
-// BM25.NameBoost).
+// Why not a search library: bleve v2.6.3 was a second backend until issue
+// 13 and measured worse (Success@10 49.1% vs 57.0% on the Python standard
+// library, 57.3% vs 60.2% on JDK java.util, same analyzer and weights:
+// search/README.md). Its "bm25" is not Okapi BM25 (sqrt(tf) as the term
+// frequency, the average field length estimated as ceil(distinct terms /
+// documents), a query norm and a coordination factor), it has no access to
+// the term dictionary that run-together name expansion and the name boost
+// need, and it linked 68 packages into the editor's binary for a backend
+// that only a flag reached. It was removed rather than kept behind a build
+// tag: code that no default build compiles is neither tested nor kept
+// true, and git history keeps it for anyone who wants to measure it again.
 //
 // The BM25 backend can also expand a query with what the repository's own
 // doc comments teach (Assoc, assoc.go): the name terms that co-occur with
@@ -39,11 +35,15 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
 
-// Hit is one ranked unit: its ID and the backend's score (higher is better;
-// scores of different backends are not comparable).
+// Hit is one ranked unit: its ID and the backend's score (higher is better).
 type Hit struct {
 	ID    string
 	Score float64
+	// Match is how much of the query the unit contains, comparable across
+	// queries: the idf-weighted fraction of the query's own terms (not
+	// expansions) found in any of its fields, in [0, 1]. A query word no
+	// unit contains counts against every unit.
+	Match float64
 }
 
 // Index is a lexical index of units. Implementations are safe for concurrent
@@ -58,7 +58,7 @@ type Index interface {
 	Search(ctx context.Context, query string, k int) ([]Hit, error)
 	// Len is the number of units indexed.
 	Len() int
-	// Name identifies the backend in reports ("bm25", "bleve").
+	// Name identifies the backend in reports ("bm25").
 	Name() string
 }
 
@@ -79,8 +79,7 @@ var fieldNames = [NumFields]string{"name", "signature", "doc", "code", "path"}
 
 func (f Field) String() string { return fieldNames[f] }
 
-// Weights are per-field multipliers of term frequency and length (BM25F) or
-// query boosts (bleve). DefaultWeights were set a priori; on the Python
+// Weights are per-field multipliers of term frequency and length (BM25F). DefaultWeights were set a priori; on the Python
 // standard library, other name, signature, code and path weights moved
 // Success@10 by less than 1.5 points either way (search/README.md).
 type Weights [NumFields]float64

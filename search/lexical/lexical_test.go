@@ -1,8 +1,11 @@
 package lexical
 
 import (
+	"bytes"
 	"context"
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
@@ -19,12 +22,7 @@ func corpus() []units.Unit {
 }
 
 func backends(t *testing.T) []Index {
-	bl, err := NewBleve(tokenize.Default, DefaultWeights)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { bl.Close() })
-	return []Index{NewBM25(tokenize.Default, DefaultWeights), bl}
+	return []Index{NewBM25(tokenize.Default, DefaultWeights)}
 }
 
 func ids(hs []Hit) []string {
@@ -200,5 +198,75 @@ func TestBM25NameB(t *testing.T) {
 	hs, _ = old.Search(context.Background(), "apple", 5)
 	if len(hs) != 2 || hs[0].ID != "1" || !(hs[0].Score > hs[1].Score) {
 		t.Errorf("NameB -1: got %v, want 1 above 2 (the longer body dilutes)", hs)
+	}
+}
+
+// TestMatch: Hit.Match is the idf-weighted share of the query's terms the
+// unit holds, so a query word that no unit has lowers every unit's match.
+func TestMatch(t *testing.T) {
+	x := NewBM25(tokenize.Default, DefaultWeights)
+	x.Upsert(corpus())
+	ctx := context.Background()
+	hs, _ := x.Search(ctx, "read config file", 4)
+	if len(hs) == 0 || hs[0].ID != "a" || math.Abs(hs[0].Match-1) > 1e-6 {
+		t.Fatalf("read config file -> %+v, want a with match 1", hs)
+	}
+	for _, h := range hs[1:] {
+		if h.Match <= 0 || h.Match >= 1 {
+			t.Errorf("partial match %+v, want in (0, 1)", h)
+		}
+	}
+	hs, _ = x.Search(ctx, "read config file zebra", 4)
+	if len(hs) == 0 || hs[0].ID != "a" || hs[0].Match <= 0.3 || hs[0].Match >= 0.75 {
+		t.Errorf("with a word no unit has: %+v, want a with match in (0.3, 0.75)", hs)
+	}
+}
+
+// TestStateRoundTrip: an index and a doc-mined model read back from their
+// saved state answer exactly as the originals.
+func TestStateRoundTrip(t *testing.T) {
+	us := corpus()
+	us = append(us, units.Unit{ID: "e", Name: "resetbuffer", Doc: "Clear the buffer.", Code: "buf.clear()"},
+		units.Unit{ID: "f", Name: "flushBuffer", Doc: "Write the buffer out.", Code: "out.write(buf)"})
+	a := NewAssoc(tokenize.Default)
+	a.Upsert(us)
+	x := NewBM25(tokenize.Default, DefaultWeights)
+	x.Assoc = a
+	x.Upsert(us)
+	x.Delete([]string{"d"})
+	var bx, ba bytes.Buffer
+	if err := x.WriteState(&bx); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.WriteState(&ba); err != nil {
+		t.Fatal(err)
+	}
+	a2 := NewAssoc(tokenize.Default)
+	if err := a2.ReadState(&ba); err != nil {
+		t.Fatal(err)
+	}
+	y := NewBM25(tokenize.Default, DefaultWeights)
+	y.Assoc = a2
+	if err := y.ReadState(&bx); err != nil {
+		t.Fatal(err)
+	}
+	if y.Len() != x.Len() || a2.Len() != a.Len() {
+		t.Fatalf("Len %d/%d, assoc %d/%d", y.Len(), x.Len(), a2.Len(), a.Len())
+	}
+	ctx := context.Background()
+	for _, q := range []string{"read the configuration file", "reset the buffer", "clear buffer", "write log message", "sum"} {
+		h1, _ := x.Search(ctx, q, 5)
+		h2, _ := y.Search(ctx, q, 5)
+		if !reflect.DeepEqual(h1, h2) {
+			t.Errorf("%q: %v, read back %v", q, h1, h2)
+		}
+	}
+	// The copy keeps working: an update after the read.
+	y.Upsert([]units.Unit{{ID: "g", Name: "resetCounter", Code: "n = 0"}})
+	if hs, _ := y.Search(ctx, "reset counter", 1); len(hs) != 1 || hs[0].ID != "g" {
+		t.Errorf("after an upsert: %v", hs)
+	}
+	if err := y.ReadState(strings.NewReader("not gob")); err == nil {
+		t.Error("garbage was read as a state")
 	}
 }

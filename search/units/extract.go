@@ -83,7 +83,7 @@ func ExtractLang(ctx context.Context, lang, path string, src []byte) ([]Unit, er
 	case "java":
 		b.javaMembers(root, "")
 	case "python":
-		b.pyBlock(root, "")
+		b.pyBlock(root, "", false)
 	case "go":
 		b.goFile(root)
 	}

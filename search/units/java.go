@@ -2,7 +2,22 @@ package units
 
 // java.go walks tree-sitter-java trees: type declarations (class, interface,
 // enum, record, annotation type) become Class units, methods and
-// constructors become Method and Constructor units. The Javadoc comment is
+// constructors become Method and Constructor units. Code a developer asks
+// about below that level is cut out too, each with a readable qualified
+// name:
+//   - an enum constant with a body is a Class unit named by the constant
+//     (Op.PLUS), its methods Method units in it (Op.PLUS.apply);
+//   - a field or constant initialised with an anonymous class is a Class
+//     unit named by the field (TypeAdapters.BOOLEAN), its methods Method
+//     units in it (TypeAdapters.BOOLEAN.read);
+//   - a field or constant initialised with a lambda is a Method unit named
+//     by the field (Comparators.BY_LENGTH);
+//   - the methods of an anonymous class inside a method are Method units
+//     in that method (TypeAdapters.newFactory.create), and a local class
+//     is a Class unit there (Outer.run.Helper).
+//
+// The enclosing unit's Code still holds that text (a method's body
+// includes its anonymous classes). The Javadoc comment is
 // the block comment starting with "/**" directly before a declaration (Java
 // Language Specification and the javadoc tool: "a doc comment is placed
 // immediately before the declaration").
@@ -49,8 +64,14 @@ func (b *builder) javaMembers(n *sitter.Node, container string) []string {
 		case t == "enum_constant":
 			if name := c.ChildByFieldName("name"); name != nil {
 				lines = append(lines, b.text(name)+",")
+				if body := c.ChildByFieldName("body"); body != nil {
+					b.javaBody(c, body, b.text(name), container, doc)
+				}
 			}
-		case t == "field_declaration" || t == "constant_declaration" || t == "annotation_type_element_declaration":
+		case t == "field_declaration" || t == "constant_declaration":
+			lines = append(lines, clip(collapse(b.text(c)), 200))
+			b.javaField(c, container, doc)
+		case t == "annotation_type_element_declaration":
 			lines = append(lines, clip(collapse(b.text(c)), 200))
 		}
 		doc = nil
@@ -106,5 +127,101 @@ func (b *builder) javaMethod(n *sitter.Node, container string, doc *sitter.Node)
 		u.Doc = CleanJavadoc(b.text(doc))
 	}
 	b.add(u, int(n.StartByte()), int(n.EndByte()))
+	if body := n.ChildByFieldName("body"); body != nil {
+		b.javaNested(body, join(container, u.Name))
+	}
 	return sig + ";"
+}
+
+// javaBody adds a Class unit named name for a class body that has no type
+// declaration of its own (an enum constant's, an anonymous class's), with
+// units for its members; decl is the node the unit spans (the constant,
+// the field).
+func (b *builder) javaBody(decl, body *sitter.Node, name, container string, doc *sitter.Node) {
+	header := collapse(string(b.src[decl.StartByte():body.StartByte()]))
+	u := Unit{Kind: Class, Name: name, Container: container, Signature: header}
+	if doc != nil {
+		u.Doc = CleanJavadoc(b.text(doc))
+	}
+	idx := b.add(u, int(decl.StartByte()), int(decl.EndByte()))
+	b.units[idx].Code = outline(header, b.javaMembers(body, join(container, name)))
+}
+
+// javaField adds units for a field's initialisers: an anonymous class
+// (javaBody) or a lambda (a Method unit) named by the field; anonymous
+// classes deeper in an initialiser go to javaNested.
+func (b *builder) javaField(n *sitter.Node, container string, doc *sitter.Node) {
+	var decls []*sitter.Node
+	count := int(n.NamedChildCount())
+	for i := 0; i < count; i++ {
+		if c := n.NamedChild(i); c.Type() == "variable_declarator" {
+			decls = append(decls, c)
+		}
+	}
+	for _, d := range decls {
+		name, value := d.ChildByFieldName("name"), d.ChildByFieldName("value")
+		if name == nil || value == nil {
+			continue
+		}
+		span := d // the unit spans the whole field when it declares one variable
+		if len(decls) == 1 {
+			span = n
+		}
+		switch value.Type() {
+		case "object_creation_expression":
+			if body := javaAnonBody(value); body != nil {
+				b.javaBody(span, body, b.text(name), container, doc)
+				continue
+			}
+		case "lambda_expression":
+			sig := b.text(span)
+			if lb := value.ChildByFieldName("body"); lb != nil {
+				sig = string(b.src[span.StartByte():lb.StartByte()])
+			}
+			u := Unit{Kind: Method, Name: b.text(name), Container: container, Signature: collapse(sig), Code: b.text(span)}
+			if doc != nil {
+				u.Doc = CleanJavadoc(b.text(doc))
+			}
+			b.add(u, int(span.StartByte()), int(span.EndByte()))
+			if lb := value.ChildByFieldName("body"); lb != nil {
+				b.javaNested(lb, join(container, u.Name))
+			}
+			continue
+		}
+		b.javaNested(value, join(container, b.text(name)))
+	}
+}
+
+// javaAnonBody returns the class body of an anonymous class creation
+// ("new T() { ... }"), or nil.
+func javaAnonBody(n *sitter.Node) *sitter.Node {
+	count := int(n.NamedChildCount())
+	for i := 0; i < count; i++ {
+		if c := n.NamedChild(i); c.Type() == "class_body" {
+			return c
+		}
+	}
+	return nil
+}
+
+// javaNested finds anonymous classes and local classes in code (a method
+// body, an initialiser) and adds their members' units with container
+// owner. It does not descend into the bodies it hands on: javaMembers
+// walks them.
+func (b *builder) javaNested(n *sitter.Node, owner string) {
+	count := int(n.NamedChildCount())
+	for i := 0; i < count; i++ {
+		c := n.NamedChild(i)
+		switch t := c.Type(); {
+		case t == "object_creation_expression":
+			if body := javaAnonBody(c); body != nil {
+				b.javaMembers(body, owner)
+				continue
+			}
+		case javaTypeDecls[t]:
+			b.javaType(c, owner, nil)
+			continue
+		}
+		b.javaNested(c, owner)
+	}
 }

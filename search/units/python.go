@@ -13,9 +13,10 @@ import (
 	sitter "github.com/smacker/go-tree-sitter"
 )
 
-// pyBlock walks the statements of a module or class body; it returns one
-// outline line per member, for the enclosing class.
-func (b *builder) pyBlock(n *sitter.Node, container string) []string {
+// pyBlock walks the statements of a module, class or function body
+// (inClass: a class body); it returns one outline line per member, for the
+// enclosing class.
+func (b *builder) pyBlock(n *sitter.Node, container string, inClass bool) []string {
 	var lines []string
 	count := int(n.NamedChildCount())
 	for i := 0; i < count; i++ {
@@ -29,33 +30,33 @@ func (b *builder) pyBlock(n *sitter.Node, container string) []string {
 		}
 		switch def.Type() {
 		case "function_definition":
-			lines = append(lines, b.pyFunction(def, start, container))
+			lines = append(lines, b.pyFunction(def, start, container, inClass))
 		case "class_definition":
 			lines = append(lines, b.pyClass(def, start, container))
 		case "expression_statement":
 			// Class attributes; string statements (the docstring) stay out.
-			if container != "" && !(c.NamedChildCount() == 1 && strings.Contains(c.NamedChild(0).Type(), "string")) {
+			if inClass && !(c.NamedChildCount() == 1 && strings.Contains(c.NamedChild(0).Type(), "string")) {
 				lines = append(lines, clip(collapse(b.text(c)), 200))
 			}
 		case "if_statement", "try_statement", "with_statement":
 			// Conditional definitions (if sys.platform == ...: def f(): ...).
-			lines = append(lines, b.pyCompound(def, container)...)
+			lines = append(lines, b.pyCompound(def, container, inClass)...)
 		}
 	}
 	return lines
 }
 
 // pyCompound walks the blocks of a compound statement for definitions.
-func (b *builder) pyCompound(n *sitter.Node, container string) []string {
+func (b *builder) pyCompound(n *sitter.Node, container string, inClass bool) []string {
 	var lines []string
 	count := int(n.NamedChildCount())
 	for i := 0; i < count; i++ {
 		c := n.NamedChild(i)
 		switch c.Type() {
 		case "block":
-			lines = append(lines, b.pyBlock(c, container)...)
+			lines = append(lines, b.pyBlock(c, container, inClass)...)
 		case "elif_clause", "else_clause", "except_clause", "finally_clause":
-			lines = append(lines, b.pyCompound(c, container)...)
+			lines = append(lines, b.pyCompound(c, container, inClass)...)
 		}
 	}
 	return lines
@@ -126,19 +127,23 @@ func (b *builder) pyCode(start, end int, ds *sitter.Node) (code, doc string) {
 	return string(b.src[start:cutStart]) + string(b.src[cutEnd:end]), doc
 }
 
-func (b *builder) pyFunction(def, start *sitter.Node, container string) string {
+func (b *builder) pyFunction(def, start *sitter.Node, container string, inClass bool) string {
 	name := def.ChildByFieldName("name")
 	if name == nil {
 		return ""
 	}
 	kind := Function
-	if container != "" {
+	if inClass {
 		kind = Method
 	}
 	sig := b.pyHeader(def)
-	code, doc := b.pyCode(int(start.StartByte()), int(start.EndByte()), pyDocstring(def.ChildByFieldName("body")))
+	body := def.ChildByFieldName("body")
+	code, doc := b.pyCode(int(start.StartByte()), int(start.EndByte()), pyDocstring(body))
 	b.add(Unit{Kind: kind, Name: b.text(name), Container: container, Signature: sig, Doc: doc, Code: code},
 		int(start.StartByte()), int(start.EndByte()))
+	if body != nil {
+		b.pyBlock(body, join(container, b.text(name)), false)
+	}
 	return sig
 }
 
@@ -155,7 +160,7 @@ func (b *builder) pyClass(def, start *sitter.Node, container string) string {
 		int(start.StartByte()), int(start.EndByte()))
 	var members []string
 	if body != nil {
-		members = b.pyBlock(body, join(container, name))
+		members = b.pyBlock(body, join(container, name), true)
 	}
 	var code strings.Builder
 	code.WriteString(header)

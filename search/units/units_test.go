@@ -68,6 +68,42 @@ src/p/IntStack.java#IntStack.Sink.take method 15:21-15:38 | void take(int x) |  
 `)
 }
 
+// TestJavaInnerUnits: enum constant bodies, anonymous classes and lambdas
+// in fields, anonymous and local classes in methods are units with
+// readable qualified names.
+func TestJavaInnerUnits(t *testing.T) {
+	src := `class TypeAdapters {
+  /** Reads and writes booleans. */
+  static final TypeAdapter<Boolean> BOOLEAN = new TypeAdapter<Boolean>() {
+    public Boolean read(JsonReader in) { return in.nextBoolean(); }
+  };
+  static final Comparator<String> BY_LENGTH = (a, b) -> a.length() - b.length();
+  int plain = 1;
+  enum Op {
+    PLUS("+") { int apply(int a, int b) { return a + b; } },
+    MINUS("-");
+  }
+  static Factory newFactory() {
+    class Local { void help() {} }
+    return new Factory() { Object create(Gson g) { return null; } };
+  }
+}
+`
+	check(t, "T.java", src, `
+T.java#TypeAdapters class 0:0-15:1 | class TypeAdapters |  | class TypeAdapters {⏎    static final TypeAdapter<Boolean> BOOLEAN = new TypeAdapter<Boolean>() { public Boolean read(JsonReader in) { return in.nextBoolean(); } };⏎    static final Comparator<String> BY_LENGTH = (a, b) -> a.length() - b.length();⏎    int plain = 1;⏎    enum Op⏎    static Factory newFactory();⏎}
+T.java#TypeAdapters.BOOLEAN class 2:2-4:4 | static final TypeAdapter<Boolean> BOOLEAN = new TypeAdapter<Boolean>() | Reads and writes booleans. | static final TypeAdapter<Boolean> BOOLEAN = new TypeAdapter<Boolean>() {⏎    public Boolean read(JsonReader in);⏎}
+T.java#TypeAdapters.BOOLEAN.read method 3:4-3:67 | public Boolean read(JsonReader in) |  | public Boolean read(JsonReader in) { return in.nextBoolean(); }
+T.java#TypeAdapters.BY_LENGTH method 5:2-5:80 | static final Comparator<String> BY_LENGTH = (a, b) -> |  | static final Comparator<String> BY_LENGTH = (a, b) -> a.length() - b.length();
+T.java#TypeAdapters.Op class 7:2-10:3 | enum Op |  | enum Op {⏎    PLUS,⏎    MINUS,⏎}
+T.java#TypeAdapters.Op.PLUS class 8:4-8:59 | PLUS("+") |  | PLUS("+") {⏎    int apply(int a, int b);⏎}
+T.java#TypeAdapters.Op.PLUS.apply method 8:16-8:57 | int apply(int a, int b) |  | int apply(int a, int b) { return a + b; }
+T.java#TypeAdapters.newFactory method 11:2-14:3 | static Factory newFactory() |  | static Factory newFactory() {⏎    class Local { void help() {} }⏎    return new Factory() { Object create(Gson g) { return null; } };⏎  }
+T.java#TypeAdapters.newFactory.Local class 12:4-12:34 | class Local |  | class Local {⏎    void help();⏎}
+T.java#TypeAdapters.newFactory.Local.help method 12:18-12:32 | void help() |  | void help() {}
+T.java#TypeAdapters.newFactory.create method 13:27-13:65 | Object create(Gson g) |  | Object create(Gson g) { return null; }
+`)
+}
+
 func TestPython(t *testing.T) {
 	src := `import os
 
@@ -106,6 +142,7 @@ pkg/shape.py#Shape class 13:0-22:12 | class Shape(Base) | A shape. | class Shape
 pkg/shape.py#Shape.area method 17:4-19:16 | def area(self) |  | def area(self):⏎        # comment first⏎        return 0
 pkg/shape.py#Shape.Inner class 21:4-22:12 | class Inner |  | class Inner:
 pkg/shape.py#win function 25:4-28:21 | def win() |  | def win():⏎        def nested():⏎            pass⏎        return nested
+pkg/shape.py#win.nested function 26:8-27:16 | def nested() |  | def nested():⏎            pass
 `)
 }
 
@@ -170,5 +207,31 @@ func TestCleanJavadoc(t *testing.T) {
 	want := "Returns true if Map.containsKey holds; <b> bold.\nthe size"
 	if got := CleanJavadoc(in); got != want {
 		t.Errorf("got %q, want %q", got, want)
+	}
+}
+
+func TestIsTestPath(t *testing.T) {
+	for p, want := range map[string]bool{
+		"src/test/java/com/x/FooTest.java": true,
+		"src/main/java/com/x/Foo.java":     false,
+		"lib/FooTests.java":                true,
+		"lib/FooIT.java":                   true,
+		"lib/Latest.java":                  false, // ends in "test" but not "Test"
+		"lib/Contest.java":                 false,
+		"tests/helpers.py":                 true,
+		"test/support/__init__.py":         true,
+		"pkg/test_parse.py":                true,
+		"pkg/parse_test.py":                true,
+		"pkg/conftest.py":                  true,
+		"pkg/testing.py":                   false,
+		"pkg/attest/x.py":                  false,
+		"unittest/case.py":                 false,
+		"net/http/server_test.go":          true,
+		"internal/testtree/tree.go":        false,
+		"testdata/x.go":                    true,
+	} {
+		if got := IsTestPath(p); got != want {
+			t.Errorf("IsTestPath(%q) = %v, want %v", p, got, want)
+		}
 	}
 }

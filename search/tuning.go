@@ -1,0 +1,95 @@
+package search
+
+import (
+	"maps"
+
+	"github.com/repilot-lsp/repilot-lsp/search/fuse"
+	"github.com/repilot-lsp/repilot-lsp/search/lexical"
+	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
+)
+
+// Tuning holds the ranking parameters of the engine: the lexical stream's
+// analyzer, BM25F parameters and doc-mined expansion, and the fusion's
+// constants. There is one default, DefaultTuning, used by the editor
+// ("serve"), "search" and "bench search" alike; only "bench search" has
+// flags to change it, to measure a variant (search/README.md). Values were
+// measured on tuning corpora (search/README.md); change them there first.
+type Tuning struct {
+	// Analyzer turns text into terms (tokenize.Default).
+	Analyzer tokenize.Analyzer
+	// Weights are the BM25F field weights (lexical.DefaultWeights).
+	Weights lexical.Weights
+	// K1, B, Expand, NameBoost and NameB are lexical.BM25's fields of the
+	// same names (lexical.BM25K1, BM25B, DefaultExpand, DefaultNameBoost,
+	// DefaultNameB; NameB < 0 normalises the name by the unit's length).
+	K1, B, Expand, NameBoost, NameB float64
+	// ShortFields exempts name and signature from BM25F length
+	// normalisation (lexical.BM25.ShortFields; off).
+	ShortFields bool
+	// Assoc tunes the doc-mined expansion (lexical.Assoc); Weight and
+	// Reweight 0 turn it off.
+	Assoc AssocConfig
+	// RRFK is the reciprocal rank fusion constant (fuse.DefaultK = 60).
+	RRFK float64
+	// StreamWeights are RRF weights by stream name (missing: 1).
+	StreamWeights map[string]float64
+	// Depth is how many results each stream contributes to fusion (100).
+	Depth int
+	// RerankTopN is how many fused candidates the reranker sees (20).
+	RerankTopN int
+}
+
+// DefaultTuning returns the measured defaults (a fresh copy: the caller
+// may change it).
+func DefaultTuning() Tuning {
+	return Tuning{
+		Analyzer:  tokenize.Default,
+		Weights:   lexical.DefaultWeights,
+		K1:        lexical.BM25K1,
+		B:         lexical.BM25B,
+		Expand:    lexical.DefaultExpand,
+		NameBoost: lexical.DefaultNameBoost,
+		NameB:     lexical.DefaultNameB,
+		Assoc: AssocConfig{Weight: lexical.DefaultAssocWeight, MinPair: lexical.DefaultAssocMinPair,
+			Top: lexical.DefaultAssocTop, Lift: lexical.DefaultAssocLift, Reweight: lexical.DefaultAssocReweight,
+			ReweightMin: lexical.DefaultAssocReweightMin, ReweightMax: lexical.DefaultAssocReweightMax},
+		RRFK:       fuse.DefaultK,
+		Depth:      100,
+		RerankTopN: 20,
+	}
+}
+
+// clone returns t with its map copied.
+func (t Tuning) clone() Tuning {
+	t.StreamWeights = maps.Clone(t.StreamWeights)
+	return t
+}
+
+// newBM25 is the lexical stream for t.
+func (t Tuning) newBM25() (*lexical.BM25, *lexical.Assoc) {
+	b := lexical.NewBM25(t.Analyzer, t.Weights)
+	b.K1, b.B, b.Expand, b.NameBoost, b.NameB, b.ShortFields = t.K1, t.B, t.Expand, t.NameBoost, t.NameB, t.ShortFields
+	c := t.Assoc
+	if c.Weight <= 0 && c.Reweight <= 0 {
+		return b, nil
+	}
+	a := lexical.NewAssoc(t.Analyzer)
+	a.Weight, a.Sentence, a.SelfExp = c.Weight, c.Sentence, c.Reweight
+	if c.MinPair > 0 {
+		a.MinPair = c.MinPair
+	}
+	if c.Top > 0 {
+		a.Top = c.Top
+	}
+	if c.Lift > 0 {
+		a.Lift = c.Lift
+	}
+	if c.ReweightMin > 0 {
+		a.SelfMin = c.ReweightMin
+	}
+	if c.ReweightMax > 0 {
+		a.SelfMax = c.ReweightMax
+	}
+	b.Assoc = a
+	return b, a
+}
