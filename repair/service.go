@@ -110,7 +110,7 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 		patches = notValidated(rel, site, cands)
 	} else {
 		vbegan := time.Now()
-		patches, err = validateAll(ctx, b.Compiler, req, rel, uri, site, cands, st, progress)
+		patches, err = validateAll(ctx, b.Compiler, req, rel, uri, site, cands, st, progress, began)
 		st.ValidateTime = time.Since(vbegan)
 		if err != nil && ctx.Err() == nil {
 			return nil, err
@@ -206,7 +206,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 			st.EngineRequests = es.Stats().Requests
 			es.Close()
 		}()
-		sp.eng = es
+		sp.eng = &timedSession{Session: es, spent: &st.EngineTime}
 	}
 	var out []candidate
 	for i := 0; i < opts.Samples; i++ {
@@ -270,7 +270,10 @@ func dedupe(cands []candidate, buggy string, st *Stats) []candidate {
 // candidate: those validated, then the rest with Unvalidated set (see
 // notValidated; a candidate whose tests were cut short keeps its compile
 // verdict).
-func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, cands []candidate, st *Stats, progress Progress) ([]Patch, error) {
+//
+// began is when the repair started: Stats.FirstCompilable and
+// FirstPlausible are measured from it.
+func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, cands []candidate, st *Stats, progress Progress, began time.Time) ([]Patch, error) {
 	patches := make([]Patch, 0, len(cands))
 	if len(cands) == 0 {
 		return patches, nil
@@ -325,7 +328,13 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 				return nil, fmt.Errorf("testing candidate %d: %w", j+1, err)
 			}
 			st.Tested++
-			p.Tested, p.Plausible, p.TestOutput = true, tr.Passed, tr.Output
+			p.Tested, p.Plausible, p.TestOutput, p.TestTimedOut = true, tr.Passed, tr.Output, tr.TimedOut
+		}
+		if p.Compilable && st.FirstCompilable == 0 {
+			st.FirstCompilable = time.Since(began)
+		}
+		if p.Plausible && st.FirstPlausible == 0 {
+			st.FirstPlausible = time.Since(began)
 		}
 		patches = append(patches, p)
 	}
@@ -372,3 +381,27 @@ func rank(patches []Patch) {
 		return a.Score > b.Score
 	})
 }
+
+// timedSession adds the wall time of every engine call to *spent
+// (Stats.EngineTime).
+type timedSession struct {
+	engine.Session
+	spent *time.Duration
+}
+
+func (t *timedSession) Check(ctx context.Context, generated, token string) (engine.Outcome, error) {
+	defer t.add(time.Now())
+	return t.Session.Check(ctx, generated, token)
+}
+
+func (t *timedSession) CheckEnd(ctx context.Context, generated string) (engine.Outcome, error) {
+	defer t.add(time.Now())
+	return t.Session.CheckEnd(ctx, generated)
+}
+
+func (t *timedSession) Complete(ctx context.Context, generated string) (engine.Completions, error) {
+	defer t.add(time.Now())
+	return t.Session.Complete(ctx, generated)
+}
+
+func (t *timedSession) add(start time.Time) { *t.spent += time.Since(start) }
