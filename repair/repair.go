@@ -39,6 +39,12 @@ type Request struct {
 	// test run, made for a person reading the result (the CLI), not for
 	// benchmarks.
 	TestBuggy bool
+	// OnPatch, if set, receives each candidate as soon as it is validated
+	// (compile-checked, and tested when TestCmd is set), in validation
+	// order, before ranking: a caller streams patches with it (issue 14).
+	// It is called from the goroutine running Repair and must not block
+	// for long.
+	OnPatch func(Patch)
 }
 
 // Options are the knobs of Algorithm 1. Prune, Memo and ActiveComplete select

@@ -337,6 +337,9 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 			st.FirstPlausible = time.Since(began)
 		}
 		patches = append(patches, p)
+		if req.OnPatch != nil {
+			req.OnPatch(p)
+		}
 	}
 	return patches, nil
 }

@@ -28,8 +28,18 @@ func TestStatsTimeToResultsAndEngineCost(t *testing.T) {
 	r := request(variant(t, "prune", func(o *Options) { o.Samples = 6 }))
 	r.Root, r.File = root, filepath.Join(root, "src", "A.java")
 	r.TestCmd = []string{"grep", "-q", "FIXED", "src/A.java"}
+	var streamed []Patch
+	r.OnPatch = func(p Patch) { streamed = append(streamed, p) }
 	res := run(t, service(&fakeModel{next: next}, eng, nil), r)
 	st := res.Stats
+	if len(streamed) != len(res.Candidates) || len(streamed) != 2 {
+		t.Fatalf("streamed %d patches, result has %d", len(streamed), len(res.Candidates))
+	}
+	for _, p := range streamed {
+		if !p.Tested {
+			t.Errorf("streamed before its test ran: %+v", p)
+		}
+	}
 	if st.Tokens != 2*int64(st.Samples) {
 		t.Fatalf("Tokens = %d for %d samples of 2 tokens", st.Tokens, st.Samples)
 	}
