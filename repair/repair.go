@@ -40,10 +40,10 @@ type Request struct {
 	// benchmarks.
 	TestBuggy bool
 	// OnPatch, if set, receives each candidate as soon as it is validated
-	// (compile-checked, and tested when TestCmd is set), in validation
-	// order, before ranking: a caller streams patches with it (issue 14).
-	// It is called from the goroutine running Repair and must not block
-	// for long.
+	// (compile-checked, and tested when TestCmd is set), in the order
+	// validation ends (tests run in parallel), before ranking: a caller
+	// streams patches with it (issue 14). Calls never overlap; they must not
+	// block for long.
 	OnPatch func(Patch)
 }
 
