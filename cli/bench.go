@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/repilot-lsp/repilot-lsp/corpus"
+	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -84,6 +86,10 @@ type benchRepairFlags struct {
 	shared   bool
 	backends []string
 	model    modelFlags
+	// requestTimeout and compileTimeout bound the engine's JDT LS requests
+	// and compile checks (0: the engine's defaults).
+	requestTimeout time.Duration
+	compileTimeout time.Duration
 }
 
 func init() {
@@ -115,6 +121,20 @@ variant:
                 another on the same bug finds them warm (variants run in the
                 order given)
 
+and a second table, on time to results and the engine's cost:
+
+  compilable patches  compilable unique candidates, all bugs (a count)
+  first compilable / first plausible  seconds from the start of a bug's
+                repair to its first compilable / plausible candidate, median
+                and worst over the bugs that got one
+  engine ms/token  wall time inside completion-engine calls per sampled
+                token: the median over bugs, and over all tokens
+  JDT LS req/token  JDT LS requests the engine sent per sampled token
+  samples at --max-tokens %  samples discarded for reaching --max-tokens
+
+The exit status is non-zero when some bug's repair failed (with --json too);
+Ctrl-C stops the benchmark and prints the bugs finished so far.
+
 Backends (--backend, comma-separated): "ngram", the embedded n-gram model, and
 "openai", the OpenAI-compatible server of --model-base-url (llama.cpp's
 llama-server, vLLM, ...). Default: ngram, plus openai when a server is
@@ -141,6 +161,8 @@ variants of a bug one after another on that JDT LS.`,
 	addStateDirFlag(fl, &f.stateDir, false)
 	fl.StringSliceVar(&f.backends, "backend", nil, "language-model backends to run (comma-separate): ngram, openai (default: ngram, plus openai when --model-base-url or $"+EnvModelBaseURL+" is set)")
 	addModelFlags(fl, &f.model)
+	fl.DurationVar(&f.requestTimeout, "request-timeout", engine.DefaultRequestTimeout, "bound on one completion-engine request to JDT LS (a timed-out decision is unknown)")
+	fl.DurationVar(&f.compileTimeout, "compile-timeout", engine.DefaultCompileTimeout, "bound on one compile check (waiting for JDT LS's diagnostics)")
 	benchCmd.AddCommand(cmd)
 	Root.AddCommand(benchCmd)
 }
@@ -173,6 +195,11 @@ type benchCandidate struct {
 	Count      int     `json:"count"`
 	// NewErrors are the compile errors the candidate introduces ("line N: message"), empty when it is compilable.
 	NewErrors []string `json:"new_errors,omitempty"`
+	// Tested: test_cmd ran; TestOutput is the tail of its output and
+	// TestTimedOut says it was killed at the bug's timeout.
+	Tested       bool   `json:"tested"`
+	TestOutput   string `json:"test_output,omitempty"`
+	TestTimedOut bool   `json:"test_timed_out,omitempty"`
 }
 
 // benchRow is one variant's totals: the Table-3 columns.
@@ -203,6 +230,25 @@ type benchRow struct {
 	EnginePerPatch  float64 `json:"jdtls_requests_per_patch"`
 	SampleSeconds   float64 `json:"sample_seconds"`
 	ValidateSeconds float64 `json:"validate_seconds"`
+
+	// Time to results and engine cost (issue 14).
+	Compilable int `json:"compilable"` // compilable unique candidates, all bugs together (a count)
+	// Seconds from the start of a bug's repair (the engine already started)
+	// to its first compilable and first plausible candidate: the median and
+	// worst over the bugs that got one, and how many did.
+	FirstCompilableMedian float64 `json:"first_compilable_median_s"`
+	FirstCompilableWorst  float64 `json:"first_compilable_worst_s"`
+	BugsCompilable        int     `json:"bugs_compilable"`
+	FirstPlausibleMedian  float64 `json:"first_plausible_median_s"`
+	FirstPlausibleWorst   float64 `json:"first_plausible_worst_s"`
+	// Tokens sampled; engine wall time per sampled token (milliseconds), the
+	// median over bugs and over all tokens; JDT LS requests per token.
+	Tokens                 int64   `json:"tokens"`
+	EngineMsPerTokenMedian float64 `json:"engine_ms_per_token_median"`
+	EngineMsPerToken       float64 `json:"engine_ms_per_token"`
+	JDTPerToken            float64 `json:"jdtls_requests_per_token"`
+	// TruncatedPct is the share of samples that reached --max-tokens.
+	TruncatedPct float64 `json:"truncated_pct"`
 }
 
 func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.Writer) (err error) {
@@ -238,9 +284,11 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }
 	var runs []bugRun
+	var stopped error // ctx's error when interrupted
 	for _, backend := range backends {
 		cfg := RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, MaxRoots: 1,
-			Progress: func(msg string, _ int) { logf("%s", msg) }}
+			Progress: func(msg string, _ int) { logf("%s", msg) },
+			Engine:   []engine.JDTOption{engine.WithRequestTimeout(f.requestTimeout), engine.WithCompileTimeout(f.compileTimeout)}}
 		if backend == backendOpenAI {
 			cfg.Model = model
 			if err := checkModel(ctx, model); err != nil {
@@ -251,9 +299,21 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 		got, err := benchBackend(ctx, cfg, backend, bugs, variants, f, logf)
 		runs = append(runs, got...)
 		if err != nil {
-			return err
+			if ctx.Err() == nil {
+				return err
+			}
+			// Interrupted (Ctrl-C): the bugs finished so far are reported
+			// below, then the interruption is the command's error.
+			logf("interrupted: reporting the %s finished so far", plural(len(runs), "run", "runs"))
+			stopped = ctx.Err()
+			break
 		}
 	}
+	defer func() {
+		if stopped != nil && err == nil {
+			err = stopped // after the results so far are printed
+		}
+	}()
 	rows := make([]benchRow, 0, len(backends)*len(variants))
 	for _, backend := range backends {
 		for _, v := range variants {
@@ -263,7 +323,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	if f.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(struct {
+		if err := enc.Encode(struct {
 			Corpus    string     `json:"corpus"`
 			Samples   int        `json:"samples"`
 			Seed      int64      `json:"seed"`
@@ -271,7 +331,10 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 			Model     string     `json:"openai_model,omitempty"` // the openai backend's configuration, without the key
 			Rows      []benchRow `json:"variants"`
 			Runs      []bugRun   `json:"runs"`
-		}{f.corpus.dir, f.sampling.samples, f.sampling.seed, f.sampling.maxTokens, modelLabel(model), rows, runs})
+		}{f.corpus.dir, f.sampling.samples, f.sampling.seed, f.sampling.maxTokens, modelLabel(model), rows, runs}); err != nil {
+			return err
+		}
+		return benchFailed(rows)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if f.perBug {
@@ -292,18 +355,44 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 			r.CompilablePct, r.PlausiblePct, r.PlausibleFixes, r.ExactFixes, r.LMPerPatch, r.RejectionsPerPatch,
 			r.TimePerSample, r.LMPerSample, r.RejPerSample, r.CutsPerSample, r.QueriesPerPatch, r.EnginePerPatch)
 	}
+	fmt.Fprintln(tw, "\t\t\t\t\t\t\t\t\t\t\t\t\t")
+	fmt.Fprintf(tw, "backend\tvariant\tcompilable patches\tbugs with one\tfirst compilable s (median)\t(worst)\tbugs plausible\tfirst plausible s (median)\t(worst)\ttokens\tengine ms/token (median over bugs)\t(all tokens)\tJDT LS req/token\tsamples at --max-tokens %%\t\n")
+	for _, r := range rows {
+		fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%.1f\t%.1f\t%d\t%.1f\t%.1f\t%d\t%.2f\t%.2f\t%.3f\t%.1f\t\n", r.Backend, r.Variant, r.Compilable, r.BugsCompilable,
+			r.FirstCompilableMedian, r.FirstCompilableWorst, r.PlausibleFixes, r.FirstPlausibleMedian, r.FirstPlausibleWorst,
+			r.Tokens, r.EngineMsPerTokenMedian, r.EngineMsPerToken, r.JDTPerToken, r.TruncatedPct)
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	if model.Remote() {
 		fmt.Fprintf(stdout, "\nopenai = %s\n", modelLabel(model))
 	}
+	return benchFailed(rows)
+}
+
+// benchFailed is the command's error when a bug's repair failed in some row
+// (the exit status is then non-zero, with --json too).
+func benchFailed(rows []benchRow) error {
 	for _, r := range rows {
 		if r.Errors > 0 {
 			return fmt.Errorf("%d of %s failed for backend %s, variant %s (see stderr)", r.Errors, plural(r.Bugs, "repair", "repairs"), r.Backend, r.Variant)
 		}
 	}
 	return nil
+}
+
+// median returns the median of xs (0 for none); xs is sorted in place.
+func median(xs []float64) float64 {
+	if len(xs) == 0 {
+		return 0
+	}
+	sort.Float64s(xs)
+	n := len(xs)
+	if n%2 == 1 {
+		return xs[n/2]
+	}
+	return (xs[n/2-1] + xs[n/2]) / 2
 }
 
 // Backend names of bench repair.
@@ -443,7 +532,8 @@ func benchOne(ctx context.Context, r repair.Repairer, b corpus.Bug, variant stri
 			run.Exact, run.ExactRank = true, i+1
 		}
 		run.Candidates = append(run.Candidates, benchCandidate{Hunk: p.Hunk, Compilable: p.Compilable, Plausible: p.Plausible,
-			Exact: exact, LogProb: p.LogProb, Tokens: p.Tokens, Count: p.Count, NewErrors: p.NewErrors})
+			Exact: exact, LogProb: p.LogProb, Tokens: p.Tokens, Count: p.Count, NewErrors: p.NewErrors,
+			Tested: p.Tested, TestOutput: p.TestOutput, TestTimedOut: p.TestTimedOut})
 	}
 	return run
 }
@@ -452,7 +542,9 @@ func benchOne(ctx context.Context, r repair.Repairer, b corpus.Bug, variant stri
 func totals(backend, variant string, runs []bugRun) benchRow {
 	row := benchRow{Backend: backend, Variant: variant}
 	var lm, eng, queries, rejected, cuts int64
-	var sample, validate time.Duration
+	var sample, validate, engTime time.Duration
+	var firstComp, firstPlaus, msPerTok []float64
+	truncated := 0
 	compilable, plausible := 0, 0
 	for _, r := range runs {
 		if r.Variant != variant || r.Backend != backend {
@@ -480,6 +572,35 @@ func totals(backend, variant string, runs []bugRun) benchRow {
 		queries += r.Stats.EngineCalls
 		sample += r.Stats.SampleTime
 		validate += r.Stats.ValidateTime
+		engTime += r.Stats.EngineTime
+		row.Tokens += r.Stats.Tokens
+		truncated += r.Stats.Truncated
+		if r.Stats.FirstCompilable > 0 {
+			firstComp = append(firstComp, r.Stats.FirstCompilable.Seconds())
+		}
+		if r.Stats.FirstPlausible > 0 {
+			firstPlaus = append(firstPlaus, r.Stats.FirstPlausible.Seconds())
+		}
+		if r.Stats.Tokens > 0 {
+			msPerTok = append(msPerTok, float64(r.Stats.EngineTime.Microseconds())/1000/float64(r.Stats.Tokens))
+		}
+	}
+	row.Compilable = compilable
+	row.BugsCompilable = len(firstComp)
+	row.FirstCompilableMedian, row.FirstPlausibleMedian = median(firstComp), median(firstPlaus)
+	if n := len(firstComp); n > 0 {
+		row.FirstCompilableWorst = firstComp[n-1] // sorted by median
+	}
+	if n := len(firstPlaus); n > 0 {
+		row.FirstPlausibleWorst = firstPlaus[n-1]
+	}
+	row.EngineMsPerTokenMedian = median(msPerTok)
+	if row.Tokens > 0 {
+		row.EngineMsPerToken = float64(engTime.Microseconds()) / 1000 / float64(row.Tokens)
+		row.JDTPerToken = float64(eng) / float64(row.Tokens)
+	}
+	if row.Samples > 0 {
+		row.TruncatedPct = 100 * float64(truncated) / float64(row.Samples)
 	}
 	row.SampleSeconds, row.ValidateSeconds = sample.Seconds(), validate.Seconds()
 	if row.Samples > 0 {

@@ -260,10 +260,16 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if c, ok := r.(io.Closer); ok {
 		defer c.Close()
 	}
+	began := time.Now()
+	var onPatch func(repair.Patch)
+	if !f.quiet && !f.jsonOut {
+		onPatch = func(p repair.Patch) { writeFound(stderr, p, time.Since(began)) }
+	}
 	res, err := r.Repair(ctx, repair.Request{
 		Root: t.root, File: t.file, Text: t.text,
 		StartLine: t.start, EndLine: t.end,
 		Options: opts, TestCmd: testCmd, TestTimeout: f.testTimeout, TestBuggy: true,
+		OnPatch: onPatch,
 	}, progress)
 	// An interrupted repair returns what it found with its error: that is
 	// printed, then the error reported (exit status 130 for Ctrl-C). With
@@ -298,6 +304,27 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	}
 	writeDiffs(stdout, res)
 	return fail
+}
+
+// writeFound prints a compilable patch to w (stderr) as soon as it is
+// validated, after elapsed since the repair started; the ranked patches
+// follow on stdout when the repair ends.
+func writeFound(w io.Writer, p repair.Patch, elapsed time.Duration) {
+	if !p.Compilable {
+		return
+	}
+	status := "compilable"
+	if p.Tested && p.Plausible {
+		status = "plausible (tests pass)"
+	} else if p.Tested {
+		status = "compilable, tests fail"
+	}
+	fmt.Fprintf(w, "repilot: found a %s patch after %s:\n", status, elapsed.Round(100*time.Millisecond))
+	for _, l := range strings.SplitAfter(p.Diff, "\n") {
+		if l != "" {
+			fmt.Fprint(w, "repilot:   "+l)
+		}
+	}
 }
 
 // interruptedAfter says how far an interrupted repair got, e.g. "7 of 20

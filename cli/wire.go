@@ -52,6 +52,9 @@ type RepairConfig struct {
 	// Model chooses the language model (zero value: the embedded n-gram
 	// model).
 	Model ModelConfig
+	// Engine tunes the shadow JDT LS engine (request and compile timeouts:
+	// bench repair's --request-timeout and --compile-timeout).
+	Engine []engine.JDTOption
 }
 
 // engineStartTimeout bounds starting a shadow JDT LS until ServiceReady
@@ -95,7 +98,7 @@ func buildRepairer(cfg RepairConfig) (repair.Repairer, error) {
 		return nil, err
 	}
 	start := func(ctx context.Context, root string) (repair.Backends, func() error, error) {
-		return startBackends(ctx, home, cfg.StateDir, root, shared, progress)
+		return startBackends(ctx, home, cfg.StateDir, root, shared, progress, cfg.Engine)
 	}
 	p := newPool(start, cfg.MaxRoots)
 	p.alive = engineAlive
@@ -113,7 +116,7 @@ func engineAlive(b repair.Backends) error {
 // startBackends starts the shadow JDT LS and trains the n-gram model for
 // root, in parallel; with a shared model (a model server) it only starts JDT
 // LS.
-func startBackends(ctx context.Context, home, stateDir, root string, shared lm.Model, progress repair.Progress) (repair.Backends, func() error, error) {
+func startBackends(ctx context.Context, home, stateDir, root string, shared lm.Model, progress repair.Progress, opts []engine.JDTOption) (repair.Backends, func() error, error) {
 	ctx, cancel := context.WithTimeout(ctx, engineStartTimeout)
 	defer cancel()
 	var (
@@ -126,7 +129,7 @@ func startBackends(ctx context.Context, home, stateDir, root string, shared lm.M
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		eng, engErr = startEngine(ctx, home, engineStateDir(stateDir, root), root, nil, progress)
+		eng, engErr = startEngine(ctx, home, engineStateDir(stateDir, root), root, nil, progress, opts)
 	}()
 	if shared == nil {
 		wg.Add(1)
@@ -147,7 +150,7 @@ func startBackends(ctx context.Context, home, stateDir, root string, shared lm.M
 
 // startEngine starts a shadow JDT LS on root (and further project folders)
 // with its data in dir and its stderr in dir/stderr.log.
-func startEngine(ctx context.Context, home, dir, root string, folders []string, progress repair.Progress) (*engine.JDT, error) {
+func startEngine(ctx context.Context, home, dir, root string, folders []string, progress repair.Progress, opts []engine.JDTOption) (*engine.JDT, error) {
 	began := time.Now()
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, err
@@ -165,7 +168,7 @@ func startEngine(ctx context.Context, home, dir, root string, folders []string, 
 	if len(folders) > 0 {
 		heap = 2048
 	}
-	eng, err := engine.StartJDT(ctx, jdtls.Options{Home: home, Root: root, Folders: folders, StateDir: dir, Stderr: logf, HeapMB: heap})
+	eng, err := engine.StartJDT(ctx, jdtls.Options{Home: home, Root: root, Folders: folders, StateDir: dir, Stderr: logf, HeapMB: heap}, opts...)
 	if err != nil {
 		logf.Close()
 		return nil, fmt.Errorf("starting JDT LS for %s (log: %s): %w", what, logf.Name(), err)
@@ -250,7 +253,7 @@ func buildSharedRepairer(cfg RepairConfig, roots []string) (repair.Repairer, err
 		s.once.Do(func() {
 			ctx, cancel := context.WithTimeout(ctx, engineStartTimeout)
 			defer cancel()
-			s.eng, s.err = startEngine(ctx, home, dir, roots[0], roots[1:], progress)
+			s.eng, s.err = startEngine(ctx, home, dir, roots[0], roots[1:], progress, cfg.Engine)
 		})
 		if s.err != nil {
 			return repair.Backends{}, nil, s.err

@@ -70,6 +70,9 @@ type scanState struct {
 	// lastClosed is the frame closed by the last ")" (valid when lastClosedOK).
 	lastClosed   frame
 	lastClosedOK bool
+	// lambdaTyped holds what lambdaTypedNames found in the text before a
+	// lexWindow (set by newLexWindow only; read-only).
+	lambdaTyped lambdaTypedSet
 }
 
 func (s *scanState) clone() scanState {
@@ -578,8 +581,11 @@ func receiverUnreliable(st *scanState, toks []javalex.Token, r int) string {
 	if st.inLambda() && !known {
 		return "inside a lambda whose parameters are not known"
 	}
+	typed := lambdaTypedNames(toks, st.lambdaTyped)
 	for _, t := range toks[start : r+1] {
 		switch {
+		case t.Kind == javalex.Ident && typed.vars[t.Text]:
+			return "receiver uses a var local initialised from a lambda or method reference"
 		case isOp(t, "::"):
 			return "method reference in the receiver"
 		case isOp(t, "->"):
@@ -830,4 +836,72 @@ func callArgs(st *scanState, toks []javalex.Token) (openCall, bool) {
 		call.Trailing = isOp(toks[len(toks)-1], ",")
 	}
 	return call, true
+}
+
+// lambdaTypedSet is what lambdaTypedNames collects: the names of lambda
+// parameters, and of local variables declared with "var" whose initializer
+// (or for-each expression) has a lambda, a method reference, a lambda
+// parameter's name, or such a variable's name.
+type lambdaTypedSet struct {
+	params map[string]bool
+	vars   map[string]bool
+}
+
+// lambdaTypedNames returns the lambda parameters and lambda-typed var locals
+// (lambdaTypedSet) of toks, added to those of before (which is not changed).
+// JDT LS types such a local from inference, as it types a lambda parameter,
+// and a receiver that uses one is treated like a lambda parameter (issue
+// 14): JDT LS typed them right in every probe, but a local it typed as
+// Object would have its valid members pruned. Names are collected without
+// regard to scope, which can only make more receivers unknown.
+func lambdaTypedNames(toks []javalex.Token, before lambdaTypedSet) lambdaTypedSet {
+	out := lambdaTypedSet{params: map[string]bool{}, vars: map[string]bool{}}
+	for n := range before.params {
+		out.params[n] = true
+	}
+	for n := range before.vars {
+		out.vars[n] = true
+	}
+	for i, t := range toks {
+		if !isOp(t, "->") || i == 0 {
+			continue
+		}
+		switch p := toks[i-1]; {
+		case p.Kind == javalex.Ident:
+			out.params[p.Text] = true
+		case isOp(p, ")"):
+			if open := matchOpen(toks, i-1); open >= 0 {
+				for k := open + 1; k < i-1; k++ {
+					if toks[k].Kind == javalex.Ident && (isOp(toks[k+1], ",") || isOp(toks[k+1], ")")) {
+						out.params[toks[k].Text] = true
+					}
+				}
+			}
+		}
+	}
+	for i := 0; i+2 < len(toks); i++ {
+		if !isWord(toks[i], "var") || toks[i+1].Kind != javalex.Ident || !(isOp(toks[i+2], "=") || isOp(toks[i+2], ":")) {
+			continue
+		}
+		depth := 0
+	init:
+		for j := i + 3; j < len(toks); j++ {
+			t := toks[j]
+			switch {
+			case isOp(t, "(") || isOp(t, "[") || isOp(t, "{"):
+				depth++
+			case isOp(t, ")") || isOp(t, "]") || isOp(t, "}"):
+				if depth--; depth < 0 {
+					break init // the end of a for-each header
+				}
+			case isOp(t, ";") && depth == 0:
+				break init
+			case isOp(t, "->") || isOp(t, "::") ||
+				t.Kind == javalex.Ident && (out.params[t.Text] || out.vars[t.Text]):
+				out.vars[toks[i+1].Text] = true
+				break init
+			}
+		}
+	}
+	return out
 }

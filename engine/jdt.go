@@ -299,8 +299,9 @@ func (e *JDT) Open(ctx context.Context, h Hunk) (Session, error) {
 	}
 	d.sessions++
 	sum := sha256.Sum256([]byte(h.URI + "\x00" + h.Prefix + "\x00" + h.Suffix))
-	return &jdtSession{e: e, h: h, id: hex.EncodeToString(sum[:12]), win: newLexWindow(h.Prefix),
-		syntax: syntaxJudge{h: h, level: fileLevel(h.URI)}}, nil
+	win := newLexWindow(h.Prefix)
+	return &jdtSession{e: e, h: h, id: hex.EncodeToString(sum[:12]), win: win,
+		syntax: syntaxJudge{h: h, level: fileLevel(h.URI)}, stmtStart: atStatementBoundary(win)}, nil
 }
 
 // openLocked makes uri's shadow document hold text, opening it if needed,
@@ -400,6 +401,13 @@ type jdtSession struct {
 	verifying bool
 
 	syntax syntaxJudge // decides end tokens (end.go)
+
+	// stmtStart: the hunk starts at a statement boundary in a block, where
+	// member lists may be shared per receiver type (typekey.go).
+	stmtStart bool
+	// recvSites maps a receiver name to the first site (dot offset and
+	// text) where typeKey saw it.
+	recvSites map[string]string
 }
 
 // Stats returns the session's counters.
@@ -821,6 +829,11 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	}
 	gen := cur[:genEnd]
 	key := s.id + "\x00" + strconv.Itoa(st.DotEnd) + "\x00" + gen
+	if tk, ok, err := s.typeKey(ctx, cur, st); err != nil {
+		return nil, err
+	} else if ok {
+		key = tk // shared by the sites of receivers of one type (typekey.go)
+	}
 	if ml, ok := s.cachedList(key); ok {
 		return ml, nil
 	}
@@ -831,7 +844,7 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 		// is dropped, as a generated site's is, so the caret ends no name.
 		prefix = prefix[:st.DotEnd]
 	}
-	text := prefix + gen + s.h.Suffix
+	text := prefix + gen + s.suffixAfterCaret()
 	m := textpos.New(text)
 	pos := m.Position(st.DotEnd)
 
@@ -854,6 +867,21 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 		return nil, nil
 	}
 	return s.storeList(key, newMemberList(list)), nil
+}
+
+// suffixAfterCaret is the hunk's suffix as a completion request's text
+// continues it after the caret: with a newline first when the suffix starts
+// with neither whitespace nor a comment (the line after the hunk starts at
+// column 0). Without it, an identifier there ("}" is not one, but "System",
+// or "public" of the next member is) would join the name being completed,
+// and JDT LS's edit ranges would run past the caret, so that consistent
+// rejects the list (unknown). The caret is in code at a strict site, where
+// whitespace between tokens changes nothing a compiler sees.
+func (s *jdtSession) suffixAfterCaret() string {
+	if suf := s.h.Suffix; suf != "" && !strings.ContainsRune(" \t\r\n\f/", rune(suf[0])) {
+		return "\n" + suf
+	}
+	return s.h.Suffix
 }
 
 // complete sets the document text and asks for completions; e.mu is held.

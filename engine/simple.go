@@ -79,7 +79,7 @@ func (s *jdtSession) fetchSimple(ctx context.Context, full string, ss simpleSite
 		// too: more names can only mean less pruning).
 		text = text[:ss.NewStart] + "   " + text[ss.NewStart+3:]
 	}
-	text += s.h.Suffix
+	text += s.suffixAfterCaret()
 	m := textpos.New(text)
 	s.e.mu.Lock()
 	s.requests.Add(1)

@@ -41,6 +41,7 @@ func newLexWindow(prefix string) lexWindow {
 		k := len(toks) - windowTokens
 		anchor = toks[k].Start
 		pre = scan(scanState{}, codeTokens(toks[:k]))
+		pre.lambdaTyped = lambdaTypedNames(codeTokens(toks[:k]), lambdaTypedSet{})
 		for i := range pre.frames {
 			pre.frames[i].open = -1
 			if k := pre.frames[i].kind; (k == frameLambdaBlock || k == frameLambdaExpr) && len(pre.frames[i].params) == 0 {

@@ -197,6 +197,8 @@ func (c *reqClient) Logf(format string, args ...any)  { c.p.log.Printf(format, a
 
 func (c *reqClient) Document(uri protocol.DocumentURI) (Document, bool) { return c.p.mirror.get(uri) }
 
+func (c *reqClient) Notify(method string, params any) { c.p.notifyClient(method, params) }
+
 func (c *reqClient) ShowMessage(typ protocol.MessageType, message string) {
 	c.p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: typ, Message: message})
 }

@@ -136,6 +136,10 @@ type Client interface {
 
 	// Logf writes to the proxy's log (never to the editor).
 	Logf(format string, args ...any)
+
+	// Notify sends the editor a notification of the proxy's own (a method
+	// under "repilot/", documented in EXTENSIONS.md).
+	Notify(method string, params any)
 }
 
 // Progress reports on work begun with Client.BeginProgress ($/progress).

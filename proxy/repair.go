@@ -64,6 +64,21 @@ type RepairPatch struct {
 	Diff       string                 `json:"diff"`
 }
 
+// NotifyPatchFound is the notification that streams a repair's patches:
+// one per candidate as soon as it is validated (compile-checked, and tested
+// when a test command is set), before the ranked result (issue 14;
+// EXTENSIONS.md). LSP 3.17 gives workspace/executeCommand no partial
+// results, hence a notification of our own.
+const NotifyPatchFound = "repilot/patchFound"
+
+// PatchFoundParams are NotifyPatchFound's params: the document and version
+// the repair read, and the patch (Title "Repilot patch found: <first line>").
+type PatchFoundParams struct {
+	URI     protocol.DocumentURI `json:"uri"`
+	Version int32                `json:"version"`
+	Patch   RepairPatch          `json:"patch"`
+}
+
 // MsgNoCandidate is the message of the error CommandRepairHunk returns when
 // the model produced no candidate patch.
 const MsgNoCandidate = "the language model produced no candidate patch"
@@ -192,6 +207,17 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 	// JDT LS compiles the file with the right classpath.
 	root := repair.ProjectRoot(file, doc.Text, c.Root())
 	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine}
+	req.OnPatch = func(pt repair.Patch) {
+		c.Notify(NotifyPatchFound, PatchFoundParams{URI: doc.URI, Version: doc.Version, Patch: RepairPatch{
+			Title:      "Repilot patch found: " + firstLine(pt.Hunk, startLine, endLine),
+			Edit:       hunkEdit(doc, mp, startLine, endLine, pt.Hunk, c.Capabilities().DocumentChanges),
+			Hunk:       pt.Hunk,
+			Compilable: pt.Compilable,
+			Plausible:  pt.Plausible,
+			LogProb:    pt.LogProb,
+			Diff:       pt.Diff,
+		}})
+	}
 
 	base := filepath.Base(file)
 	pr := c.BeginProgress(ctx, fmt.Sprintf("Repilot: repairing %s lines %d-%d", base, startLine, endLine))

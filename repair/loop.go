@@ -129,6 +129,7 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 		generated += tok.Text
 		logProb += finite(tok.LogProb)
 		tokens++
+		s.stats.Tokens++
 		if tok.End {
 			return candidate{text: generated, logProb: logProb, tokens: tokens, sample: i, count: 1}, endComplete, nil
 		}

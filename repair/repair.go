@@ -39,6 +39,12 @@ type Request struct {
 	// test run, made for a person reading the result (the CLI), not for
 	// benchmarks.
 	TestBuggy bool
+	// OnPatch, if set, receives each candidate as soon as it is validated
+	// (compile-checked, and tested when TestCmd is set), in the order
+	// validation ends (tests run in parallel), before ranking: a caller
+	// streams patches with it (issue 14). Calls never overlap; they must not
+	// block for long.
+	OnPatch func(Patch)
 }
 
 // Options are the knobs of Algorithm 1. Prune, Memo and ActiveComplete select
@@ -59,17 +65,18 @@ type Options struct {
 
 // Patch is one validated candidate.
 type Patch struct {
-	Hunk       string   // replacement text for the buggy lines, newline-terminated ("" deletes)
-	Diff       string   // unified diff of the file
-	LogProb    float64  // sum of the model log-probabilities of the sampled tokens
-	Tokens     int      // number of tokens sampled (actively completed text excluded)
-	Score      float64  // ranking score: LogProb (see loop.go for why the sum, not the mean per token)
-	Count      int      // samples that produced this candidate (after whitespace normalisation)
-	Compilable bool     // no compile error that the buggy file lacked
-	NewErrors  []string // compile errors the patch introduces (empty when Compilable)
-	Tested     bool     // TestCmd ran
-	Plausible  bool     // Compilable and TestCmd exited 0
-	TestOutput string   // tail of the test output, when Tested
+	Hunk         string   // replacement text for the buggy lines, newline-terminated ("" deletes)
+	Diff         string   // unified diff of the file
+	LogProb      float64  // sum of the model log-probabilities of the sampled tokens
+	Tokens       int      // number of tokens sampled (actively completed text excluded)
+	Score        float64  // ranking score: LogProb (see loop.go for why the sum, not the mean per token)
+	Count        int      // samples that produced this candidate (after whitespace normalisation)
+	Compilable   bool     // no compile error that the buggy file lacked
+	NewErrors    []string // compile errors the patch introduces (empty when Compilable)
+	Tested       bool     // TestCmd ran
+	Plausible    bool     // Compilable and TestCmd exited 0
+	TestOutput   string   // tail of the test output, when Tested
+	TestTimedOut bool     // Tested, and the test command was killed at the test timeout
 	// Unvalidated is set only in an interrupted Result (Result.Interrupted):
 	// the interruption came before this candidate's validation finished.
 	// Either its compile check never ran (Compilable false, NewErrors is
@@ -112,6 +119,12 @@ type Stats struct {
 	SpecAccepted int64 `json:"spec_accepted"` // proposed tokens taken as they were
 	SpecRejected int64 `json:"spec_rejected"` // proposed tokens not taken (pruned or outside the nucleus): resampled locally
 	SpecCuts     int64 `json:"spec_cuts"`     // re-proposals for other reasons: the proposal ran out (the server returned fewer tokens than asked, or active completion took budget), or active completion appended text the proposal does not spell
+
+	// Engine cost and time to results, for bench repair (issue 14).
+	Tokens          int64         `json:"tokens"`              // tokens sampled in all samples (completed, dead and truncated; actively completed text excluded)
+	EngineTime      time.Duration `json:"engine_time_ns"`      // wall time inside completion-engine calls (Check, CheckEnd, Complete) while sampling
+	FirstCompilable time.Duration `json:"first_compilable_ns"` // from the start of Repair to the first candidate found compilable; 0 when none
+	FirstPlausible  time.Duration `json:"first_plausible_ns"`  // from the start of Repair to the first candidate found plausible; 0 when none
 }
 
 // Result is the ranked outcome: compilable patches first, then plausible,
@@ -140,6 +153,8 @@ type Result struct {
 type TestRun struct {
 	Passed bool   `json:"passed"` // exit status 0 within the timeout
 	Output string `json:"output"` // tail of stdout and stderr, with a note on a timeout
+	// TimedOut: the command was killed at the test timeout (Passed is false).
+	TimedOut bool `json:"timed_out,omitempty"`
 }
 
 // Progress receives human-readable progress: message and percentage 0-100.

@@ -10,8 +10,10 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
@@ -110,7 +112,7 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 		patches = notValidated(rel, site, cands)
 	} else {
 		vbegan := time.Now()
-		patches, err = validateAll(ctx, b.Compiler, req, rel, uri, site, cands, st, progress)
+		patches, err = validateAll(ctx, b.Compiler, req, rel, uri, site, cands, st, progress, began)
 		st.ValidateTime = time.Since(vbegan)
 		if err != nil && ctx.Err() == nil {
 			return nil, err
@@ -206,7 +208,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 			st.EngineRequests = es.Stats().Requests
 			es.Close()
 		}()
-		sp.eng = es
+		sp.eng = &timedSession{Session: es, spent: &st.EngineTime}
 	}
 	var out []candidate
 	for i := 0; i < opts.Samples; i++ {
@@ -266,12 +268,19 @@ func dedupe(cands []candidate, buggy string, st *Stats) []candidate {
 }
 
 // validateAll compile-checks every candidate and runs req.TestCmd on the
-// compilable ones. When ctx ends, it returns ctx.Err() with a patch for every
-// candidate: those validated, then the rest with Unvalidated set (see
-// notValidated; a candidate whose tests were cut short keeps its compile
-// verdict).
-func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, cands []candidate, st *Stats, progress Progress) ([]Patch, error) {
-	patches := make([]Patch, 0, len(cands))
+// compilable ones. Compile checks run one after another (they share the
+// engine's JDT LS); each compilable candidate's tests start at once in their
+// own scratch copy, at most TestParallelism at a time, while the next
+// candidates are compile-checked. When ctx ends, it returns ctx.Err() with a
+// patch for every candidate: those validated, then the rest with Unvalidated
+// set (see notValidated; a candidate whose tests were cut short keeps its
+// compile verdict). Patches come back in candidate order whatever order
+// their tests end in, so the result does not depend on timing.
+//
+// began is when the repair started: Stats.FirstCompilable and
+// FirstPlausible are measured from it.
+func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, cands []candidate, st *Stats, progress Progress, began time.Time) ([]Patch, error) {
+	patches := make([]Patch, 0, len(cands)) // never grows past len(cands): test goroutines hold pointers into it
 	if len(cands) == 0 {
 		return patches, nil
 	}
@@ -286,9 +295,34 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 		}
 		return nil, fmt.Errorf("compile check of the buggy file: %w", err)
 	}
+	var (
+		mu      sync.Mutex // guards st's test fields, testErr, tested patches, OnPatch calls
+		wg      sync.WaitGroup
+		testErr error
+		sem     = make(chan struct{}, TestParallelism())
+	)
+	// found records a validated patch; mu is held.
+	found := func(p Patch) {
+		if p.Compilable && st.FirstCompilable == 0 {
+			st.FirstCompilable = time.Since(began)
+		}
+		if p.Plausible && st.FirstPlausible == 0 {
+			st.FirstPlausible = time.Since(began)
+		}
+		if req.OnPatch != nil {
+			req.OnPatch(p)
+		}
+	}
+	failed := func() error {
+		mu.Lock()
+		defer mu.Unlock()
+		return testErr
+	}
+	rest := []candidate(nil) // candidates left unvalidated by an interruption
 	for j, c := range cands {
-		if ctx.Err() != nil {
-			return interrupted(patches, cands[j:])
+		if ctx.Err() != nil || failed() != nil {
+			rest = cands[j:]
+			break
 		}
 		progress(fmt.Sprintf("validating %d/%d", j+1, len(cands)), 80+20*j/len(cands))
 		patched := site.Prefix + c.text + site.Suffix
@@ -297,12 +331,14 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 		var unchecked string
 		if err != nil {
 			if ctx.Err() != nil {
-				return interrupted(patches, cands[j:])
+				rest = cands[j:]
+				break
 			}
 			// A candidate the compiler cannot report on does not compile
 			// (ErrUnparsable), or was not checked in time: either way it is
 			// not offered as compilable, and the other candidates are kept.
 			if !(errors.Is(err, engine.ErrUnparsable) || errors.Is(err, context.DeadlineExceeded)) {
+				wg.Wait()
 				return nil, fmt.Errorf("compile check of candidate %d: %w", j+1, err)
 			}
 			st.Unchecked++
@@ -315,22 +351,59 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 			p.NewErrors = []string{unchecked}
 		}
 		p.Compilable = len(p.NewErrors) == 0
-		if p.Compilable && len(req.TestCmd) > 0 {
+		if !p.Compilable || len(req.TestCmd) == 0 {
+			patches = append(patches, p)
+			mu.Lock()
+			found(p)
+			mu.Unlock()
+			continue
+		}
+		// Compiles: test it in the background. Until its tests end it
+		// stands as compilable with Unvalidated set, which is what an
+		// interruption leaves.
+		p.Unvalidated = true
+		patches = append(patches, p)
+		q := &patches[len(patches)-1]
+		select {
+		case sem <- struct{}{}:
+		case <-ctx.Done():
+			rest = cands[j+1:]
+		}
+		if rest != nil {
+			break
+		}
+		wg.Add(1)
+		go func(n int) {
+			defer wg.Done()
+			defer func() { <-sem }()
 			tr, err := runTests(ctx, req.Root, rel, patched, req.TestCmd, req.TestTimeout)
+			mu.Lock()
+			defer mu.Unlock()
 			if err != nil {
-				if ctx.Err() != nil {
-					p.Unvalidated = true // compiles; its tests did not finish
-					return interrupted(append(patches, p), cands[j+1:])
+				if ctx.Err() == nil && testErr == nil {
+					testErr = fmt.Errorf("testing candidate %d: %w", n, err)
 				}
-				return nil, fmt.Errorf("testing candidate %d: %w", j+1, err)
+				return // interrupted: q stays compilable and Unvalidated
 			}
 			st.Tested++
-			p.Tested, p.Plausible, p.TestOutput = true, tr.Passed, tr.Output
-		}
-		patches = append(patches, p)
+			q.Unvalidated = false
+			q.Tested, q.Plausible, q.TestOutput, q.TestTimedOut = true, tr.Passed, tr.Output, tr.TimedOut
+			found(*q)
+		}(j + 1)
+	}
+	wg.Wait()
+	if testErr != nil {
+		return nil, testErr
+	}
+	if ctx.Err() != nil {
+		return interrupted(patches, rest)
 	}
 	return patches, nil
 }
+
+// TestParallelism is how many candidates' tests run at once: the number of
+// CPUs (each runs in its own scratch copy of the project).
+func TestParallelism() int { return max(1, runtime.NumCPU()) }
 
 // candidatePatch is the Patch of a candidate before validation: its text,
 // diff and model scores.
@@ -372,3 +445,27 @@ func rank(patches []Patch) {
 		return a.Score > b.Score
 	})
 }
+
+// timedSession adds the wall time of every engine call to *spent
+// (Stats.EngineTime).
+type timedSession struct {
+	engine.Session
+	spent *time.Duration
+}
+
+func (t *timedSession) Check(ctx context.Context, generated, token string) (engine.Outcome, error) {
+	defer t.add(time.Now())
+	return t.Session.Check(ctx, generated, token)
+}
+
+func (t *timedSession) CheckEnd(ctx context.Context, generated string) (engine.Outcome, error) {
+	defer t.add(time.Now())
+	return t.Session.CheckEnd(ctx, generated)
+}
+
+func (t *timedSession) Complete(ctx context.Context, generated string) (engine.Completions, error) {
+	defer t.add(time.Now())
+	return t.Session.Complete(ctx, generated)
+}
+
+func (t *timedSession) add(start time.Time) { *t.spent += time.Since(start) }

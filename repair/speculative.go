@@ -175,6 +175,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		generated += tok.Text
 		logProb += finite(tok.LogProb)
 		tokens++
+		s.stats.Tokens++
 		if tok.End {
 			return candidate{text: generated, logProb: logProb, tokens: tokens, sample: i, count: 1}, endComplete, nil
 		}

@@ -129,6 +129,7 @@ func runTests(ctx context.Context, root, rel, patched string, argv []string, tim
 	case ctx.Err() != nil:
 		return res, ctx.Err()
 	case tctx.Err() != nil:
+		res.TimedOut = true
 		res.Output += fmt.Sprintf("\n[repilot: test command timed out after %s]", timeout)
 	default:
 		var exit *exec.ExitError

@@ -1,0 +1,165 @@
+package engine
+
+// typekey.go shares member lists between sites whose receivers have the
+// same declared type (issue 14: "cache member lists per receiver type").
+//
+// The per-site cache keys a list by the generated text up to the dot, so two
+// samples that reach "readings." through different text each ask JDT LS.
+// Where the receiver is a simple name x that the hunk cannot have rebound,
+// the list depends only on x's type and on the place, so it is keyed by
+//
+//	hunk, x's declared type at the hunk start, the token before x, and the
+//	innermost open bracket's kind (context.go)
+//
+// and fetched once per such key. x "cannot have been rebound" when:
+//   - the hunk starts at a statement boundary in a block (the prefix's last
+//     code token is ";" or "{", and the innermost open bracket is a block's
+//     brace), and the generated text does not start with "else" (which
+//     could reopen the scope of a pattern binding of "if (!(o instanceof
+//     T x)) ...;"), so no scope that began before the hunk ends inside it
+//     without a "}";
+//   - the generated text up to the dot closes no brace it did not open
+//     (a block of the prefix, and the locals declared in it, stay open);
+//   - every other occurrence of x in the generated text is followed by "."
+//     (a declaration of x, a lambda parameter, a catch or for variable or a
+//     pattern binding named x is followed by "=", ";", ",", ")", ":", "->",
+//     "[" or a name, never by "."), and
+//   - the generated text declares no local class or interface, enum or
+//     record (whose bodies could inherit a field x).
+//
+// x's type comes from one completion request per name and hunk, made at
+// the second site of the name (the first is keyed by its text): the caret
+// after "x" at the hunk start, where JDT LS labels a variable "x : Type".
+// Only a name listed as a variable alone, with one non-"var" type, is used.
+// Strictness is kept as before: a name is pruned only on two answers
+// (Check's verifying pass; here two answers for the key, which may come
+// from two sites of the same receiver type and context).
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/repilot-lsp/repilot-lsp/javalex"
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
+)
+
+// typeKey returns the shared cache key of the member list at the strict site
+// st (see the file comment), or ok=false when the site's list must be keyed
+// by its text. cur is the generated text whose end st describes.
+func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key string, ok bool, err error) {
+	genEnd := st.DotEnd - len(s.h.Prefix)
+	if genEnd <= 0 || s.e.sites == nil || !s.stmtStart {
+		return "", false, nil
+	}
+	genStart := len(s.win.Text)
+	toks := codeTokens(javalex.Lex(s.win.Text + cur[:genEnd]))
+	n := len(toks)
+	if n < 3 || !isOp(toks[n-1], ".") {
+		return "", false, nil
+	}
+	r := n - 2
+	x := toks[r]
+	if x.Kind != javalex.Ident || receiverStart(toks, r) != r {
+		return "", false, nil // not a simple name (a chain, a call, "new T")
+	}
+	depth, first := 0, true
+	for i, t := range toks {
+		if t.Start < genStart {
+			continue
+		}
+		if first && isKw(t, "else") {
+			return "", false, nil
+		}
+		first = false
+		switch {
+		case isOp(t, "{"):
+			depth++
+		case isOp(t, "}"):
+			if depth--; depth < 0 {
+				return "", false, nil // a block of the prefix ends
+			}
+		case isKw(t, "class") || isKw(t, "interface") || isKw(t, "enum") || isWord(t, "record"):
+			return "", false, nil // a local type: its body may inherit an x
+		case t.Kind == javalex.Ident && t.Text == x.Text && i != r && !(i+1 < n && isOp(toks[i+1], ".")):
+			return "", false, nil // x may be declared here
+		}
+	}
+	// The type costs a request: it is asked for from the second site of a
+	// receiver name on (a session that sees one site, as in a single
+	// check, pays nothing extra).
+	siteKey := strconv.Itoa(st.DotEnd) + "\x00" + cur[:genEnd]
+	if first, seen := s.recvSites[x.Text]; !seen || first == siteKey {
+		if s.recvSites == nil {
+			s.recvSites = map[string]string{}
+		}
+		s.recvSites[x.Text] = siteKey
+		return "", false, nil
+	}
+	typ, err := s.hunkStartType(ctx, x.Text)
+	if err != nil || typ == "" {
+		return "", false, err
+	}
+	sc := scan(s.win.pre.clone(), toks[:r])
+	return s.id + "\x00t\x00" + typ + "\x00" + toks[r-1].Text + "\x00" + strconv.Itoa(int(sc.top())), true, nil
+}
+
+// hunkStartType returns the declared type JDT LS gives the variable name at
+// the hunk start ("" when name is not listed there as a variable alone, with
+// one type that is not "var", or JDT LS did not answer): one request per
+// name and hunk, cached with the member lists.
+func (s *jdtSession) hunkStartType(ctx context.Context, name string) (string, error) {
+	key := s.id + "\x00v\x00" + name
+	ml, ok := s.e.sites.Get(key)
+	if !ok {
+		caret := len(s.h.Prefix) + len(name)
+		text := s.h.Prefix + name + "\n" + s.h.Suffix // the newline: see suffixAfterCaret
+		m := textpos.New(text)
+		s.e.mu.Lock()
+		s.requests.Add(1)
+		list, err := s.complete(ctx, text, m.Position(caret))
+		s.e.mu.Unlock()
+		if err != nil {
+			if ctx.Err() != nil {
+				return "", ctx.Err()
+			}
+			if errors.Is(err, jdtls.ErrExited) || s.e.client.Err() != nil {
+				return "", fmt.Errorf("engine: shadow JDT LS: %w", err)
+			}
+			s.errs.Add(1)
+			return "", nil // not cached: asked again at the next site
+		}
+		ml, ok = newSimpleList(list, text, m, len(s.h.Prefix), caret)
+		if !ok {
+			s.errs.Add(1)
+			return "", nil
+		}
+		s.e.sites.Add(key, ml)
+	}
+	if ml.Kinds[name] != kindValue {
+		return "", nil
+	}
+	if t := ml.Types[name]; t != "var" {
+		return t, nil
+	}
+	return "", nil
+}
+
+// atStatementBoundary reports whether the hunk of window w starts at a
+// statement boundary in a block: the prefix's last code token is ";" or
+// "{" and the innermost open bracket is a block's brace (see the file
+// comment).
+func atStatementBoundary(w lexWindow) bool {
+	toks := codeTokens(javalex.Lex(w.Text))
+	if len(toks) == 0 {
+		return false
+	}
+	t := toks[len(toks)-1]
+	if !isOp(t, ";") && !isOp(t, "{") {
+		return false
+	}
+	st := scan(w.pre.clone(), toks)
+	return st.top() == frameBlock
+}

@@ -1,0 +1,107 @@
+package engine
+
+import (
+	"context"
+	"testing"
+)
+
+// TestTypeKeySharedAcrossSamples: two samples that reach "g." through
+// different text share g's member list (keyed by Greeter, g's type at the
+// hunk start): the second costs no JDT LS request, and a prune there still
+// rests on two answers.
+func TestTypeKeySharedAcrossSamples(t *testing.T) {
+	s := freshMainSession(t, "shared")
+	before := s.Stats()
+	runChecks(t, s, []checkCase{
+		{ind + "g.", "greet", Feasible},
+		{ind + "int n = 1;\n" + ind + "g.", "greet", Feasible},
+		{ind + "System.out.println(g.", "getName", Feasible},
+	})
+	mid := s.Stats()
+	// The first site's list (keyed by its text); at the second, g's type
+	// at the hunk start and the list for the statement-start context; at
+	// the third, the list for the argument context.
+	if got := mid.Requests - before.Requests; got != 4 {
+		t.Errorf("three sites of one receiver type: %d requests, want 4 (%s)", got, describe(mid))
+	}
+	runChecks(t, s, []checkCase{
+		{ind + "int n = 2;\n" + ind + "g.", "gxx", Infeasible},       // confirmed by a second answer
+		{ind + "String k = null;\n" + ind + "g.", "gyy", Infeasible}, // on the confirmed list
+	})
+	if got := s.Stats().Requests - mid.Requests; got != 1 {
+		t.Errorf("two prunes at new sites of one receiver type: %d requests, want 1", got)
+	}
+}
+
+// TestTypeKeyNeverCrossesARebinding: where the hunk may have rebound the
+// receiver's name, its list is not taken from the type the name had at the
+// hunk start.
+func TestTypeKeyNeverCrossesARebinding(t *testing.T) {
+	s := freshMainSession(t, "rebinding")
+	runChecks(t, s, []checkCase{
+		{ind + "g.", "greet", Feasible}, // Greeter's list under g's type key
+		// g is a Names here: "add" must not be judged against Greeter.
+		{ind + "{ Names g = names; g.", "add", Feasible},
+		{ind + "for (Names g : java.util.List.of(names)) g.", "add", Feasible},
+		{ind + "names.forEach(g -> g.", "add", Unknown}, // a lambda parameter
+	})
+}
+
+// freshMainSession is mainSession's hunk with a comment of its own at the
+// end of the file, so that no list another test cached is found.
+func freshMainSession(t *testing.T, tag string) Session {
+	t.Helper()
+	eng, root := sharedJDT(t)
+	h, _ := hunkAt(t, root, "src/demo/Main.java", "names.add(g.getName());")
+	h.Suffix += "// " + tag + "\n"
+	s, err := eng.Open(ctxT(t), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+// TestTypeKeyGuards: the text-only conditions under which a receiver's list
+// is keyed by its text (no JDT LS request is needed to refuse).
+func TestTypeKeyGuards(t *testing.T) {
+	prefix := "class A {\n    Greeter g;\n    void m() {\n        int i = 0;\n"
+	e := NewJDT(nil)
+	s := &jdtSession{e: e, h: Hunk{Prefix: prefix, Suffix: "    }\n}\n"}, id: "h", win: newLexWindow(prefix)}
+	s.stmtStart = atStatementBoundary(s.win)
+	// Every name has been seen at another site, so a case the guards let
+	// through would ask JDT LS (there is none here: it would panic).
+	s.recvSites = map[string]string{"g": "elsewhere", "a": "elsewhere", "f": "elsewhere"}
+	if !s.stmtStart {
+		t.Fatal("a hunk after \"int i = 0;\" in a method body starts a statement")
+	}
+	for _, gen := range []string{
+		"        } g.",                              // a block of the prefix ends
+		"        else g.",                           // may reopen a pattern binding's scope
+		"        Greeter g = null; g.",              // declared
+		"        foo((g) -> g.",                     // a lambda parameter
+		"        class L extends B { void n() { g.", // a local class may inherit a g
+		"        a.g.",                              // not a simple name
+		"        new g.",                            // a type after new
+		"        f().g.",                            // a call chain
+	} {
+		st := siteAt(s.win, gen)
+		if st.DotEnd == 0 {
+			t.Errorf("%q: no member site", gen)
+			continue
+		}
+		if key, ok, err := s.typeKey(context.Background(), gen, st); ok || err != nil {
+			t.Errorf("%q: type key %q, %v", gen, key, err)
+		}
+	}
+	for _, prefix := range []string{
+		"class A {\n    void m() {\n        for (Greeter g : gs)\n",
+		"class A {\n    void m() {\n        foo(x -> {\n",
+		"class A {\n    void m() {\n        if (o instanceof Greeter g) {\n        }\n",
+		"class A {\n    void m() {\n        int x = 1 +\n",
+	} {
+		if atStatementBoundary(newLexWindow(prefix)) {
+			t.Errorf("%q: not a statement boundary in a block", prefix)
+		}
+	}
+}
