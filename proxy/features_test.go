@@ -333,6 +333,51 @@ func TestRepairCancellation(t *testing.T) {
 	f.expectMethod("window/workDoneProgress/cancel")
 }
 
+// TestCancelEscapedToken: tokens and ids are compared as JSON values, not as
+// bytes. Neovim's JSON encoder writes "/" as "\/", so a cancel for the token
+// "repilot/progress/1" arrives as "repilot\/progress\/1".
+func TestCancelEscapedToken(t *testing.T) {
+	for _, how := range []string{"our token escaped", "editor's token escaped in the request", "request id escaped"} {
+		t.Run(how, func(t *testing.T) {
+			rep := &fakeRepairer{block: make(chan struct{}), started: make(chan struct{}), result: onePatch()}
+			defer close(rep.block)
+			e := startEditor(t, harness{repairer: rep})
+			e.initialize(false)
+			e.open(javaURI, greeter, 1)
+			cmd := mustJSON(repairCmd(javaURI, 5, 0, 6, 0, 1))
+			id := json.RawMessage(`"req/1"`)
+			switch how {
+			case "our token escaped":
+				e.sendRaw(`{"jsonrpc":"2.0","id":"req/1","method":"workspace/executeCommand","params":` + string(cmd) + `}`)
+				create := e.expectMethod("window/workDoneProgress/create")
+				e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
+				<-rep.started
+				var tok tokenParams
+				json.Unmarshal(create.Params, &tok)
+				if !strings.Contains(string(tok.Token), "/") {
+					t.Fatalf("token %s has no slash to escape", tok.Token)
+				}
+				e.sendRaw(`{"jsonrpc":"2.0","method":"window/workDoneProgress/cancel","params":{"token":` + strings.ReplaceAll(string(tok.Token), "/", `\/`) + `}}`)
+			case "editor's token escaped in the request":
+				withToken := strings.Replace(string(cmd), "{", `{"workDoneToken":"bar\/1",`, 1)
+				e.sendRaw(`{"jsonrpc":"2.0","id":"req/1","method":"workspace/executeCommand","params":` + withToken + `}`)
+				<-rep.started
+				e.notify("window/workDoneProgress/cancel", map[string]any{"token": "bar/1"})
+			case "request id escaped":
+				e.sendRaw(`{"jsonrpc":"2.0","id":"req/1","method":"workspace/executeCommand","params":` + string(cmd) + `}`)
+				create := e.expectMethod("window/workDoneProgress/create")
+				e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
+				<-rep.started
+				e.sendRaw(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"req\/1"}}`)
+			}
+			r := e.response(id)
+			if r.Error == nil || r.Error.Code != jsonrpc.CodeRequestCancelled {
+				t.Fatalf("cancelled repair: %s", r.Raw)
+			}
+		})
+	}
+}
+
 func TestCrashRestartReopen(t *testing.T) {
 	// The restart waits until the test has sent an edit and a request, so
 	// that both happen while JDT LS is down.

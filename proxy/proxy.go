@@ -197,7 +197,7 @@ type proxy struct {
 	serverReqs  map[string]int       // JDT LS -> client requests, by id: generation
 	own         map[string]*ownCall  // the proxy's requests, by id
 	active      map[string]func()    // client requests the proxy answers itself: cancel
-	progress    map[string]func()    // our progress tokens: cancel
+	progress    map[string]func()    // our progress tokens (jsonrpc.CanonicalID, so "a\/b" is "a/b"): cancel
 	initialized json.RawMessage      // the client's initialized params
 	regs        map[string]*regInfo  // registration ids the editor knows
 	regAlias    map[string]string    // id from a restarted JDT LS -> id the editor knows
