@@ -37,7 +37,7 @@ type Options struct {
 	StateDir string
 	// HeapMB bounds JDT LS's Java heap in MiB; 0 means 1024.
 	HeapMB int
-	// Repairer backs the "Repair hunk with Repilot" extension (added first,
+	// Repairer backs the "Repair with Repilot" extension (added first,
 	// before Extensions); nil leaves repair out. See UnavailableRepairer.
 	Repairer repair.Repairer
 	// Extensions are further features, e.g. semantic search.

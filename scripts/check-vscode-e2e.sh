@@ -5,7 +5,7 @@
 # editors/vscode is installed into a fresh extensions folder, repilot-lsp is
 # built from this tree as its server, the workspace is a copy of
 # example/shop-cart-discount. The check opens Cart.java, selects the buggy
-# line and requires the code action menu to show "Repair hunk with Repilot"
+# line and requires the code action menu to show "Repair with Repilot"
 # and "Semantic search in repo" beside JDT LS's own actions, then runs the
 # repair from that menu and applies the "Apply Repilot patch 1" quick fix it
 # leaves, checking that the line changed (REPILOT_E2E_REPAIR=0 skips the
