@@ -163,8 +163,10 @@ async function main() {
     log(`status bar: ${JSON.stringify(status)}`);
     await shot(page, 'vscode-ready');
     await page.click('.statusbar-item[aria-label*="Repilot"], .statusbar-item:has-text("Repilot")');
-    await page.waitForSelector('.panel .monaco-editor .view-line:has-text("starting")', { timeout: 15000 });
+    await page.waitForSelector('.part.panel .monaco-editor .view-line:has-text("JDT LS is ready")', { timeout: 15000 });
     log('a click on the status item shows the Repilot log');
+    await page.click('.part.panel .action-label[aria-label^="Hide Panel"], .part.panel .action-label[aria-label^="Close Panel"]',
+      { timeout: 5000 }).catch(() => page.keyboard.press('Control+J'));
 
     await page.click('.part.editor .monaco-editor .view-lines');
     await selectLine(page, line);
