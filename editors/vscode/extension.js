@@ -341,8 +341,10 @@ async function searchWith(args, label) {
   qp.matchOnDetail = true;
   const open = async (item, preview) => {
     const loc = client.protocol2CodeConverter.asLocation(item.hit.location);
-    const ed = await vscode.window.showTextDocument(loc.uri, { selection: loc.range, preview, preserveFocus: preview });
-    ed.revealRange(loc.range, vscode.TextEditorRevealType.InCenter);
+    // The cursor goes to the start of the code unit, which is shown whole.
+    const at = new vscode.Range(loc.range.start, loc.range.start);
+    const ed = await vscode.window.showTextDocument(loc.uri, { selection: at, preview, preserveFocus: preview });
+    ed.revealRange(loc.range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   };
   const chosen = await new Promise((resolve) => {
     qp.onDidChangeActive((a) => { if (a[0]) open(a[0], true).catch(() => undefined); });

@@ -63,10 +63,12 @@ function patchItems(result, showUncompilable = true) {
   const items = result.patches.map((p, i) => {
     const icon = p.plausible ? '$(pass-filled)' : p.compilable ? '$(check)' : '$(warning)';
     const title = String(p.title || `Patch ${i + 1}`).replace(/^Apply Repilot patch \d+: /, '');
+    // The added lines, unless they are the title already (a one-line hunk).
+    const added = addedLines(p);
     return {
       label: `${icon} ${i + 1}. ${title}`,
       description: patchStatus(p),
-      detail: addedLines(p),
+      detail: added === title ? undefined : added,
       patch: p,
     };
   });
@@ -108,19 +110,24 @@ function applyTextEdits(text, edits) {
 
 /**
  * searchItems turns repilot.semanticSearch's result {results: [{location,
- * name, kind, signature, snippet, score}]} into QuickPick items: the name,
- * "file:line" and the first line of the snippet. relPath(uri) gives the
+ * name, kind, signature, snippet, score}]} into QuickPick items: the
+ * signature (or name), "file:line" and the snippet's first two lines after
+ * the declaration. relPath(uri) gives the
  * file's name as shown. Each item keeps its hit in `hit`.
  */
 function searchItems(result, relPath) {
   if (!result || !Array.isArray(result.results)) return [];
   return result.results.map((h) => {
     const start = (h.location && h.location.range && h.location.range.start) || { line: 0, character: 0 };
-    const snippet = String(h.snippet || '').split('\n').map((l) => l.trim()).find((l) => l !== '') || '';
+    const label = h.signature || h.name || '(unnamed)';
+    // The first lines of the code after its declaration line (which the label shows).
+    let lines = String(h.snippet || '').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    if (lines.length > 0 && lines[0].startsWith(label)) lines = lines.slice(1);
+    const detail = lines.slice(0, 2).join(' ⏎ ');
     return {
-      label: h.signature || h.name || '(unnamed)',
+      label,
       description: `${relPath(h.location.uri)}:${start.line + 1}`,
-      detail: snippet,
+      detail: detail.length > 160 ? detail.slice(0, 157) + '...' : detail,
       hit: h,
     };
   });

@@ -41,12 +41,13 @@ test('applyTextEdits and patchEdits build the previewed text', () => {
 
 test('searchItems shows name, file:line and the snippet', () => {
   const items = r.searchItems({ results: [{ location: { uri: 'file:///p/src/D.java', range: { start: pos(3, 0), end: pos(5, 1) } },
-    name: 'Discount', signature: 'public record Discount(String code, int percentOff)', snippet: '\n  public record Discount(...) {\n}' }] },
+    name: 'Discount', signature: 'public record Discount(String code, int percentOff)',
+    snippet: '\n  public record Discount(String code, int percentOff) {\n  static final Discount NONE = new Discount("", 0);\n\n  int off(int c) {\n  return 0; }' }] },
   (u) => u.replace('file:///p/', ''));
   assert.equal(items.length, 1);
   assert.equal(items[0].label, 'public record Discount(String code, int percentOff)');
   assert.equal(items[0].description, 'src/D.java:4');
-  assert.equal(items[0].detail, 'public record Discount(...) {');
+  assert.equal(items[0].detail, 'static final Discount NONE = new Discount("", 0); ⏎ int off(int c) {');
   assert.deepEqual(r.searchItems(null, String), []);
 });
 
@@ -70,7 +71,7 @@ test('patchItems keeps the ranking and describes each patch', () => {
   assert.equal(items.length, 3);
   assert.equal(items[0].label, '$(pass-filled) 1. int off = subtotal * discount.percentOff() / 100;');
   assert.equal(items[0].description, 'compiles, tests pass');
-  assert.equal(items[0].detail, 'int off = subtotal * discount.percentOff() / 100;');
+  assert.equal(items[0].detail, undefined, 'a one-line hunk is its title already');
   assert.equal(items[0].patch, result.patches[0]);
   assert.equal(items[1].description, 'compiles');
   // Without showUncompilable the patch that does not compile is left out; ranks stay.
