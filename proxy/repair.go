@@ -24,7 +24,7 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
-// CommandRepairHunk is the workspace/executeCommand id of "Repair hunk with
+// CommandRepairHunk is the workspace/executeCommand id of "Repair with
 // Repilot". Its one argument is RepairArgs; its result is RepairResult.
 const CommandRepairHunk = "repilot.repairHunk"
 
