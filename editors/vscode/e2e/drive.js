@@ -93,6 +93,9 @@ async function selectLine(page, n) {
   await page.keyboard.press('Home');
   await page.keyboard.press('Home'); // column 1, not the first non-blank
   await page.keyboard.press('Shift+End');
+  // Let the selection settle: Ctrl+. right away got "No code actions
+  // available" on the first try in most runs here.
+  await page.waitForTimeout(700);
 }
 
 async function lineText(page, n) {
