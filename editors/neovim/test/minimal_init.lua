@@ -27,7 +27,7 @@ local ok, err = pcall(function()
   assert(repilot.format_progress({ title = 'Repilot: repairing', message = 'sampling 3/20', percentage = 15 }) == 'Repilot: repairing: sampling 3/20 (15%)')
   local items = repilot.search_items({ { location = { uri = 'file:///p/A.java', range = { start = { line = 4, character = 2 } } },
     name = 'f', signature = 'int f()', snippet = '  int f() {\n return 1; }' } })
-  assert(items[1].filename == '/p/A.java' and items[1].lnum == 5 and items[1].col == 3 and items[1].text == 'int f() | int f() {',
+  assert(items[1].filename == '/p/A.java' and items[1].lnum == 5 and items[1].col == 3 and items[1].text == 'int f() | return 1; }',
     vim.inspect(items))
   assert(require('repilot.health').jdtls_version(vim.fn.tempname()) == nil)
   -- :help repilot: the doc's tags build and every command is documented.

@@ -464,13 +464,24 @@ function M.search_items(results)
   for _, h in ipairs(results or {}) do
     local loc = h.location or {}
     local start = (loc.range or {}).start or { line = 0, character = 0 }
-    local snippet = tostring(h.snippet or ''):match('^%s*([^\n]*)') or ''
     local label = h.signature and h.signature ~= '' and h.signature or h.name or ''
+    -- The code's first line after its declaration (which label shows).
+    local lines = {}
+    for l in tostring(h.snippet or ''):gmatch('[^\n]+') do
+      l = vim.trim(l)
+      if l ~= '' then
+        table.insert(lines, l)
+      end
+    end
+    if lines[1] and label ~= '' and lines[1]:sub(1, #label) == label then
+      table.remove(lines, 1)
+    end
+    local snippet = lines[1] or ''
     table.insert(items, {
       filename = vim.uri_to_fname(loc.uri),
       lnum = start.line + 1,
       col = start.character + 1,
-      text = (label ~= '' and (label .. ' | ') or '') .. snippet,
+      text = (label ~= '' and snippet ~= '') and (label .. ' | ' .. snippet) or (label .. snippet),
     })
   end
   return items
