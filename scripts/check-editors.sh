@@ -11,8 +11,9 @@
 #     ("tests pass"), apply and undo, :RepilotSearch to the quickfix list,
 #     :checkhealth repilot. It needs JDT LS (scripts/install-jdtls.sh) and
 #     fails without it; REPILOT_SKIP_NVIM_E2E=1 skips it (said so). About
-#     2 minutes plus the repair (measured 384 s, of which the repair 308 s, at
-#     load average 25-28 on 2 cores). Needs nvim 0.7+; when nvim is missing
+#     a minute plus the repair: measured 337-384 s, the repair 275-308 s of
+#     it, at load average 25-32 on 2 cores. The whole script took 755 s and
+#     788 s there (Neovim plus the VS Code e2e below). Needs nvim 0.7+; when nvim is missing
 #     the Neovim part is reported as NOT RUN (apt-get install -y neovim).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"

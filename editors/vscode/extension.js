@@ -346,6 +346,7 @@ async function searchWith(args, label) {
     const ed = await vscode.window.showTextDocument(loc.uri, { selection: at, preview, preserveFocus: preview });
     ed.revealRange(loc.range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
   };
+  const back = vscode.window.activeTextEditor;
   const chosen = await new Promise((resolve) => {
     qp.onDidChangeActive((a) => { if (a[0]) open(a[0], true).catch(() => undefined); });
     qp.onDidAccept(() => { resolve(qp.activeItems[0]); qp.hide(); });
@@ -353,7 +354,12 @@ async function searchWith(args, label) {
     qp.show();
   });
   qp.dispose();
-  if (chosen) await open(chosen, false);
+  if (chosen) {
+    await open(chosen, false);
+  } else if (back) {
+    // Escape: back to where the search started, as "Go to Symbol" does.
+    await vscode.window.showTextDocument(back.document, { selection: back.selection, viewColumn: back.viewColumn });
+  }
 }
 
 async function setApiKey() {

@@ -5,7 +5,8 @@
 --      $/progress shown by the plugin;
 --   2. the code-action menu on a visual selection (a <cmd> mapping in x mode
 --      calling vim.lsp.buf.code_action()) lists "Repair with Repilot" and
---      "Semantic search in repo" beside JDT LS's actions (0.7 too);
+--      "Semantic search in repo" beside JDT LS's actions (0.7 too); the
+--      search action fills the picker and the quickfix list;
 --   3. :RepilotRepair with no range repairs the diagnostic's line; once its
 --      progress shows, :RepilotCancel ends it with RequestCancelled (the
 --      cancel travels as window/workDoneProgress/cancel, whose token Neovim
@@ -84,13 +85,24 @@ local ok, err = pcall(function()
   assert(vim.bo[bufnr].omnifunc == 'v:lua.vim.lsp.omnifunc', 'default_keymaps did not set omnifunc')
   assert(vim.fn.maparg('K', 'n') ~= '' and vim.fn.maparg('gd', 'n') ~= '', 'default_keymaps: K and gd not mapped')
 
-  -- 2. The code-action menu on a visual selection.
+  -- 2. The code-action menu on a visual selection; its "Semantic search in
+  -- repo" runs through the plugin: results in a picker and the quickfix list.
   local select = vim.ui.select
-  local menu
+  local menu, results
   vim.ui.select = function(items, opts, on_choice)
-    menu = vim.tbl_map(function(i)
+    local shown_items = vim.tbl_map(function(i)
       return opts.format_item and opts.format_item(i) or tostring(i)
     end, items)
+    if not menu then
+      menu = shown_items
+      for i, t in ipairs(shown_items) do
+        if t:find('Semantic search in repo', 1, true) then
+          return on_choice(items[i], i)
+        end
+      end
+      return on_choice(nil)
+    end
+    results = shown_items
     on_choice(nil)
   end
   vim.keymap.set('x', '<F5>', '<cmd>lua vim.lsp.buf.code_action()<CR>')
@@ -102,6 +114,10 @@ local ok, err = pcall(function()
     'the menu lacks our actions: ' .. vim.inspect(menu))
   assert(#menu > 2, 'no JDT LS action beside ours: ' .. vim.inspect(menu))
   log('code-action menu on the visual selection: ' .. #menu .. ' actions, ours among them')
+  assert(vim.wait(120000, function() return results ~= nil end, 100), 'the search code action offered no results')
+  local qf = vim.fn.getqflist({ title = 1, items = 1 })
+  assert(#qf.items == #results and qf.title:find('Repilot search', 1, true), 'quickfix list after the search action: ' .. vim.inspect(qf))
+  log('the search code action: ' .. #results .. ' results in the picker and the quickfix list')
   vim.ui.select = select
   assert(vim.api.nvim_get_mode().mode == 'n', 'still in ' .. vim.api.nvim_get_mode().mode .. ' mode')
 

@@ -5,7 +5,8 @@
 //      status-bar item to say ready; a click on it shows the log;
 //   2. selects the buggy line, opens the code action menu (Ctrl+.) and checks
 //      that "Repair with Repilot" and "Semantic search in repo" are offered
-//      next to JDT LS's own actions;
+//      next to JDT LS's own actions; the search action lists results in a
+//      QuickPick;
 //   with REPILOT_E2E_REPAIR=1 (the script's default):
 //   3. runs "Repair with Repilot" and cancels it from its notification; the
 //      server log must show the cancellation;
@@ -182,7 +183,14 @@ async function main() {
     const others = items.filter((i) => !ours.some((t) => i.includes(t)) && !/^Apply Repilot patch/.test(i));
     if (others.length === 0) await fail('no JDT LS code action next to ours (expected its quick fixes for the error)');
     else log(`JDT LS actions beside ours: ${JSON.stringify(others)}`);
+    // The search quick fix runs the extension's search: its QuickPick lists results.
+    await chooseAction(page, /^Semantic search in repo/);
+    await page.waitForSelector('.quick-input-widget:has-text("Repilot search") .quick-input-list .monaco-list-row', { timeout: 120000 });
+    const fromAction = await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (rows) => rows.length);
+    log(`"Semantic search in repo" from the menu: ${fromAction} results in the QuickPick`);
     await page.keyboard.press('Escape');
+    await page.waitForTimeout(500);
+    await page.click('.part.editor .monaco-editor .view-lines');
 
     if (process.env.REPILOT_E2E_REPAIR === '1' && !failed) {
       // 3. Cancel.
