@@ -15,7 +15,7 @@ var Root = &cobra.Command{
 	Use:   "repilot-lsp",
 	Short: "A Java language server proxy with completion-engine-guided LLM repair and semantic search",
 	Long: `repilot-lsp sits between an editor and Eclipse JDT LS. It forwards every LSP
-message unchanged and adds "Repair hunk with Repilot" (language-model patches
+message unchanged and adds "Repair with Repilot" (language-model patches
 pruned by JDT LS used as a completion engine) and "Semantic search in repo".
 
 Run with no arguments (or "serve") to speak LSP on stdio.`,

@@ -6,7 +6,6 @@ package proxy
 // use.
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -98,7 +97,7 @@ func (p *proxy) handleWorkspaceSymbol(m *jsonrpc.Message) {
 func (p *proxy) handleCancelRequest(m *jsonrpc.Message) {
 	var cp cancelParams
 	if err := json.Unmarshal(m.Params, &cp); err == nil {
-		key := string(bytes.TrimSpace(cp.ID))
+		key := jsonrpc.CanonicalID(cp.ID)
 		p.mu.Lock()
 		cancel := p.active[key]
 		p.mu.Unlock()
@@ -117,7 +116,7 @@ func (p *proxy) handleProgressCancel(m *jsonrpc.Message) {
 	var tp tokenParams
 	if err := json.Unmarshal(m.Params, &tp); err == nil {
 		p.mu.Lock()
-		cancel := p.progress[string(bytes.TrimSpace(tp.Token))]
+		cancel := p.progress[jsonrpc.CanonicalID(tp.Token)]
 		p.mu.Unlock()
 		if cancel != nil {
 			p.log.Printf("the editor cancelled progress %s", tp.Token)
@@ -238,7 +237,7 @@ func (c *reqClient) BeginProgress(ctx context.Context, title string) Progress {
 	}
 	pr := &progress{p: c.p, token: token, percent: -1}
 	c.p.mu.Lock()
-	c.p.progress[string(token)] = c.cancel
+	c.p.progress[jsonrpc.CanonicalID(token)] = c.cancel
 	c.p.mu.Unlock()
 	c.mu.Lock()
 	c.begun = append(c.begun, pr)
@@ -305,7 +304,7 @@ func (pr *progress) End(message string) {
 	pr.ended = true
 	pr.mu.Unlock()
 	pr.p.mu.Lock()
-	delete(pr.p.progress, string(pr.token))
+	delete(pr.p.progress, jsonrpc.CanonicalID(pr.token))
 	pr.p.mu.Unlock()
 	pr.p.notifyClient("$/progress", progressParams{Token: pr.token, Value: workDoneProgressValue{Kind: "end", Message: message}})
 }

@@ -26,7 +26,7 @@
 //     Client handle extensions use to talk to the editor.
 //   - supervise.go: starting JDT LS, crash handling, restart, shutdown.
 //   - extension.go: the Extension interface features implement.
-//   - repair.go: the "Repair hunk with Repilot" extension.
+//   - repair.go: the "Repair with Repilot" extension.
 //   - EXTENSIONS.md: what editors see beyond JDT LS (commands, results,
 //     errors), kept in step by extensions_doc_test.go.
 //

@@ -11,7 +11,7 @@ import (
 	"go.lsp.dev/protocol"
 )
 
-// Extension is one feature the proxy adds beside JDT LS ("Repair hunk with
+// Extension is one feature the proxy adds beside JDT LS ("Repair with
 // Repilot", "Semantic search in repo"). The proxy calls CodeActions on its read
 // loop and Execute on a goroutine of its own.
 //

@@ -16,7 +16,7 @@ func TestExtensionsDocInStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	want := []string{CommandRepairHunk, MsgNoCandidate, string(RepairActionKind), dataKey, "Repair hunk with Repilot"}
+	want := []string{CommandRepairHunk, MsgNoCandidate, string(RepairActionKind), dataKey, "Repair with Repilot"}
 	for _, typ := range []reflect.Type{reflect.TypeOf(RepairPatch{}), reflect.TypeOf(RepairResult{}), reflect.TypeOf(RepairArgs{})} {
 		for i := 0; i < typ.NumField(); i++ {
 			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")

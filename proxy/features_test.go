@@ -68,7 +68,7 @@ func TestCodeActionMerge(t *testing.T) {
 	// Ours after JDT LS's, whose bytes (and opaque data) are kept.
 	id := e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0))
 	r := e.response(id)
-	if !strings.HasPrefix(string(r.Result), `[{"title":"Invert conditions","kind":"refactor","data":{"pid":"0","rid":"0"}},{"title":"Repair hunk with Repilot","kind":"quickfix"`) {
+	if !strings.HasPrefix(string(r.Result), `[{"title":"Invert conditions","kind":"refactor","data":{"pid":"0","rid":"0"}},{"title":"Repair with Repilot","kind":"quickfix"`) {
 		t.Errorf("merged result %s", r.Result)
 	}
 	var acts []protocol.CodeAction
@@ -110,7 +110,7 @@ func TestCodeActionMerge(t *testing.T) {
 			f.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"error":{"code":-32603,"message":"NPE"}}`, m.ID))
 		}
 	})
-	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Repair hunk with Repilot]" {
+	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Repair with Repilot]" {
 		t.Errorf("JDT LS error: %v", got)
 	}
 	f.setHandle(func(f *fakeJDT, m *jsonrpc.Message) {
@@ -118,7 +118,7 @@ func TestCodeActionMerge(t *testing.T) {
 			f.reply(m, "null")
 		}
 	})
-	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Repair hunk with Repilot]" {
+	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Repair with Repilot]" {
 		t.Errorf("JDT LS null: %v", got)
 	}
 
@@ -141,7 +141,7 @@ func TestCommandsOnlyClient(t *testing.T) {
 	e.response(id)
 	e.open(javaURI, greeter, 1)
 	r := e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))
-	if !strings.HasSuffix(string(r.Result), `,{"title":"Repair hunk with Repilot","command":"repilot.repairHunk","arguments":[{"uri":"`+javaURI+`","range":{"start":{"line":5,"character":0},"end":{"line":6,"character":0}},"version":1}]}]`) {
+	if !strings.HasSuffix(string(r.Result), `,{"title":"Repair with Repilot","command":"repilot.repairHunk","arguments":[{"uri":"`+javaURI+`","range":{"start":{"line":5,"character":0},"end":{"line":6,"character":0}},"version":1}]}]`) {
 		t.Errorf("an editor without codeActionLiteralSupport got %s", r.Result)
 	}
 }
@@ -213,7 +213,7 @@ func TestRepairCommand(t *testing.T) {
 
 	// Later code actions on the same lines and version offer the patches.
 	got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 5, 10))))
-	if fmt.Sprint(got) != "[Invert conditions Repair hunk with Repilot Apply Repilot patch 1: for (int i = 0; i < s.length(); i++) { Apply Repilot patch 2: for (int i = 1; i <= s.length(); i++) {]" {
+	if fmt.Sprint(got) != "[Invert conditions Repair with Repilot Apply Repilot patch 1: for (int i = 0; i < s.length(); i++) { Apply Repilot patch 2: for (int i = 1; i <= s.length(); i++) {]" {
 		t.Errorf("after repair: %q", got)
 	}
 	r = e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 5, 10)))
@@ -333,6 +333,89 @@ func TestRepairCancellation(t *testing.T) {
 	f.expectMethod("window/workDoneProgress/cancel")
 }
 
+// TestRepairTestCommand: the editor's test-command setting reaches the
+// Repairer as Request.TestCmd; a bad one is refused before any work.
+func TestRepairTestCommand(t *testing.T) {
+	rep := &fakeRepairer{result: onePatch()}
+	e := startEditor(t, harness{repairer: rep})
+	e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	withTest := func(argv []string) map[string]any {
+		c := repairCmd(javaURI, 5, 0, 6, 0, 1)
+		c["arguments"].([]any)[0].(map[string]any)["testCommand"] = argv
+		return c
+	}
+	id := e.request("workspace/executeCommand", withTest([]string{"mvn", "-q", "test"}))
+	create := e.expectMethod("window/workDoneProgress/create")
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
+	if r := e.response(id); r.Error != nil {
+		t.Fatalf("repair: %v", r.Error)
+	}
+	rep.mu.Lock()
+	got := rep.reqs[len(rep.reqs)-1].TestCmd
+	rep.mu.Unlock()
+	if fmt.Sprint(got) != "[mvn -q test]" {
+		t.Errorf("TestCmd %q", got)
+	}
+	for _, bad := range [][]string{{""}, make([]string, maxTestArgs+1), {"sh", strings.Repeat("x", maxTestArgBytes+1)}} {
+		r := e.response(e.request("workspace/executeCommand", withTest(bad)))
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "testCommand") {
+			t.Errorf("testCommand of %d words: %s", len(bad), r.Raw)
+		}
+	}
+	rep.mu.Lock()
+	n := len(rep.reqs)
+	rep.mu.Unlock()
+	if n != 1 {
+		t.Errorf("%d repairs ran; the bad test commands should start none", n)
+	}
+}
+
+// TestCancelEscapedToken: tokens and ids are compared as JSON values, not as
+// bytes. Neovim's JSON encoder writes "/" as "\/", so a cancel for the token
+// "repilot/progress/1" arrives as "repilot\/progress\/1".
+func TestCancelEscapedToken(t *testing.T) {
+	for _, how := range []string{"our token escaped", "editor's token escaped in the request", "request id escaped"} {
+		t.Run(how, func(t *testing.T) {
+			rep := &fakeRepairer{block: make(chan struct{}), started: make(chan struct{}), result: onePatch()}
+			defer close(rep.block)
+			e := startEditor(t, harness{repairer: rep})
+			e.initialize(false)
+			e.open(javaURI, greeter, 1)
+			cmd := mustJSON(repairCmd(javaURI, 5, 0, 6, 0, 1))
+			id := json.RawMessage(`"req/1"`)
+			switch how {
+			case "our token escaped":
+				e.sendRaw(`{"jsonrpc":"2.0","id":"req/1","method":"workspace/executeCommand","params":` + string(cmd) + `}`)
+				create := e.expectMethod("window/workDoneProgress/create")
+				e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
+				<-rep.started
+				var tok tokenParams
+				json.Unmarshal(create.Params, &tok)
+				if !strings.Contains(string(tok.Token), "/") {
+					t.Fatalf("token %s has no slash to escape", tok.Token)
+				}
+				e.sendRaw(`{"jsonrpc":"2.0","method":"window/workDoneProgress/cancel","params":{"token":` + strings.ReplaceAll(string(tok.Token), "/", `\/`) + `}}`)
+			case "editor's token escaped in the request":
+				withToken := strings.Replace(string(cmd), "{", `{"workDoneToken":"bar\/1",`, 1)
+				e.sendRaw(`{"jsonrpc":"2.0","id":"req/1","method":"workspace/executeCommand","params":` + withToken + `}`)
+				<-rep.started
+				e.notify("window/workDoneProgress/cancel", map[string]any{"token": "bar/1"})
+			case "request id escaped":
+				e.sendRaw(`{"jsonrpc":"2.0","id":"req/1","method":"workspace/executeCommand","params":` + string(cmd) + `}`)
+				create := e.expectMethod("window/workDoneProgress/create")
+				e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
+				<-rep.started
+				e.sendRaw(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":"req\/1"}}`)
+			}
+			r := e.response(id)
+			if r.Error == nil || r.Error.Code != jsonrpc.CodeRequestCancelled {
+				t.Fatalf("cancelled repair: %s", r.Raw)
+			}
+		})
+	}
+}
+
 func TestCrashRestartReopen(t *testing.T) {
 	// The restart waits until the test has sent an edit and a request, so
 	// that both happen while JDT LS is down.
@@ -360,7 +443,7 @@ func TestCrashRestartReopen(t *testing.T) {
 	if r.Error == nil || !strings.Contains(r.Error.Message, "JDT LS exited unexpectedly (exit status 13) before answering textDocument/hover") {
 		t.Errorf("in-flight hover: %s", r.Raw)
 	}
-	if got := titles(t, e.response(cid)); fmt.Sprint(got) != "[Repair hunk with Repilot]" {
+	if got := titles(t, e.response(cid)); fmt.Sprint(got) != "[Repair with Repilot]" {
 		t.Errorf("in-flight codeAction: %v", got)
 	}
 	sm := e.expectMethod("window/showMessage")
@@ -376,7 +459,7 @@ func TestCrashRestartReopen(t *testing.T) {
 	qid := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 1, "character": 0}})
 	// The proxy answers this itself, in order: once the answer is here, the
 	// edit and the hover above have been read (and queued).
-	rid := e.request("codeAction/resolve", map[string]any{"title": "Repair hunk with Repilot", "data": map[string]any{dataKey: "repair"}})
+	rid := e.request("codeAction/resolve", map[string]any{"title": "Repair with Repilot", "data": map[string]any{dataKey: "repair"}})
 	e.response(rid)
 	close(sent)
 
@@ -469,7 +552,7 @@ func TestRestartLimit(t *testing.T) {
 		t.Errorf("hover with JDT LS down: %s", r.Raw)
 	}
 	// Repair does not need the editor's JDT LS.
-	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Repair hunk with Repilot]" {
+	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Repair with Repilot]" {
 		t.Errorf("code actions with JDT LS down: %v", got)
 	}
 	id = e.request("workspace/executeCommand", repairCmd(javaURI, 5, 0, 6, 0, 1))

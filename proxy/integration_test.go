@@ -308,7 +308,7 @@ func TestRealJDTLS(t *testing.T) {
 		if !reflect.DeepEqual(ds.diags, ps.diags) {
 			t.Errorf("diagnostics: direct %v, proxied %v", ds.diags, ps.diags)
 		}
-		want := append(append([]string{}, ds.actions...), "Repair hunk with Repilot")
+		want := append(append([]string{}, ds.actions...), "Repair with Repilot")
 		if !reflect.DeepEqual(want, ps.actions) || len(ds.actions) == 0 {
 			t.Errorf("code actions: direct %v, proxied %v", ds.actions, ps.actions)
 		}

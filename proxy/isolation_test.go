@@ -2,7 +2,7 @@ package proxy
 
 // isolation_test.go checks the engine isolation of ARCHITECTURE.md against
 // real JDT LS servers: a fake editor opens a file through the proxy, asks
-// for "Repair hunk with Repilot" (the real repair loop: the embedded n-gram
+// for "Repair with Repilot" (the real repair loop: the embedded n-gram
 // model trained on the project, the JDT LS completion engine on its own
 // shadow server) and keeps typing into the same file while the repair runs.
 // Afterwards:

@@ -37,7 +37,7 @@ type Options struct {
 	StateDir string
 	// HeapMB bounds JDT LS's Java heap in MiB; 0 means 1024.
 	HeapMB int
-	// Repairer backs the "Repair hunk with Repilot" extension (added first,
+	// Repairer backs the "Repair with Repilot" extension (added first,
 	// before Extensions); nil leaves repair out. See UnavailableRepairer.
 	Repairer repair.Repairer
 	// Extensions are further features, e.g. semantic search.
@@ -197,7 +197,7 @@ type proxy struct {
 	serverReqs  map[string]int       // JDT LS -> client requests, by id: generation
 	own         map[string]*ownCall  // the proxy's requests, by id
 	active      map[string]func()    // client requests the proxy answers itself: cancel
-	progress    map[string]func()    // our progress tokens: cancel
+	progress    map[string]func()    // our progress tokens (jsonrpc.CanonicalID, so "a\/b" is "a/b"): cancel
 	initialized json.RawMessage      // the client's initialized params
 	regs        map[string]*regInfo  // registration ids the editor knows
 	regAlias    map[string]string    // id from a restarted JDT LS -> id the editor knows

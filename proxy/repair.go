@@ -1,6 +1,6 @@
 package proxy
 
-// repair.go is the "Repair hunk with Repilot" extension: a code action on any
+// repair.go is the "Repair with Repilot" extension: a code action on any
 // non-empty selection of a Java document, a command that runs the Repairer
 // on the selected lines of the editor's buffer, and, once patches exist,
 // code actions that apply them. It never writes to disk: patches reach the
@@ -24,9 +24,19 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
-// CommandRepairHunk is the workspace/executeCommand id of "Repair hunk with
+// CommandRepairHunk is the workspace/executeCommand id of "Repair with
 // Repilot". Its one argument is RepairArgs; its result is RepairResult.
 const CommandRepairHunk = "repilot.repairHunk"
+
+// RepairActionTitle is the title of the code action that starts a repair.
+const RepairActionTitle = "Repair with Repilot"
+
+// maxTestArgs bounds RepairArgs.TestCommand: at most this many words of at
+// most maxTestArgBytes bytes each.
+const (
+	maxTestArgs     = 64
+	maxTestArgBytes = 4096
+)
 
 // RepairActionKind is the kind of the repair code actions: "quickfix". A
 // repair is a fix for a bug on the selected lines, so it belongs with JDT
@@ -39,10 +49,15 @@ const RepairActionKind = protocol.QuickFix
 // selected it. Version is the document version the action was offered for;
 // when set and the buffer has moved on, the command fails with
 // ContentModified instead of repairing other lines than the user saw.
+// TestCommand, when set, is the editor's test-command setting (argv, no
+// shell; at most 64 words of 4 KiB): it runs in a copy of the project with
+// each compilable patch applied, and exit status 0 makes the patch
+// plausible ("tests pass"), as the CLI's --test does.
 type RepairArgs struct {
-	URI     protocol.DocumentURI `json:"uri"`
-	Range   protocol.Range       `json:"range"`
-	Version *int32               `json:"version,omitempty"`
+	URI         protocol.DocumentURI `json:"uri"`
+	Range       protocol.Range       `json:"range"`
+	Version     *int32               `json:"version,omitempty"`
+	TestCommand []string             `json:"testCommand,omitempty"`
 }
 
 // RepairResult is CommandRepairHunk's result: the ranked patches (compilable
@@ -119,7 +134,7 @@ func newRepairExtension(r repair.Repairer, maxBytes int, timeout time.Duration) 
 func (x *repairExt) Name() string       { return "repair" }
 func (x *repairExt) Commands() []string { return []string{CommandRepairHunk} }
 
-// CodeActions offers "Repair hunk with Repilot" on a non-empty range of an
+// CodeActions offers "Repair with Repilot" on a non-empty range of an
 // open .java document, and the remembered patches for the same lines and
 // document version. No model work happens here.
 func (x *repairExt) CodeActions(doc *Document, params *protocol.CodeActionParams) []protocol.CodeAction {
@@ -129,9 +144,9 @@ func (x *repairExt) CodeActions(doc *Document, params *protocol.CodeActionParams
 	version := doc.Version
 	args := RepairArgs{URI: doc.URI, Range: params.Range, Version: &version}
 	acts := []protocol.CodeAction{{
-		Title:   "Repair hunk with Repilot",
+		Title:   RepairActionTitle,
 		Kind:    RepairActionKind,
-		Command: &protocol.Command{Title: "Repair hunk with Repilot", Command: CommandRepairHunk, Arguments: []any{args}},
+		Command: &protocol.Command{Title: RepairActionTitle, Command: CommandRepairHunk, Arguments: []any{args}},
 	}}
 	start, end := hunkLines(params.Range)
 	x.mu.Lock()
@@ -144,6 +159,26 @@ func (x *repairExt) CodeActions(doc *Document, params *protocol.CodeActionParams
 		}
 	}
 	return acts
+}
+
+// checkTestCommand bounds a test command from the editor (maxTestArgs words
+// of maxTestArgBytes bytes, a non-empty program name).
+func checkTestCommand(argv []string) error {
+	if len(argv) == 0 {
+		return nil
+	}
+	if len(argv) > maxTestArgs {
+		return fmt.Errorf("%d words; at most %d", len(argv), maxTestArgs)
+	}
+	if strings.TrimSpace(argv[0]) == "" {
+		return errors.New("the program name (the first word) is empty")
+	}
+	for i, w := range argv {
+		if len(w) > maxTestArgBytes {
+			return fmt.Errorf("word %d is %d bytes; at most %d", i+1, len(w), maxTestArgBytes)
+		}
+	}
+	return nil
 }
 
 // hunkLines converts a range to whole 1-based lines: a range that ends at
@@ -172,6 +207,9 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 			msg = err.Error()
 		}
 		return nil, lspError(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, range, version}): %s", command, msg)
+	}
+	if err := checkTestCommand(a.TestCommand); err != nil {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "%s: testCommand: %v", command, err)
 	}
 	if !isJavaURI(string(a.URI)) {
 		return nil, lspError(jsonrpc.CodeInvalidParams, "Repilot repairs Java source files; %s is not a .java file", a.URI)
@@ -206,7 +244,7 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 	// the file's project): give the engine the file's own project, so its
 	// JDT LS compiles the file with the right classpath.
 	root := repair.ProjectRoot(file, doc.Text, c.Root())
-	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine}
+	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine, TestCmd: a.TestCommand}
 	req.OnPatch = func(pt repair.Patch) {
 		c.Notify(NotifyPatchFound, PatchFoundParams{URI: doc.URI, Version: doc.Version, Patch: RepairPatch{
 			Title:      "Repilot patch found: " + firstLine(pt.Hunk, startLine, endLine),

@@ -1,19 +1,40 @@
 // extension.js: the VS Code client of repilot-lsp. It starts `repilot-lsp`
-// (setting repilot.path) as the language server for Java documents, and adds
-// the command "Repilot: Repair hunk", which sends the proxy's
-// workspace/executeCommand "repilot.repairHunk" for the selected lines, lists
-// the returned patches in a QuickPick and applies the chosen WorkspaceEdit.
-// Everything that does not need the `vscode` API lives in lib/repair.js.
+// (setting repilot.path) as the language server for Java documents and adds:
+//   "Repilot: Repair with Repilot": workspace/executeCommand
+//     "repilot.repairHunk" for the selected lines (with the
+//     repilot.testCommand setting), a QuickPick of the patches that compile,
+//     a diff editor previewing the focused patch, and the chosen patch
+//     applied as one undoable edit;
+//   "Repilot: Semantic search in repo": "repilot.semanticSearch", a QuickPick
+//     of the results (file, line, snippet) previewing each as you move, and
+//     the chosen one opened;
+//   a status-bar item (JDT LS starting/ready, the model, a repair running;
+//     a click shows the log) and "Repilot: Set model API key" (SecretStorage).
+// The proxy's code actions "Repair with Repilot" and "Semantic search in repo"
+// run through the same two flows (client middleware). Everything that does
+// not need the `vscode` API lives in lib/repair.js.
 'use strict';
 
 const vscode = require('vscode');
-const { LanguageClient, ExecuteCommandRequest } = require('vscode-languageclient/node');
+const { LanguageClient, ExecuteCommandRequest, WorkDoneProgress } = require('vscode-languageclient/node');
 const repair = require('./lib/repair');
+
+const SECRET_KEY = 'repilot.model.apiKey';
+const PATCH_SCHEME = 'repilot-patch';
 
 /** @type {LanguageClient | undefined} */
 let client;
 /** @type {vscode.OutputChannel} */
 let output;
+/** @type {vscode.ExtensionContext} */
+let extContext;
+/** @type {vscode.StatusBarItem} */
+let statusItem;
+const state = { server: 'stopped', running: new Set() };
+// The text of the patched documents the diff preview shows, by URI.
+const previews = new Map();
+const previewChanged = new vscode.EventEmitter();
+let previewSeq = 0;
 
 function settings() {
   const c = vscode.workspace.getConfiguration('repilot');
@@ -28,11 +49,30 @@ function settings() {
   };
 }
 
-function createClient() {
+function updateStatus() {
   const s = settings();
-  // The key stays in the environment; only the server's command line and the
-  // names of the settings used are logged.
-  output.appendLine(`starting ${s.path} ${s.args.join(' ')} (JDT LS: ${s.jdtlsHome || 'default'}, model: ${s.baseURL ? s.model + ' at ' + s.baseURL : 'embedded'})`);
+  const model = s.baseURL ? `${s.model || 'model'} at ${s.baseURL}` : 'embedded n-gram model';
+  let text;
+  if (state.running.size > 0) {
+    text = `$(sync~spin) Repilot: ${[...state.running].join(', ')}`;
+  } else if (state.server === 'ready') {
+    text = '$(check) Repilot';
+  } else if (state.server === 'starting') {
+    text = '$(sync~spin) Repilot: JDT LS starting';
+  } else {
+    text = '$(error) Repilot: stopped';
+  }
+  statusItem.text = text;
+  statusItem.tooltip = `Repilot: JDT LS ${state.server}; model: ${model}. Click to show the log.`;
+  statusItem.show();
+}
+
+async function createClient() {
+  const s = settings();
+  s.apiKey = await extContext.secrets.get(SECRET_KEY);
+  // The key stays out of logs; only the server's command line and where the
+  // settings point are logged.
+  output.appendLine(`starting ${s.path} ${s.args.join(' ')} (JDT LS: ${s.jdtlsHome || 'default'}, model: ${s.baseURL ? s.model + ' at ' + s.baseURL : 'embedded'}, API key: ${s.apiKey ? 'from SecretStorage' : 'from $' + s.apiKeyEnv + ' if set'})`);
   const serverOptions = {
     command: s.path,
     args: s.args,
@@ -42,19 +82,55 @@ function createClient() {
     documentSelector: [{ scheme: 'file', language: 'java' }],
     outputChannel: output,
     synchronize: { fileEvents: vscode.workspace.createFileSystemWatcher('**/{*.java,pom.xml,build.gradle}') },
+    middleware: {
+      // The proxy's code actions run through the extension's flows: the
+      // picker, the diff preview, the test command, the search QuickPick.
+      executeCommand: async (command, args, next) => {
+        if (command === repair.REPAIR_COMMAND && args && args[0] && args[0].uri) {
+          const a = args[0];
+          const doc = await vscode.workspace.openTextDocument(client.protocol2CodeConverter.asUri(a.uri));
+          const range = client.protocol2CodeConverter.asRange(a.range);
+          return repairLines(doc, new vscode.Selection(range.start, range.end));
+        }
+        if (command === repair.SEARCH_COMMAND && args && args[0]) {
+          const a = { ...args[0] };
+          delete a.show; // the QuickPick lists the results
+          return searchWith(a, a.query || 'the selection');
+        }
+        return next(command, args);
+      },
+    },
   };
   return new LanguageClient('repilot', 'Repilot (JDT LS)', serverOptions, clientOptions);
 }
 
 async function startClient() {
-  client = createClient();
+  state.server = 'starting';
+  updateStatus();
+  client = await createClient();
+  client.onDidChangeState((e) => {
+    // vscode-languageclient State: Stopped 1, Starting 3, Running 2.
+    if (e.newState === 1) state.server = 'stopped';
+    updateStatus();
+  });
   try {
     await client.start();
+    client.onNotification('language/status', (p) => {
+      if (p && p.type === 'ServiceReady') {
+        state.server = 'ready';
+        output.appendLine('JDT LS is ready');
+      } else if (p && p.type === 'Starting') {
+        state.server = 'starting';
+      }
+      updateStatus();
+    });
   } catch (err) {
+    state.server = 'stopped';
+    updateStatus();
     const msg = `Repilot: could not start ${settings().path}: ${err && err.message ? err.message : err}. ` +
       'Run scripts/install.sh in the repilot-lsp clone and set "repilot.path" to its bin/repilot-lsp.';
     output.appendLine(msg);
-    vscode.window.showErrorMessage(msg);
+    vscode.window.showErrorMessage(msg, 'Show log').then((b) => b && output.show());
   }
 }
 
@@ -65,53 +141,109 @@ async function restart() {
   await startClient();
 }
 
-/** "Repilot: Repair hunk": repair the selected lines (or the cursor's line). */
+function clientReady() {
+  if (!client || !client.isRunning()) {
+    vscode.window.showErrorMessage('Repilot: the language server is not running.', 'Show log').then((b) => b && output.show());
+    return false;
+  }
+  return true;
+}
+
+// sendWithProgress sends workspace/executeCommand with a workDoneToken of
+// ours, shows the server's $/progress for it in one cancellable
+// notification, and marks the status bar while it runs. Cancel sends
+// $/cancelRequest.
+async function sendWithProgress(title, running, params) {
+  const token = `repilot-vscode/${Date.now()}/${previewSeq++}`;
+  state.running.add(running);
+  updateStatus();
+  try {
+    return await vscode.window.withProgress(
+      { location: vscode.ProgressLocation.Notification, title, cancellable: true },
+      async (progress, cancel) => {
+        let last = 0;
+        const sub = client.onProgress(WorkDoneProgress.type, token, (v) => {
+          const pct = typeof v.percentage === 'number' ? v.percentage : undefined;
+          const increment = pct !== undefined && pct > last ? pct - last : undefined;
+          if (pct !== undefined) last = Math.max(last, pct);
+          if (v.kind !== 'end') progress.report({ message: v.message, increment });
+        });
+        try {
+          return await client.sendRequest(ExecuteCommandRequest.type, { ...params, workDoneToken: token }, cancel);
+        } finally {
+          sub.dispose();
+        }
+      },
+    );
+  } finally {
+    state.running.delete(running);
+    updateStatus();
+  }
+}
+
+/** "Repilot: Repair with Repilot" on the active editor's selection (or the cursor's line). */
 async function repairSelection() {
   const editor = vscode.window.activeTextEditor;
   if (!editor || editor.document.languageId !== 'java') {
     vscode.window.showWarningMessage('Repilot: open a Java file and select the lines to repair.');
     return;
   }
-  if (!client || !client.isRunning()) {
-    vscode.window.showErrorMessage('Repilot: the language server is not running (see the "Repilot" output).');
+  return repairLines(editor.document, editor.selection);
+}
+
+// previewUri returns a virtual document holding text, for the diff editor.
+function previewUri(doc, text) {
+  const uri = vscode.Uri.from({ scheme: PATCH_SCHEME, path: doc.uri.path, query: String(previewSeq++) });
+  previews.set(uri.toString(), text);
+  previewChanged.fire(uri);
+  return uri;
+}
+
+async function repairLines(doc, selection) {
+  if (!clientReady()) return;
+  const conf = vscode.workspace.getConfiguration('repilot', doc.uri);
+  const testCommand = conf.get('testCommand');
+  const bad = repair.checkTestCommand(testCommand);
+  if (bad) {
+    vscode.window.showErrorMessage(`Repilot: ${bad}`);
     return;
   }
-  const doc = editor.document;
-  const args = repair.repairArgs(client.code2ProtocolConverter.asUri(doc.uri), editor.selection, doc.version);
+  const uri = client.code2ProtocolConverter.asUri(doc.uri);
+  const args = repair.repairArgs(uri, selection, doc.version, testCommand);
   const where = `${vscode.workspace.asRelativePath(doc.uri)} ${repair.lineLabel(args.range)}`;
   let result;
   try {
-    result = await vscode.window.withProgress(
-      { location: vscode.ProgressLocation.Notification, title: `Repilot: repairing ${where}`, cancellable: true },
-      (_progress, token) => client.sendRequest(ExecuteCommandRequest.type, { command: repair.REPAIR_COMMAND, arguments: [args] }, token),
-    );
+    result = await sendWithProgress(`Repilot: repairing ${where}`, `repairing ${repair.lineLabel(args.range)}`,
+      { command: repair.REPAIR_COMMAND, arguments: [args] });
   } catch (err) {
-    vscode.window.showErrorMessage(repair.describeError(err));
+    if (repair.isCancelled(err)) {
+      output.appendLine(`repair of ${where} cancelled`);
+      vscode.window.showInformationMessage(repair.describeError(err));
+    } else {
+      vscode.window.showErrorMessage(repair.describeError(err), 'Show log').then((b) => b && output.show());
+    }
     return;
   }
-  let items;
+  let all;
   try {
-    items = repair.patchItems(result);
+    all = repair.patchItems(result);
   } catch (err) {
     vscode.window.showErrorMessage(repair.describeError(err));
     return;
   }
-  if (items.length === 0) {
-    vscode.window.showInformationMessage(`Repilot: no patch for ${where}.`);
-    return;
-  }
-  for (const it of items) {
+  for (const it of all) {
     output.appendLine(`${it.label} [${it.description}]\n${it.patch.diff || it.patch.hunk || ''}`);
   }
-  const chosen = await vscode.window.showQuickPick(items, {
-    title: `Repilot patches for ${where}`,
-    placeHolder: 'Pick a patch to apply (ranked: plausible, then compilable, then by model log-probability)',
-    matchOnDescription: true,
-    matchOnDetail: true,
-  });
-  if (!chosen) {
+  const showAll = conf.get('repair.showUncompilable') === true;
+  const items = showAll ? all : all.filter((it) => it.patch.compilable);
+  if (items.length === 0) {
+    const msg = all.length === 0 ? `Repilot: no patch for ${where}.` :
+      `Repilot: none of the ${all.length} patches for ${where} compiles ("repilot.repair.showUncompilable" lists them).`;
+    vscode.window.showInformationMessage(msg);
     return;
   }
+  const chosen = await pickWithPreview(doc, items, where);
+  if (!chosen) return;
   if (doc.version !== args.version) {
     vscode.window.showWarningMessage('Repilot: the file changed while you were choosing; the patch was not applied. Repair again.');
     return;
@@ -119,17 +251,156 @@ async function repairSelection() {
   const edit = await client.protocol2CodeConverter.asWorkspaceEdit(chosen.patch.edit);
   if (!(await vscode.workspace.applyEdit(edit))) {
     vscode.window.showErrorMessage('Repilot: VS Code refused the edit (the file may have changed).');
+    return;
+  }
+  await vscode.window.showTextDocument(doc, { preview: false });
+  vscode.window.setStatusBarMessage(`Repilot: applied ${chosen.label.replace(/^\$\([^)]*\) /, '')} (${chosen.description}); Undo reverts it`, 8000);
+}
+
+// pickWithPreview shows the patches in a QuickPick; the focused one is shown
+// in a diff editor (the document against the document with the patch) so the
+// user sees the change before accepting. Resolves to the chosen item, or
+// undefined; the preview is closed either way.
+async function pickWithPreview(doc, items, where) {
+  const original = doc.getText();
+  const uri = client.code2ProtocolConverter.asUri(doc.uri);
+  const qp = vscode.window.createQuickPick();
+  qp.title = `Repilot patches for ${where}`;
+  qp.placeholder = 'Enter applies the patch shown in the diff; Escape keeps the file as it is';
+  qp.items = items;
+  qp.matchOnDescription = true;
+  qp.matchOnDetail = true;
+  qp.ignoreFocusOut = true;
+  let previewTab;
+  const show = async (item) => {
+    if (!item) return;
+    const right = previewUri(doc, repair.applyTextEdits(original, repair.patchEdits(item.patch.edit, uri)));
+    const n = item.label.match(/ (\d+)\. /);
+    await vscode.commands.executeCommand('vscode.diff', doc.uri, right,
+      `${vscode.workspace.asRelativePath(doc.uri)} ↔ Repilot patch ${n ? n[1] : ''} (${item.description})`,
+      { preview: true, preserveFocus: true });
+    previewTab = right;
+  };
+  const chosen = await new Promise((resolve) => {
+    qp.onDidChangeActive((a) => { show(a[0]).catch((e) => output.appendLine(`preview: ${e}`)); });
+    qp.onDidAccept(() => { resolve(qp.selectedItems[0] || qp.activeItems[0]); qp.hide(); });
+    qp.onDidHide(() => resolve(undefined));
+    qp.show();
+    show(items[0]).catch((e) => output.appendLine(`preview: ${e}`));
+  });
+  qp.dispose();
+  if (previewTab) await closeDiffPreviews();
+  return chosen;
+}
+
+async function closeDiffPreviews() {
+  const tabs = [];
+  for (const g of vscode.window.tabGroups.all) {
+    for (const t of g.tabs) {
+      if (t.input instanceof vscode.TabInputTextDiff && t.input.modified.scheme === PATCH_SCHEME) tabs.push(t);
+    }
+  }
+  if (tabs.length) await vscode.window.tabGroups.close(tabs);
+  previews.clear();
+}
+
+/** "Repilot: Semantic search in repo": asks for a query (the selection by default). */
+async function searchCommand() {
+  if (!clientReady()) return;
+  const editor = vscode.window.activeTextEditor;
+  const sel = editor && !editor.selection.isEmpty ? editor.document.getText(editor.selection).trim().slice(0, 200) : '';
+  const query = await vscode.window.showInputBox({
+    title: 'Repilot: Semantic search in repo',
+    prompt: 'What the code does, in words or code (e.g. "apply a percentage discount")',
+    value: sel,
+  });
+  if (!query) return;
+  return searchWith({ query }, query);
+}
+
+async function searchWith(args, label) {
+  if (!clientReady()) return;
+  let result;
+  try {
+    result = await sendWithProgress(`Repilot: searching for "${label}"`, 'searching', { command: repair.SEARCH_COMMAND, arguments: [args] });
+  } catch (err) {
+    const show = repair.isCancelled(err) ? vscode.window.showInformationMessage : vscode.window.showErrorMessage;
+    show(repair.describeError(err, 'search'));
+    return;
+  }
+  const items = repair.searchItems(result, (u) => vscode.workspace.asRelativePath(vscode.Uri.parse(u)));
+  if (items.length === 0) {
+    vscode.window.showInformationMessage(`Repilot: no results for "${(result && result.query) || label}".`);
+    return;
+  }
+  const qp = vscode.window.createQuickPick();
+  qp.title = `Repilot search: ${(result && result.query) || label}${result && result.indexing ? ' (index still building)' : ''}`;
+  qp.placeholder = 'Moving previews the code; Enter opens it';
+  qp.items = items;
+  qp.matchOnDescription = true;
+  qp.matchOnDetail = true;
+  const open = async (item, preview) => {
+    const loc = client.protocol2CodeConverter.asLocation(item.hit.location);
+    // The cursor goes to the start of the code unit, which is shown whole.
+    const at = new vscode.Range(loc.range.start, loc.range.start);
+    const ed = await vscode.window.showTextDocument(loc.uri, { selection: at, preview, preserveFocus: preview });
+    ed.revealRange(loc.range, vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+  };
+  const back = vscode.window.activeTextEditor;
+  const chosen = await new Promise((resolve) => {
+    qp.onDidChangeActive((a) => { if (a[0]) open(a[0], true).catch(() => undefined); });
+    qp.onDidAccept(() => { resolve(qp.activeItems[0]); qp.hide(); });
+    qp.onDidHide(() => resolve(undefined));
+    qp.show();
+  });
+  qp.dispose();
+  if (chosen) {
+    await open(chosen, false);
+  } else if (back) {
+    // Escape: back to where the search started, as "Go to Symbol" does.
+    await vscode.window.showTextDocument(back.document, { selection: back.selection, viewColumn: back.viewColumn });
   }
 }
 
+async function setApiKey() {
+  const key = await vscode.window.showInputBox({
+    title: 'Repilot: model API key',
+    prompt: 'Stored in VS Code\'s SecretStorage and handed to the server as REPILOT_API_KEY. Empty removes it.',
+    password: true,
+    ignoreFocusOut: true,
+  });
+  if (key === undefined) return;
+  if (key === '') await extContext.secrets.delete(SECRET_KEY);
+  else await extContext.secrets.store(SECRET_KEY, key);
+  const pick = await vscode.window.showInformationMessage(`Repilot: API key ${key ? 'stored' : 'removed'}. Restart the language server to use it?`, 'Restart');
+  if (pick === 'Restart') await restart();
+}
+
 async function activate(context) {
+  extContext = context;
   output = vscode.window.createOutputChannel('Repilot');
+  statusItem = vscode.window.createStatusBarItem('repilot.status', vscode.StatusBarAlignment.Left, 0);
+  statusItem.name = 'Repilot';
+  statusItem.command = 'repilot.showLog';
   context.subscriptions.push(
     output,
+    statusItem,
+    previewChanged,
+    vscode.workspace.registerTextDocumentContentProvider(PATCH_SCHEME, {
+      onDidChange: previewChanged.event,
+      provideTextDocumentContent: (uri) => previews.get(uri.toString()) || '',
+    }),
     vscode.commands.registerCommand('repilot.repairSelection', repairSelection),
+    vscode.commands.registerCommand('repilot.search', searchCommand),
+    vscode.commands.registerCommand('repilot.showLog', () => output.show()),
+    vscode.commands.registerCommand('repilot.setApiKey', setApiKey),
     vscode.commands.registerCommand('repilot.restartServer', restart),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
       if (!e.affectsConfiguration('repilot')) return;
+      updateStatus();
+      // Settings read per request need no restart.
+      if (['repilot.testCommand', 'repilot.repair.showUncompilable'].some((k) => e.affectsConfiguration(k)) &&
+        !['repilot.path', 'repilot.args', 'repilot.jdtls', 'repilot.cache', 'repilot.model'].some((k) => e.affectsConfiguration(k))) return;
       const pick = await vscode.window.showInformationMessage('Repilot settings changed: restart the language server?', 'Restart');
       if (pick === 'Restart') await restart();
     }),

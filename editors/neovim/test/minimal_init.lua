@@ -10,11 +10,36 @@ vim.opt.swapfile = false
 local ok, err = pcall(function()
   local repilot = require('repilot')
   repilot.setup({ path = 'repilot-lsp' })
-  assert(vim.fn.exists(':RepilotRepair') == 2, ':RepilotRepair is not defined')
+  for _, c in ipairs({ 'RepilotRepair', 'RepilotCancel', 'RepilotSearch' }) do
+    assert(vim.fn.exists(':' .. c) == 2, ':' .. c .. ' is not defined')
+  end
+  assert(vim.lsp.commands['repilot.repairHunk'] and vim.lsp.commands['repilot.semanticSearch'], 'code action commands not registered')
   assert(#vim.api.nvim_get_autocmds({ group = 'repilot', event = 'FileType' }) == 1, 'FileType autocommand missing')
   local env = repilot.server_env({ jdtls_home = '/opt/jdtls', model = { base_url = 'http://h/v1', name = 'm' } })
   assert(env.REPILOT_JDTLS_HOME == '/opt/jdtls' and env.REPILOT_MODEL_BASE_URL == 'http://h/v1' and env.REPILOT_MODEL_NAME == 'm')
-  assert(repilot.format_patch({ title = 'Apply Repilot patch 2: x = 1;', compilable = true, logProb = -1.5 }) == 'x = 1;  [compilable, log p -1.50]')
+  assert(repilot.format_patch({ title = 'Apply Repilot patch 2: x = 1;', compilable = true, logProb = -1.5 }) == 'x = 1;  [compiles]')
+  assert(repilot.format_patch({ title = 'y', compilable = true, plausible = true }) == 'y  [compiles, tests pass]')
+  local a, b = repilot.parse_lines('28-31')
+  assert(a == 28 and b == 31, 'parse_lines 28-31')
+  a, b = repilot.parse_lines(' 30 ')
+  assert(a == 30 and b == 30, 'parse_lines 30')
+  assert(repilot.parse_lines('31-28') == nil and repilot.parse_lines('x') == nil, 'parse_lines accepts junk')
+  assert(repilot.format_progress({ title = 'Repilot: repairing', message = 'sampling 3/20', percentage = 15 }) == 'Repilot: repairing: sampling 3/20 (15%)')
+  local items = repilot.search_items({ { location = { uri = 'file:///p/A.java', range = { start = { line = 4, character = 2 } } },
+    name = 'f', signature = 'int f()', snippet = '  int f() {\n return 1; }' } })
+  assert(items[1].filename == '/p/A.java' and items[1].lnum == 5 and items[1].col == 3 and items[1].text == 'int f() | return 1; }',
+    vim.inspect(items))
+  assert(require('repilot.health').jdtls_version(vim.fn.tempname()) == nil)
+  -- :help repilot: the doc's tags build and every command is documented.
+  local docs = vim.fn.tempname()
+  vim.fn.mkdir(docs .. '/doc', 'p')
+  vim.fn.writefile(vim.fn.readfile(plugin .. '/doc/repilot.txt'), docs .. '/doc/repilot.txt')
+  vim.cmd('helptags ' .. docs .. '/doc')
+  vim.opt.runtimepath:append(docs)
+  for _, tag in ipairs({ 'repilot', ':RepilotRepair', ':RepilotCancel', ':RepilotSearch', 'repilot-health', 'repilot-option-test_command' }) do
+    vim.cmd('help ' .. tag)
+    vim.cmd('close')
+  end
 end)
 if not ok then
   io.stderr:write('repilot minimal_init: ' .. tostring(err) .. '\n')

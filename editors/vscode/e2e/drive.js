@@ -1,18 +1,31 @@
 // e2e/drive.js drives a running code-server (VS Code in the browser) with
-// Chromium through playwright-core, as a user would: it opens the example's
-// buggy Java file, waits for JDT LS's diagnostic on the buggy line (so the
-// proxy and JDT LS are up), selects the buggy line, opens the code action
-// menu (Ctrl+.) and checks that "Repair hunk with Repilot" and "Semantic
-// search in repo" are offered next to JDT LS's own actions. With
-// REPILOT_E2E_REPAIR=1 (the script's default) it then runs the repair and
-// checks that the menu offers an "Apply Repilot patch" action whose edit
-// changes the line.
+// Chromium through playwright-core, as a user would:
+//   1. opens the example's buggy Java file and waits for JDT LS's diagnostic
+//      on the buggy line (the proxy and JDT LS are up) and for the Repilot
+//      status-bar item to say ready; a click on it shows the log;
+//   2. selects the buggy line, opens the code action menu (Ctrl+.) and checks
+//      that "Repair with Repilot" and "Semantic search in repo" are offered
+//      next to JDT LS's own actions; the search action lists results in a
+//      QuickPick;
+//   with REPILOT_E2E_REPAIR=1 (the script's default):
+//   3. runs "Repair with Repilot" and cancels it from its notification; the
+//      server log must show the cancellation;
+//   4. runs it again: the patches come in a QuickPick (none "does not
+//      compile"; with repilot.testCommand the fix is "compiles, tests pass"),
+//      a diff editor previews the focused patch; Enter applies the fix, the
+//      line changes, one Undo restores it;
+//   5. "Repilot: Semantic search in repo" from the command palette: the
+//      QuickPick of results, Enter jumps to the first one.
+// Screenshots of steps 1, 4 and 5 go to $REPILOT_E2E_OUT (vscode-*.png).
 //
 // Usage: node drive.js URL FILE LINE   (run by scripts/check-vscode-e2e.sh;
-// NODE_PATH must reach playwright-core). Exit status 0 when every check
+// NODE_PATH must reach playwright-core). Environment: REPILOT_E2E_FIX (the
+// fixed line, trimmed), REPILOT_E2E_SERVER_LOG (repilot-lsp's log file),
+// REPILOT_E2E_READY_S, REPILOT_E2E_REPAIR_S. Exit status 0 when every check
 // passed; a screenshot of each failure goes to $REPILOT_E2E_OUT.
 'use strict';
 
+const fs = require('fs');
 const path = require('path');
 const { chromium } = require('playwright-core');
 
@@ -81,18 +94,38 @@ async function selectLine(page, n) {
   await page.keyboard.press('Home');
   await page.keyboard.press('Home'); // column 1, not the first non-blank
   await page.keyboard.press('Shift+End');
+  // Let the selection settle: Ctrl+. right away got "No code actions
+  // available" on the first try in most runs here.
+  await page.waitForTimeout(700);
 }
 
 async function lineText(page, n) {
   // The rendered view line for the model line n (1-based), via the line numbers' top offsets.
   return page.evaluate((n) => {
-    const nums = [...document.querySelectorAll('.monaco-editor .margin-view-overlays .line-numbers')];
+    const nums = [...document.querySelectorAll('.part.editor .monaco-editor .margin-view-overlays .line-numbers')];
     const num = nums.find((e) => e.textContent.trim() === String(n));
     if (!num) return null;
     const top = num.parentElement.style.top;
-    const row = [...document.querySelectorAll('.monaco-editor .view-lines .view-line')].find((e) => e.style.top === top);
+    const row = [...document.querySelectorAll('.part.editor .monaco-editor .view-lines .view-line')].find((e) => e.style.top === top);
     return row ? row.textContent.replace(/\u00a0/g, ' ') : null;
   }, n);
+}
+
+async function shot(page, name) {
+  await page.screenshot({ path: path.join(out, `${name}.png`) }).catch((e) => log(`screenshot ${name}: ${e}`));
+}
+
+// waitStatus waits until a status-bar item (sel) has text that ok accepts, and returns it.
+async function waitStatus(page, ok, timeout, sel = '.statusbar-item') {
+  const deadline = Date.now() + timeout;
+  let texts = [];
+  while (Date.now() < deadline) {
+    texts = await page.$$eval(sel, (items) => items.map((e) => (e.getAttribute('aria-label') || '') + ' ' + e.textContent));
+    const hit = texts.find(ok);
+    if (hit) return hit.trim();
+    await page.waitForTimeout(500);
+  }
+  throw new Error(`no status-bar item as expected within ${timeout / 1000} s; seen: ${JSON.stringify(texts)}`);
 }
 
 async function main() {
@@ -130,45 +163,128 @@ async function main() {
     log('wait for JDT LS diagnostics through the proxy');
     await page.waitForSelector('.monaco-editor .squiggly-error', { timeout: readyTimeout });
     log('diagnostic shown');
+    const status = await waitStatus(page, (t) => /Repilot/.test(t) && !/starting/i.test(t), 120000);
+    log(`status bar: ${JSON.stringify(status)}`);
+    await shot(page, 'vscode-ready');
+    await page.click('.statusbar-item[aria-label*="Repilot"], .statusbar-item:has-text("Repilot")');
+    await page.waitForSelector('.part.panel .monaco-editor .view-line:has-text("JDT LS is ready")', { timeout: 15000 });
+    log('a click on the status item shows the Repilot log');
+    await page.click('.part.panel .action-label[aria-label^="Hide Panel"], .part.panel .action-label[aria-label^="Close Panel"]',
+      { timeout: 5000 }).catch(() => page.keyboard.press('Control+J'));
 
-    await page.click('.monaco-editor .view-lines');
+    await page.click('.part.editor .monaco-editor .view-lines');
     await selectLine(page, line);
     const items = await openMenu(page, line);
     log(`code actions on line ${line}: ${JSON.stringify(items)}`);
-    const ours = ['Repair hunk with Repilot', 'Semantic search in repo'];
+    const ours = ['Repair with Repilot', 'Semantic search in repo'];
     for (const t of ours) {
       if (!items.some((i) => i.includes(t))) await fail(`"${t}" is not in the code action menu`);
     }
     const others = items.filter((i) => !ours.some((t) => i.includes(t)) && !/^Apply Repilot patch/.test(i));
     if (others.length === 0) await fail('no JDT LS code action next to ours (expected its quick fixes for the error)');
     else log(`JDT LS actions beside ours: ${JSON.stringify(others)}`);
+    // The search quick fix runs the extension's search: its QuickPick lists results.
+    await chooseAction(page, /^Semantic search in repo/);
+    await page.waitForSelector('.quick-input-widget:has-text("Repilot search") .quick-input-list .monaco-list-row', { timeout: 120000 });
+    const fromAction = await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row', (rows) => rows.length);
+    log(`"Semantic search in repo" from the menu: ${fromAction} results in the QuickPick`);
     await page.keyboard.press('Escape');
+    await page.waitForTimeout(500);
+    await page.click('.part.editor .monaco-editor .view-lines');
 
     if (process.env.REPILOT_E2E_REPAIR === '1' && !failed) {
-      log('run "Repair hunk with Repilot"');
+      // 3. Cancel.
+      log('run "Repair with Repilot", then cancel it');
+      await selectLine(page, line);
+      await openMenu(page, line);
+      await chooseAction(page, /^Repair with Repilot/);
+      const toast = page.locator('.notification-toast:has-text("Repilot: repairing")');
+      await toast.waitFor({ timeout: 30000 });
+      await page.waitForTimeout(1500);
+      const t0 = Date.now();
+      await toast.locator('a.monaco-button:has-text("Cancel"), .monaco-button:has-text("Cancel")').first().click();
+      await page.waitForSelector('.notification-toast:has-text("repair cancelled")', { timeout: 30000 });
+      const logFile = process.env.REPILOT_E2E_SERVER_LOG;
+      let seen = !logFile;
+      for (let i = 0; i < 60 && !seen; i++) {
+        seen = /the editor cancelled request|the repair of .* was cancelled|cancelled progress/.test(fs.readFileSync(logFile, 'utf8'));
+        if (!seen) await page.waitForTimeout(500);
+      }
+      if (!seen) await fail('the server log shows no cancellation');
+      else log(`cancelled: the notification says so and the server log shows it, ${((Date.now() - t0) / 1000).toFixed(1)} s after the click`);
+      await page.keyboard.press('Escape');
+
+      // 4. Repair, diff preview, apply, undo.
+      log('run "Repair with Repilot" to the end');
+      await page.click('.part.editor .monaco-editor .view-lines');
       const before = await lineText(page, line);
       await selectLine(page, line);
       await openMenu(page, line);
-      await chooseAction(page, /^Repair hunk with Repilot/);
-      const deadline = Date.now() + Number(process.env.REPILOT_E2E_REPAIR_S || 240) * 1000;
-      let patch = null;
-      while (!patch && Date.now() < deadline) {
-        await page.waitForTimeout(5000);
-        await page.keyboard.press('Escape');
-        await selectLine(page, line);
-        const now = await openMenu(page, line).catch(() => []);
-        patch = now.find((i) => /^Apply Repilot patch/.test(i)) || null;
-        if (!patch) await page.keyboard.press('Escape');
+      await chooseAction(page, /^Repair with Repilot/);
+      const tr = Date.now();
+      await page.waitForSelector('.quick-input-widget:has-text("Repilot patches") .quick-input-list .monaco-list-row',
+        { timeout: Number(process.env.REPILOT_E2E_REPAIR_S || 400) * 1000 });
+      await page.waitForSelector('.monaco-diff-editor', { timeout: 30000 });
+      await page.waitForTimeout(1500);
+      const patches = await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row',
+        (rows) => rows.map((r) => (r.getAttribute('aria-label') || r.textContent || '').trim()));
+      log(`patches after ${((Date.now() - tr) / 1000).toFixed(0)} s: ${JSON.stringify(patches)}`);
+      await shot(page, 'vscode-repair-diff');
+      if (patches.some((p) => /does not compile/.test(p))) await fail('a patch that does not compile is listed');
+      const fix = process.env.REPILOT_E2E_FIX || '';
+      let chosen = null;
+      for (let i = 0; i < patches.length && !chosen; i++) {
+        const label = await page.$eval('.quick-input-widget .quick-input-list .monaco-list-row.focused',
+          (r) => (r.getAttribute('aria-label') || r.textContent || '').trim()).catch(() => '');
+        if (!fix || label.includes(fix)) chosen = label;
+        else await page.keyboard.press('ArrowDown');
       }
-      if (!patch) {
-        await fail('no "Apply Repilot patch" action after the repair');
+      if (!chosen) {
+        await fail(`the fix ${JSON.stringify(fix)} is not among the patches`);
       } else {
-        log(`patch offered: ${patch}`);
-        await chooseAction(page, /^Apply Repilot patch/);
+        if (!/compiles, tests pass/.test(chosen)) await fail(`the fix is not "compiles, tests pass": ${chosen}`);
+        await page.waitForTimeout(1000);
+        const diffText = await page.$eval('.monaco-diff-editor .editor.modified', (e) => e.textContent).catch(() => '');
+        if (fix && !diffText.replace(/\u00a0/g, ' ').includes(fix)) await fail('the diff preview does not show the focused patch');
+        await page.keyboard.press('Enter');
+        await page.waitForSelector('.monaco-diff-editor', { state: 'detached', timeout: 15000 }).catch(() => undefined);
         await page.waitForTimeout(1500);
         const after = await lineText(page, line);
         log(`line ${line} before: ${JSON.stringify(before)}; after: ${JSON.stringify(after)}`);
-        if (after === before) await fail('applying the patch did not change the line');
+        if (after === before || (fix && !String(after).includes(fix))) await fail('applying the patch did not change the line to the fix');
+        await shot(page, 'vscode-repair-applied');
+        await page.keyboard.press('Control+Z');
+        await page.waitForTimeout(1000);
+        const undone = await lineText(page, line);
+        if (undone !== before) await fail(`one Undo did not restore the line: ${JSON.stringify(undone)}`);
+        else log('one Undo restored the line');
+      }
+
+      // 5. Semantic search from the command palette, jump to a result.
+      log('"Repilot: Semantic search in repo" from the command palette');
+      await page.keyboard.press('Escape');
+      await page.keyboard.press('Control+Shift+P');
+      await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible' });
+      await page.keyboard.type('Repilot: Semantic search in repo');
+      await page.waitForTimeout(800);
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('.quick-input-widget:has-text("Semantic search in repo") .quick-input-box input', { state: 'visible' });
+      await page.keyboard.type('percentage of the subtotal taken off by a discount');
+      await page.keyboard.press('Enter');
+      await page.waitForSelector('.quick-input-widget:has-text("Repilot search") .quick-input-list .monaco-list-row', { timeout: 120000 });
+      await page.waitForTimeout(1500);
+      const first = await page.$eval('.quick-input-widget .quick-input-list .monaco-list-row.focused',
+        (r) => (r.getAttribute('aria-label') || r.textContent || '').trim());
+      log(`first result: ${first}`);
+      await shot(page, 'vscode-search');
+      const m = first.match(/([\w$]+\.java):(\d+)/);
+      if (!m) {
+        await fail(`the first result names no file:line: ${first}`);
+      } else {
+        await page.keyboard.press('Enter');
+        await page.waitForSelector(`.tab.active[aria-label^="${m[1]}"]`, { timeout: 15000 });
+        const ln = await waitStatus(page, (t) => new RegExp(`Ln ${m[2]},`).test(t), 10000, '#status\\.editor\\.selection');
+        log(`jumped to ${m[1]}, cursor ${ln}`);
       }
     }
   } catch (err) {

@@ -29,8 +29,10 @@ function hunkRange(sel) {
  * The proxy refuses (ContentModified) when version is not the document
  * version it mirrors, so the patches always match what the user selected.
  */
-function repairArgs(uri, sel, version) {
-  return { uri, range: hunkRange(sel), version };
+function repairArgs(uri, sel, version, testCommand) {
+  const a = { uri, range: hunkRange(sel), version };
+  if (Array.isArray(testCommand) && testCommand.length > 0) a.testCommand = testCommand.map(String);
+  return a;
 }
 
 /** 1-based inclusive line numbers of a hunkRange, for messages. */
@@ -40,34 +42,109 @@ function lineLabel(range) {
   return a === b ? `line ${a}` : `lines ${a}-${b}`;
 }
 
-/** The status of a patch in words: plausible (tests pass), compilable, or neither. */
+/** The status of a patch in words: compiles, tests pass; compiles; or does not compile. */
 function patchStatus(p) {
-  if (p.plausible) return 'plausible: compiles, tests pass';
-  if (p.compilable) return 'compilable';
+  if (p.plausible) return 'compiles, tests pass';
+  if (p.compilable) return 'compiles';
   return 'does not compile';
 }
 
 /**
  * patchItems turns the command's result {patches: [{title, edit, compilable,
  * plausible, logProb, diff, hunk?}]} into QuickPick items, in the server's
- * (ranked) order. Each item keeps its patch in `patch`. Throws on a result
- * without a patches array.
+ * (ranked) order, numbered by that rank. Patches that do not compile are
+ * left out unless showUncompilable. Each item keeps its patch in `patch`.
+ * Throws on a result without a patches array.
  */
-function patchItems(result) {
+function patchItems(result, showUncompilable = true) {
   if (!result || !Array.isArray(result.patches)) {
     throw new Error('repilot.repairHunk returned no patches list');
   }
-  return result.patches.map((p, i) => {
+  const items = result.patches.map((p, i) => {
     const icon = p.plausible ? '$(pass-filled)' : p.compilable ? '$(check)' : '$(warning)';
     const title = String(p.title || `Patch ${i + 1}`).replace(/^Apply Repilot patch \d+: /, '');
-    const lp = typeof p.logProb === 'number' && Number.isFinite(p.logProb) ? `, log p ${p.logProb.toFixed(2)}` : '';
+    // The added lines, unless they are the title already (a one-line hunk).
+    const added = addedLines(p);
     return {
       label: `${icon} ${i + 1}. ${title}`,
-      description: patchStatus(p) + lp,
-      detail: addedLines(p),
+      description: patchStatus(p),
+      detail: added === title ? undefined : added,
       patch: p,
     };
   });
+  return showUncompilable ? items : items.filter((it) => it.patch.compilable);
+}
+
+/**
+ * patchEdits returns the TextEdits a patch's WorkspaceEdit makes to the
+ * document uri (documentChanges or changes), [] when none.
+ */
+function patchEdits(edit, uri) {
+  if (!edit) return [];
+  if (Array.isArray(edit.documentChanges)) {
+    return edit.documentChanges.filter((dc) => dc.textDocument && dc.textDocument.uri === uri).flatMap((dc) => dc.edits || []);
+  }
+  return (edit.changes && edit.changes[uri]) || [];
+}
+
+/**
+ * applyTextEdits returns text with LSP TextEdits applied (positions are
+ * 0-based lines and UTF-16 characters, as JavaScript strings count them;
+ * edits do not overlap, as the specification requires).
+ */
+function applyTextEdits(text, edits) {
+  const lineStarts = [0];
+  for (let i = 0; i < text.length; i++) if (text[i] === '\n') lineStarts.push(i + 1);
+  const offset = (p) => {
+    if (p.line >= lineStarts.length) return text.length;
+    const start = lineStarts[p.line];
+    const end = p.line + 1 < lineStarts.length ? lineStarts[p.line + 1] - 1 : text.length;
+    return Math.min(start + p.character, end);
+  };
+  const sorted = edits.map((e) => ({ a: offset(e.range.start), b: offset(e.range.end), t: e.newText }))
+    .sort((x, y) => y.a - x.a);
+  let out = text;
+  for (const e of sorted) out = out.slice(0, e.a) + e.t + out.slice(e.b);
+  return out;
+}
+
+/**
+ * searchItems turns repilot.semanticSearch's result {results: [{location,
+ * name, kind, signature, snippet, score}]} into QuickPick items: the
+ * signature (or name), "file:line" and the snippet's first two lines after
+ * the declaration. relPath(uri) gives the
+ * file's name as shown. Each item keeps its hit in `hit`.
+ */
+function searchItems(result, relPath) {
+  if (!result || !Array.isArray(result.results)) return [];
+  return result.results.map((h) => {
+    const start = (h.location && h.location.range && h.location.range.start) || { line: 0, character: 0 };
+    const label = h.signature || h.name || '(unnamed)';
+    // The first lines of the code after its declaration line (which the label shows).
+    let lines = String(h.snippet || '').split('\n').map((l) => l.trim()).filter((l) => l !== '');
+    if (lines.length > 0 && lines[0].startsWith(label)) lines = lines.slice(1);
+    const detail = lines.slice(0, 2).join(' ⏎ ');
+    return {
+      label,
+      description: `${relPath(h.location.uri)}:${start.line + 1}`,
+      detail: detail.length > 160 ? detail.slice(0, 157) + '...' : detail,
+      hit: h,
+    };
+  });
+}
+
+/**
+ * checkTestCommand returns an error message for a repilot.testCommand
+ * setting that is not argv (a non-empty array of strings), or '' when it
+ * is fine or unset.
+ */
+function checkTestCommand(cmd) {
+  if (cmd === undefined || cmd === null || (Array.isArray(cmd) && cmd.length === 0)) return '';
+  if (!Array.isArray(cmd) || !cmd.every((w) => typeof w === 'string')) {
+    return '"repilot.testCommand" must be an array of strings (argv, no shell), e.g. ["mvn", "-q", "test"]';
+  }
+  if (cmd[0].trim() === '') return '"repilot.testCommand": the program name (the first word) is empty';
+  return '';
 }
 
 /** The lines a patch adds, from its diff (or its hunk), joined on one line. */
@@ -85,10 +162,11 @@ function addedLines(p) {
 /**
  * serverEnv is the environment of the repilot-lsp process: the extension
  * host's environment plus the settings. The API key is never a setting: it
- * is read from the environment variable named by repilot.model.apiKeyEnv and
- * handed over as REPILOT_API_KEY (which lm/openai reads), so it never appears
- * in settings.json or in a log.
- * @param {{jdtlsHome?:string, baseURL?:string, model?:string, apiKeyEnv?:string, cache?:string}} s
+ * comes from VS Code's SecretStorage (s.apiKey, stored by "Repilot: Set model
+ * API key"), else from the environment variable named by
+ * repilot.model.apiKeyEnv, and is handed over as REPILOT_API_KEY (which
+ * lm/openai reads), so it never appears in settings.json or in a log.
+ * @param {{jdtlsHome?:string, baseURL?:string, model?:string, apiKeyEnv?:string, cache?:string, apiKey?:string}} s
  * @param {Record<string,string|undefined>} env
  */
 function serverEnv(s, env) {
@@ -99,16 +177,32 @@ function serverEnv(s, env) {
   if (s.model) out.REPILOT_MODEL_NAME = s.model;
   const keyVar = s.apiKeyEnv || 'REPILOT_API_KEY';
   if (keyVar !== 'REPILOT_API_KEY' && env[keyVar]) out.REPILOT_API_KEY = env[keyVar];
+  if (s.apiKey) out.REPILOT_API_KEY = s.apiKey; // from SecretStorage
   return out;
 }
 
-/** A user-facing message for a failed repilot.repairHunk request. */
-function describeError(err) {
+/**
+ * A user-facing message for a failed request; what names it ("repair",
+ * "search"). A request the user cancelled comes back as RequestCancelled
+ * (-32800) or as VS Code's CancellationError ("Canceled").
+ */
+function describeError(err, what = 'repair') {
   const code = err && err.code;
   const msg = (err && err.message) || String(err);
   if (code === -32801) return `Repilot: the document changed while repairing; select the hunk again. (${msg})`;
-  if (code === -32800) return 'Repilot: repair cancelled.';
+  if (isCancelled(err)) return `Repilot: ${what} cancelled.`;
   return `Repilot: ${msg}`;
 }
 
-module.exports = { REPAIR_COMMAND, hunkRange, repairArgs, lineLabel, patchItems, patchStatus, addedLines, serverEnv, describeError };
+/** Whether err is a cancellation (RequestCancelled, or VS Code's CancellationError). */
+function isCancelled(err) {
+  return !!err && (err.code === -32800 || err.name === 'Canceled' || err.message === 'Canceled');
+}
+
+/** The proxy's semantic search command id (proxy/search.go CommandSemanticSearch). */
+const SEARCH_COMMAND = 'repilot.semanticSearch';
+
+module.exports = {
+  REPAIR_COMMAND, SEARCH_COMMAND, hunkRange, repairArgs, lineLabel, patchItems, patchStatus, addedLines, patchEdits,
+  applyTextEdits, searchItems, checkTestCommand, serverEnv, describeError, isCancelled,
+};

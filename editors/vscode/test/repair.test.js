@@ -16,6 +16,41 @@ test('hunkRange covers whole lines, end-exclusive', () => {
   assert.deepEqual(r.hunkRange(sel(9, 0, 9, 0)), { start: pos(9, 0), end: pos(10, 0) });
 });
 
+test('repairArgs passes the test command only when set', () => {
+  assert.deepEqual(r.repairArgs('u', sel(0, 0, 0, 0), 1, ['mvn', '-q', 'test']).testCommand, ['mvn', '-q', 'test']);
+  assert.equal('testCommand' in r.repairArgs('u', sel(0, 0, 0, 0), 1, []), false);
+  assert.equal(r.checkTestCommand(undefined), '');
+  assert.equal(r.checkTestCommand([]), '');
+  assert.equal(r.checkTestCommand(['mvn', 'test']), '');
+  assert.match(r.checkTestCommand('mvn test'), /array of strings/);
+  assert.match(r.checkTestCommand(['mvn', 3]), /array of strings/);
+  assert.match(r.checkTestCommand([' ']), /program name/);
+});
+
+test('applyTextEdits and patchEdits build the previewed text', () => {
+  const text = 'a\nbb\ncc\n';
+  const uri = 'file:///p/A.java';
+  const edit = { documentChanges: [{ textDocument: { uri, version: 3 }, edits: [{ range: { start: pos(1, 0), end: pos(2, 0) }, newText: 'BB\nB2\n' }] }] };
+  assert.equal(r.applyTextEdits(text, r.patchEdits(edit, uri)), 'a\nBB\nB2\ncc\n');
+  assert.deepEqual(r.patchEdits(edit, 'file:///other'), []);
+  const changes = { changes: { [uri]: [{ range: { start: pos(0, 0), end: pos(0, 1) }, newText: 'A' }, { range: { start: pos(2, 1), end: pos(3, 0) }, newText: '' }] } };
+  assert.equal(r.applyTextEdits(text, r.patchEdits(changes, uri)), 'A\nbb\nc');
+  // A range past the end clamps to the text.
+  assert.equal(r.applyTextEdits('x', [{ range: { start: pos(0, 1), end: pos(5, 0) }, newText: 'y' }]), 'xy');
+});
+
+test('searchItems shows name, file:line and the snippet', () => {
+  const items = r.searchItems({ results: [{ location: { uri: 'file:///p/src/D.java', range: { start: pos(3, 0), end: pos(5, 1) } },
+    name: 'Discount', signature: 'public record Discount(String code, int percentOff)',
+    snippet: '\n  public record Discount(String code, int percentOff) {\n  static final Discount NONE = new Discount("", 0);\n\n  int off(int c) {\n  return 0; }' }] },
+  (u) => u.replace('file:///p/', ''));
+  assert.equal(items.length, 1);
+  assert.equal(items[0].label, 'public record Discount(String code, int percentOff)');
+  assert.equal(items[0].description, 'src/D.java:4');
+  assert.equal(items[0].detail, 'static final Discount NONE = new Discount("", 0); ⏎ int off(int c) {');
+  assert.deepEqual(r.searchItems(null, String), []);
+});
+
 test('repairArgs and lineLabel', () => {
   const a = r.repairArgs('file:///p/Cart.java', sel(29, 8, 29, 20), 7);
   assert.deepEqual(a, { uri: 'file:///p/Cart.java', range: { start: pos(29, 0), end: pos(30, 0) }, version: 7 });
@@ -35,10 +70,12 @@ test('patchItems keeps the ranking and describes each patch', () => {
   const items = r.patchItems(result);
   assert.equal(items.length, 3);
   assert.equal(items[0].label, '$(pass-filled) 1. int off = subtotal * discount.percentOff() / 100;');
-  assert.equal(items[0].description, 'plausible: compiles, tests pass, log p -2.50');
-  assert.equal(items[0].detail, 'int off = subtotal * discount.percentOff() / 100;');
+  assert.equal(items[0].description, 'compiles, tests pass');
+  assert.equal(items[0].detail, undefined, 'a one-line hunk is its title already');
   assert.equal(items[0].patch, result.patches[0]);
-  assert.equal(items[1].description, 'compilable, log p -4.00');
+  assert.equal(items[1].description, 'compiles');
+  // Without showUncompilable the patch that does not compile is left out; ranks stay.
+  assert.deepEqual(r.patchItems(result, false).map((i) => i.label.split(' ')[1]), ['1.', '2.']);
   assert.ok(items[1].label.startsWith('$(check) 2.'));
   assert.equal(items[2].description, 'does not compile');
   assert.equal(items[2].detail, '(deletes the lines)');
@@ -56,6 +93,7 @@ test('serverEnv passes settings and the key, never as a setting', () => {
   assert.equal(out.REPILOT_MODEL_NAME, 'qwen');
   assert.equal(out.REPILOT_API_KEY, 'sk-secret');
   assert.equal(env.REPILOT_API_KEY, undefined, 'the input environment is not modified');
+  assert.equal(r.serverEnv({ apiKey: 'from-secrets', apiKeyEnv: 'MY_KEY' }, env).REPILOT_API_KEY, 'from-secrets');
   const plain = r.serverEnv({}, { PATH: '/bin' });
   assert.deepEqual(plain, { PATH: '/bin' });
 });
@@ -63,5 +101,6 @@ test('serverEnv passes settings and the key, never as a setting', () => {
 test('describeError', () => {
   assert.match(r.describeError({ code: -32801, message: 'changed' }), /select the hunk again/);
   assert.equal(r.describeError({ code: -32800, message: 'x' }), 'Repilot: repair cancelled.');
+  assert.equal(r.describeError({ name: 'Canceled', message: 'Canceled' }, 'search'), 'Repilot: search cancelled.');
   assert.equal(r.describeError(new Error('boom')), 'Repilot: boom');
 });

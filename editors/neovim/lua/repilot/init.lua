@@ -1,17 +1,21 @@
 -- repilot: Neovim (0.7+) client of repilot-lsp, the Java language server proxy
--- in front of Eclipse JDT LS with "Repair hunk with Repilot".
+-- in front of Eclipse JDT LS with "Repair with Repilot" and semantic search.
 --
 -- require('repilot').setup(opts) registers a FileType autocommand that starts
--- one `repilot-lsp` per project root with vim.lsp.start_client and attaches
--- Java buffers to it (vim.lsp.start does not exist in 0.7), and the range
--- command :RepilotRepair, which sends workspace/executeCommand
--- "repilot.repairHunk" {uri, range, version} for the lines, lets the user pick
--- a patch with vim.ui.select and applies its WorkspaceEdit with
--- vim.lsp.util.apply_workspace_edit. The API key is never an option: it is
--- read from the environment variable named by model.api_key_env.
+-- one `repilot-lsp` per project root with vim.lsp.start_client (vim.lsp.start
+-- does not exist in 0.7) and attaches Java buffers to it, and the commands
+-- :RepilotRepair, :RepilotCancel and :RepilotSearch. The plugin stays thin:
+-- the server does the work and reports it with $/progress; the plugin shows
+-- that progress, picks patches and search results with vim.ui.select, applies
+-- the chosen WorkspaceEdit and fills the quickfix list. The API key is never
+-- an option: it is read from the environment variable named by
+-- model.api_key_env. :help repilot documents all of it.
 local M = {}
 
-local COMMAND = 'repilot.repairHunk'
+M.REPAIR_COMMAND = 'repilot.repairHunk'
+M.SEARCH_COMMAND = 'repilot.semanticSearch'
+-- LSP ErrorCodes.RequestCancelled (specification 3.17).
+local REQUEST_CANCELLED = -32800
 
 --- Default options; setup(opts) merges opts over a copy of these.
 M.defaults = {
@@ -20,7 +24,7 @@ M.defaults = {
   path = 'repilot-lsp',
   args = {},
   -- JDT LS install (REPILOT_JDTLS_HOME for the server); nil keeps the
-  -- environment's value, then ~/.cache/repilot-lsp/jdtls-1.20.0.
+  -- environment's value, then <cache>/jdtls-1.20.0.
   jdtls_home = nil,
   -- Cache root (REPILOT_CACHE); nil keeps the environment's value.
   cache = nil,
@@ -29,6 +33,20 @@ M.defaults = {
     name = nil, -- model name (REPILOT_MODEL_NAME)
     api_key_env = 'REPILOT_API_KEY', -- environment variable holding the key
   },
+  -- The project's test command (argv, no shell), e.g. { 'mvn', '-q', 'test' }:
+  -- run on each compilable patch; exit status 0 makes it "tests pass".
+  test_command = nil,
+  -- Offer patches that do not compile too (they are hidden by default).
+  show_uncompilable = false,
+  -- How $/progress is shown: 'echo' (the command line), 'notify'
+  -- (vim.notify for begin and end), or false (leave it to a progress plugin:
+  -- the built-in handler still runs, so LspProgressUpdate still fires).
+  progress = 'echo',
+  -- Buffer-local K (hover), gd (definition) and omnifunc (<C-x><C-o>) on attach.
+  default_keymaps = false,
+  -- On 0.7 only: make vim.lsp.buf.code_action() called from visual mode use
+  -- the selection, as 0.8+ does, so "Repair with Repilot" is in its menu.
+  visual_code_action = true,
   filetypes = { 'java' },
   root_markers = { 'pom.xml', 'build.gradle', 'build.gradle.kts', 'settings.gradle', 'mvnw', '.project', 'src', '.git' },
   on_attach = nil, -- function(client, bufnr), as for any LSP client
@@ -38,6 +56,11 @@ M.defaults = {
 M.config = vim.deepcopy(M.defaults)
 -- client ids by project root
 M.clients = {}
+-- Work done progress by client id, then token: {title, message, percentage,
+-- cancellable, done}.
+M.progress = {}
+-- Requests of this plugin still running: list of {client_id, id, what}.
+M.pending = {}
 
 local function notify(msg, level)
   vim.notify('Repilot: ' .. msg, level or vim.log.levels.INFO)
@@ -94,6 +117,87 @@ local function live_client(id)
   return nil
 end
 
+--- One line for a progress value: "title: message (pct%)".
+function M.format_progress(p)
+  local s = p.title or ''
+  if p.message and p.message ~= '' then
+    s = s .. ': ' .. p.message
+  end
+  if type(p.percentage) == 'number' then
+    s = s .. string.format(' (%d%%)', p.percentage)
+  end
+  return s
+end
+
+local function show(text, level, final)
+  text = text:gsub('^Repilot: ', '')
+  local how = M.config.progress
+  if how == 'notify' then
+    if final then
+      notify(text, level)
+    end
+  elseif how == 'echo' then
+    -- The echo area; a final message goes through vim.notify so that it
+    -- stays in :messages.
+    if final then
+      notify(text, level)
+    else
+      vim.api.nvim_echo({ { 'Repilot: ' .. text } }, false, {})
+    end
+  end
+end
+
+--- Records and shows one $/progress notification of a repilot client.
+function M.on_progress(result, ctx)
+  if type(result) ~= 'table' or type(result.value) ~= 'table' then
+    return
+  end
+  local by = M.progress[ctx.client_id] or {}
+  M.progress[ctx.client_id] = by
+  local v, tok = result.value, result.token
+  if v.kind == 'begin' then
+    by[tok] = { title = v.title, message = v.message, percentage = v.percentage, cancellable = v.cancellable }
+    show(M.format_progress(by[tok]))
+  elseif v.kind == 'report' and by[tok] then
+    by[tok].message = v.message or by[tok].message
+    by[tok].percentage = v.percentage or by[tok].percentage
+    show(M.format_progress(by[tok]))
+  elseif v.kind == 'end' and by[tok] then
+    local p = by[tok]
+    by[tok] = nil
+    local title = p.title or ''
+    show(title .. ': ' .. (v.message or 'done'), nil, title:find('^Repilot') ~= nil)
+  end
+end
+
+local handlers = {
+  ['$/progress'] = function(err, result, ctx, config)
+    -- The built-in handler first (client.messages and User
+    -- LspProgressUpdate, which progress plugins read), looked up at call
+    -- time so that a plugin replacing it still gets the message.
+    local builtin = vim.lsp.handlers['$/progress']
+    if builtin then
+      pcall(builtin, err, result, ctx, config)
+    end
+    M.on_progress(result, ctx)
+  end,
+  -- JDT LS's own status ("Starting", "ServiceReady").
+  ['language/status'] = function(_, result)
+    if type(result) == 'table' and result.type == 'ServiceReady' then
+      show('JDT LS ready', nil, M.config.progress ~= false)
+    elseif type(result) == 'table' and result.message then
+      show('JDT LS: ' .. result.message)
+    end
+  end,
+}
+
+local function default_keymaps(bufnr)
+  local o = { buffer = bufnr, silent = true }
+  vim.keymap.set('n', 'K', vim.lsp.buf.hover, o)
+  vim.keymap.set('n', 'gd', vim.lsp.buf.definition, o)
+  vim.api.nvim_buf_set_option(bufnr, 'omnifunc', 'v:lua.vim.lsp.omnifunc')
+end
+
 --- Starts (or reuses) the client for the buffer's project and attaches the
 --- buffer. Returns the client id, or nil when the buffer has no file.
 function M.attach(bufnr)
@@ -108,7 +212,8 @@ function M.attach(bufnr)
     local cfg = M.config
     local cmd = cfg.cmd or vim.list_extend({ cfg.path }, cfg.args or {})
     if vim.fn.executable(cmd[1]) ~= 1 then
-      notify(cmd[1] .. ' is not executable: run scripts/install.sh and set path to bin/repilot-lsp', vim.log.levels.ERROR)
+      notify(cmd[1] .. ' is not executable: run scripts/install.sh and set path to bin/repilot-lsp (:checkhealth repilot)',
+        vim.log.levels.ERROR)
       return nil
     end
     id = vim.lsp.start_client({
@@ -118,7 +223,18 @@ function M.attach(bufnr)
       root_dir = root,
       workspace_folders = { { uri = vim.uri_from_fname(root), name = root } },
       capabilities = cfg.capabilities or vim.lsp.protocol.make_client_capabilities(),
-      on_attach = cfg.on_attach,
+      handlers = handlers,
+      on_attach = function(client, b)
+        if M.config.default_keymaps then
+          default_keymaps(b)
+        end
+        if cfg.on_attach then
+          cfg.on_attach(client, b)
+        end
+      end,
+      on_exit = function(_, _, client_id)
+        M.progress[client_id] = nil
+      end,
     })
     if not id then
       notify('could not start ' .. table.concat(cmd, ' '), vim.log.levels.ERROR)
@@ -140,8 +256,69 @@ function M.client_for(bufnr)
   return nil
 end
 
+-- request sends a request of this plugin and remembers it for :RepilotCancel.
+-- handler runs once: with the response, or with a RequestCancelled error when
+-- :RepilotCancel stops the request (0.7 drops the server's RequestCancelled
+-- response without calling the handler).
+local function request(client, method, params, bufnr, what, handler)
+  local entry = { client_id = client.id, what = what }
+  entry.finish = function(err, result, ctx)
+    if entry.done then
+      return
+    end
+    entry.done = true
+    for i, p in ipairs(M.pending) do
+      if p == entry then
+        table.remove(M.pending, i)
+        break
+      end
+    end
+    handler(err, result, ctx)
+  end
+  local ok, id = client.request(method, params, entry.finish, bufnr)
+  if ok then
+    entry.id = id
+    table.insert(M.pending, entry)
+  end
+  return ok
+end
+
+--- Cancels what this plugin is running (repairs, searches): a
+--- window/workDoneProgress/cancel for each open cancellable "Repilot"
+--- progress, and $/cancelRequest for requests of clients that have none.
+--- The requests' handlers get a RequestCancelled error. Returns how many
+--- requests were cancelled.
+function M.cancel()
+  local with_progress = {}
+  for client_id, by in pairs(M.progress) do
+    local c = live_client(client_id)
+    if c then
+      for tok, p in pairs(by) do
+        if p.cancellable and (p.title or ''):find('^Repilot') then
+          c.notify('window/workDoneProgress/cancel', { token = tok })
+          with_progress[client_id] = true
+        end
+      end
+    end
+  end
+  local pending = M.pending
+  M.pending = {}
+  for _, p in ipairs(pending) do
+    local c = live_client(p.client_id)
+    if c and not with_progress[p.client_id] and p.id then
+      c.cancel_request(p.id)
+    end
+    p.finish({ code = REQUEST_CANCELLED, message = p.what .. ' cancelled' })
+  end
+  if #pending == 0 then
+    notify('nothing to cancel')
+  end
+  return #pending
+end
+
 --- The argument of repilot.repairHunk for 1-based inclusive lines line1..line2:
---- whole lines, end-exclusive at the start of the next line.
+--- whole lines, end-exclusive at the start of the next line, with the
+--- test_command option.
 function M.repair_args(bufnr, line1, line2)
   return {
     uri = vim.uri_from_bufnr(bufnr),
@@ -150,14 +327,16 @@ function M.repair_args(bufnr, line1, line2)
       ['end'] = { line = line2, character = 0 },
     },
     version = vim.lsp.util.buf_versions[bufnr],
+    testCommand = M.config.test_command,
   }
 end
 
-local function status(p)
+--- A patch's status in words.
+function M.patch_status(p)
   if p.plausible then
-    return 'plausible'
+    return 'compiles, tests pass'
   elseif p.compilable then
-    return 'compilable'
+    return 'compiles'
   end
   return 'does not compile'
 end
@@ -165,8 +344,7 @@ end
 --- One line describing a patch, for vim.ui.select.
 function M.format_patch(p)
   local title = tostring(p.title or 'patch'):gsub('^Apply Repilot patch %d+: ', '')
-  local lp = type(p.logProb) == 'number' and string.format(', log p %.2f', p.logProb) or ''
-  return string.format('%s  [%s%s]', title, status(p), lp)
+  return string.format('%s  [%s]', title, M.patch_status(p))
 end
 
 --- Repairs lines line1..line2 (1-based, inclusive) of bufnr: asks the server,
@@ -177,38 +355,239 @@ function M.repair(line1, line2, bufnr, on_done)
   on_done = on_done or function() end
   local client = M.client_for(bufnr)
   if not client then
-    notify('no repilot-lsp attached to this buffer (is it a Java file? see :LspInfo)', vim.log.levels.ERROR)
+    notify('no repilot-lsp attached to this buffer (is it a Java file? see :checkhealth repilot)', vim.log.levels.ERROR)
     return on_done(nil, 'no client')
   end
   local args = M.repair_args(bufnr, line1, line2)
   local where = line1 == line2 and ('line ' .. line1) or ('lines ' .. line1 .. '-' .. line2)
-  notify('repairing ' .. where .. ' ...')
-  client.request('workspace/executeCommand', { command = COMMAND, arguments = { args } }, function(err, result)
-    if err then
-      notify(err.message or vim.inspect(err), vim.log.levels.ERROR)
-      return on_done(nil, err)
-    end
-    local patches = result and result.patches
-    if type(patches) ~= 'table' or #patches == 0 then
-      notify('no patch for ' .. where, vim.log.levels.WARN)
-      return on_done(nil, 'no patch')
-    end
-    vim.ui.select(patches, { prompt = 'Repilot patches for ' .. where, format_item = M.format_patch }, function(choice)
-      if not choice then
-        return on_done(nil, nil)
+  notify('repairing ' .. where .. ' (:RepilotCancel stops it)')
+  request(client, 'workspace/executeCommand', { command = M.REPAIR_COMMAND, arguments = { args } }, bufnr, 'repair',
+    function(err, result)
+      if err then
+        if err.code == REQUEST_CANCELLED then
+          notify('repair of ' .. where .. ' cancelled')
+        else
+          notify(err.message or vim.inspect(err), vim.log.levels.ERROR)
+        end
+        return on_done(nil, err)
       end
-      if vim.lsp.util.buf_versions[bufnr] ~= args.version then
-        notify('the buffer changed while choosing; patch not applied, repair again', vim.log.levels.WARN)
-        return on_done(nil, 'changed')
+      local all = result and result.patches
+      if type(all) ~= 'table' or #all == 0 then
+        notify('no patch for ' .. where, vim.log.levels.WARN)
+        return on_done(nil, 'no patch')
       end
-      vim.lsp.util.apply_workspace_edit(choice.edit, client.offset_encoding or 'utf-16')
-      notify('applied: ' .. M.format_patch(choice))
-      on_done(choice, nil)
+      local patches = {}
+      for _, p in ipairs(all) do
+        if p.compilable or M.config.show_uncompilable then
+          table.insert(patches, p)
+        end
+      end
+      if #patches == 0 then
+        notify(string.format('none of the %d patches for %s compiles (show_uncompilable = true lists them)', #all, where),
+          vim.log.levels.WARN)
+        return on_done(nil, 'no compilable patch')
+      end
+      vim.ui.select(patches, { prompt = 'Repilot patches for ' .. where, format_item = M.format_patch }, function(choice)
+        if not choice then
+          return on_done(nil, nil)
+        end
+        if vim.lsp.util.buf_versions[bufnr] ~= args.version then
+          notify('the buffer changed while choosing; patch not applied, repair again', vim.log.levels.WARN)
+          return on_done(nil, 'changed')
+        end
+        vim.lsp.util.apply_workspace_edit(choice.edit, client.offset_encoding or 'utf-16')
+        notify('applied: ' .. M.format_patch(choice) .. ' (u undoes it)')
+        on_done(choice, nil)
+      end)
     end)
-  end, bufnr)
 end
 
---- Sets options and registers the FileType autocommand and :RepilotRepair.
+--- Lines (1-based, inclusive) of the diagnostic under the cursor, or nil.
+function M.diagnostic_lines(bufnr, row)
+  local best
+  for _, d in ipairs(vim.diagnostic.get(bufnr, { lnum = row - 1 })) do
+    if not best or d.severity < best.severity then
+      best = d
+    end
+  end
+  if not best then
+    return nil
+  end
+  local last = best.end_lnum or best.lnum
+  if last > best.lnum and (best.end_col or 0) == 0 then
+    last = last - 1
+  end
+  return best.lnum + 1, last + 1
+end
+
+--- Parses "30" or "28-31" (or "28,31") into two line numbers, or nil.
+function M.parse_lines(s)
+  local a, b = tostring(s or ''):match('^%s*(%d+)%s*[-,]%s*(%d+)%s*$')
+  if not a then
+    a = tostring(s or ''):match('^%s*(%d+)%s*$')
+    b = a
+  end
+  a, b = tonumber(a), tonumber(b)
+  if not a or a < 1 or b < a then
+    return nil
+  end
+  return a, b
+end
+
+--- :RepilotRepair without a range: the lines of the diagnostic under the
+--- cursor, else the lines the user types (the cursor's line by default).
+function M.repair_here(bufnr, on_done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  local row = vim.api.nvim_win_get_cursor(0)[1]
+  local a, b = M.diagnostic_lines(bufnr, row)
+  if a then
+    return M.repair(a, b, bufnr, on_done)
+  end
+  vim.ui.input({ prompt = 'Repilot: no diagnostic here; repair which lines? (30 or 28-31) ', default = tostring(row) },
+    function(input)
+      if input == nil or input == '' then
+        return (on_done or function() end)(nil, nil)
+      end
+      local l1, l2 = M.parse_lines(input)
+      if not l1 or l2 > vim.api.nvim_buf_line_count(bufnr) then
+        notify('not a line range of this buffer: ' .. input, vim.log.levels.ERROR)
+        return (on_done or function() end)(nil, 'bad lines')
+      end
+      M.repair(l1, l2, bufnr, on_done)
+    end)
+end
+
+--- Quickfix items for search results (SearchHit: location, name, kind,
+--- signature, snippet).
+function M.search_items(results)
+  local items = {}
+  for _, h in ipairs(results or {}) do
+    local loc = h.location or {}
+    local start = (loc.range or {}).start or { line = 0, character = 0 }
+    local label = h.signature and h.signature ~= '' and h.signature or h.name or ''
+    -- The code's first line after its declaration (which label shows).
+    local lines = {}
+    for l in tostring(h.snippet or ''):gmatch('[^\n]+') do
+      l = vim.trim(l)
+      if l ~= '' then
+        table.insert(lines, l)
+      end
+    end
+    if lines[1] and label ~= '' and lines[1]:sub(1, #label) == label then
+      table.remove(lines, 1)
+    end
+    local snippet = lines[1] or ''
+    table.insert(items, {
+      filename = vim.uri_to_fname(loc.uri),
+      lnum = start.line + 1,
+      col = start.character + 1,
+      text = (label ~= '' and snippet ~= '') and (label .. ' | ' .. snippet) or (label .. snippet),
+    })
+  end
+  return items
+end
+
+--- Runs semantic search with args ({query} or {uri, range}), fills the
+--- quickfix list and offers the results with vim.ui.select; the choice is
+--- jumped to (:cc). on_done(result_or_nil, err_or_nil) is for the tests.
+function M.search_args(args, bufnr, on_done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  on_done = on_done or function() end
+  local client = M.client_for(bufnr)
+  if not client then
+    notify('no repilot-lsp attached to this buffer (open a Java file of the project first)', vim.log.levels.ERROR)
+    return on_done(nil, 'no client')
+  end
+  request(client, 'workspace/executeCommand', { command = M.SEARCH_COMMAND, arguments = { args } }, bufnr, 'search',
+    function(err, result)
+      if err then
+        notify(err.message or vim.inspect(err), err.code == REQUEST_CANCELLED and vim.log.levels.INFO or vim.log.levels.ERROR)
+        return on_done(nil, err)
+      end
+      local query = (result and result.query) or args.query or ''
+      local items = M.search_items(result and result.results)
+      vim.fn.setqflist({}, ' ', { title = 'Repilot search: ' .. query, items = items })
+      if #items == 0 then
+        notify('no results for "' .. query .. '"', vim.log.levels.WARN)
+        return on_done(result, nil)
+      end
+      if result.indexing then
+        notify('the index is still being built: results so far')
+      end
+      local idx = {}
+      for i = 1, #items do
+        idx[i] = i
+      end
+      vim.ui.select(idx, {
+        prompt = 'Repilot search: ' .. query .. ' (also in the quickfix list)',
+        format_item = function(i)
+          local it = items[i]
+          return string.format('%s:%d  %s', vim.fn.fnamemodify(it.filename, ':~:.'), it.lnum, it.text)
+        end,
+      }, function(choice)
+        if choice then
+          vim.cmd('cc ' .. choice)
+        end
+        on_done(result, nil)
+      end)
+    end)
+end
+
+--- :RepilotSearch {query}
+function M.search(query, bufnr, on_done)
+  return M.search_args({ query = query }, bufnr, on_done)
+end
+
+-- The commands of the proxy's code actions run here, so that they get the
+-- same picker, test command and quickfix list as the user commands.
+local function client_commands()
+  vim.lsp.commands[M.REPAIR_COMMAND] = function(command, ctx)
+    local a = (command.arguments or {})[1] or {}
+    local bufnr = a.uri and vim.uri_to_bufnr(a.uri) or ctx.bufnr
+    local r = a.range or {}
+    local s, e = r.start or {}, r['end'] or {}
+    local l1, l2 = (s.line or 0) + 1, (e.line or 0) + 1
+    if (e.character or 0) == 0 and l2 > l1 then
+      l2 = l2 - 1
+    end
+    M.repair(l1, l2, bufnr)
+  end
+  vim.lsp.commands[M.SEARCH_COMMAND] = function(command, ctx)
+    local a = vim.deepcopy((command.arguments or {})[1] or {})
+    a.show = nil -- the plugin lists the results itself
+    local bufnr = a.uri and vim.uri_to_bufnr(a.uri) or ctx.bufnr
+    M.search_args(a, bufnr)
+  end
+end
+
+-- On 0.7, vim.lsp.buf.code_action() ignores a visual selection (0.8 uses it):
+-- called from visual mode (a mapping with <cmd> or :lua in x mode), it asks
+-- for the selection's range instead.
+local function visual_code_action()
+  if vim.fn.has('nvim-0.8') == 1 or M._orig_code_action then
+    return
+  end
+  M._orig_code_action = vim.lsp.buf.code_action
+  vim.lsp.buf.code_action = function(context)
+    local mode = vim.api.nvim_get_mode().mode
+    if mode ~= 'v' and mode ~= 'V' and mode ~= '\22' then
+      return M._orig_code_action(context)
+    end
+    local a, b = vim.fn.getpos('v'), vim.fn.getpos('.')
+    if a[2] > b[2] or (a[2] == b[2] and a[3] > b[3]) then
+      a, b = b, a
+    end
+    local s, e = { a[2], a[3] - 1 }, { b[2], b[3] - 1 }
+    if mode == 'V' then
+      s[2] = 0
+      e[2] = math.max(#vim.fn.getline(b[2]) - 1, 0)
+    end
+    vim.api.nvim_feedkeys(vim.api.nvim_replace_termcodes('<Esc>', true, false, true), 'n', false)
+    return vim.lsp.buf.range_code_action(context, s, e)
+  end
+end
+
+--- Sets options and registers the FileType autocommand and the commands.
 function M.setup(opts)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
   local group = vim.api.nvim_create_augroup('repilot', { clear = true })
@@ -220,8 +599,22 @@ function M.setup(opts)
     end,
   })
   vim.api.nvim_create_user_command('RepilotRepair', function(c)
-    M.repair(c.line1, c.line2, 0)
-  end, { range = true, desc = 'Repair the selected lines with Repilot' })
+    if c.range == 0 then
+      M.repair_here(0)
+    else
+      M.repair(c.line1, c.line2, 0)
+    end
+  end, { range = true, desc = 'Repair the selected lines (or the diagnostic under the cursor) with Repilot' })
+  vim.api.nvim_create_user_command('RepilotCancel', function()
+    M.cancel()
+  end, { desc = 'Cancel the running Repilot repair or search' })
+  vim.api.nvim_create_user_command('RepilotSearch', function(c)
+    M.search(c.args, 0)
+  end, { nargs = '+', desc = 'Semantic search in the project: quickfix list and a picker' })
+  client_commands()
+  if M.config.visual_code_action then
+    visual_code_action()
+  end
 end
 
 return M
