@@ -137,6 +137,7 @@ type Service struct {
 	olds    *lru.Cache[cacheKey, []engine.CompileError]
 
 	mu      sync.Mutex
+	totals  Stats                 // summed over every request
 	running map[string]*flight    // uri -> request in flight
 	shown   map[string]shownEntry // uri -> the last suggestion shown
 	seq     uint64
@@ -215,6 +216,7 @@ func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error)
 		if rest, ok := typedThrough(last, hasLast, prefix, suffix); ok && !s.opts.Unguided && b.Compiler != nil {
 			st := Stats{}
 			ok, err := s.guarantee(ctx, b, req.URI, prefix, suffix, rest, &st)
+			s.addTotals(st)
 			if err != nil {
 				return err
 			}
@@ -290,6 +292,27 @@ func (s *Service) noteShown(uri string, e shownEntry) {
 	s.mu.Unlock()
 }
 
+// Totals returns the work of every request so far, summed (for benchmarks:
+// where the time goes).
+func (s *Service) Totals() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.totals
+}
+
+func (s *Service) addTotals(st Stats) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &s.totals
+	t.Samples += st.Samples
+	t.Rejected += st.Rejected
+	t.ModelCalls += st.ModelCalls
+	t.EngineCalls += st.EngineCalls
+	t.CompileChecks += st.CompileChecks
+	t.GenerateTime += st.GenerateTime
+	t.CheckTime += st.CheckTime
+}
+
 // Forget drops what the service remembers of a document (on didClose).
 func (s *Service) Forget(uri string) {
 	s.mu.Lock()
@@ -311,6 +334,7 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 	rule := newStopRule(prefix, suffix)
 	sug := &Suggestion{Offset: req.Offset}
 	st := &sug.Stats
+	defer func() { s.addTotals(*st) }()
 	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: prefix, Suffix: suffix, Indent: indentOf(prefix)})
 	if err != nil {
 		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)

@@ -193,7 +193,8 @@ func TestStopRule(t *testing.T) {
 		{"f(", "\n", "a", ")", -1},                            // no rest of line: writes ")"
 		{"if (a) {", "\n  }\n", "\n  x();\n", "}", 0},         // block already closed
 		{"if (a) {", "\n", "\n  x();\n", "}\n", 1},            // block closed by the suggestion
-		{"x = ", "\n", "", "\n", -1},                          // a leading line break is kept
+		{"x = ", "\n", "", "\n", 0},                           // mid-line: no new line
+		{"  foo();", "\n", "", "\n  bar();\n", 9},             // after a statement: the next line
 		{"x = ", "\n", "\"a\n", "", -1},                       // nothing to cut
 		{"x = ", "\n", "", "\"}\" + 1;\n", len("\"}\" + 1;")}, // brace in a string
 	} {

@@ -27,6 +27,10 @@ type stopRule struct {
 	// lineRest: the caret's line has non-blank text after the caret, so a
 	// closing bracket that the generated text did not open belongs to it.
 	lineRest bool
+	// midLine: the caret's line has code before the caret that does not end
+	// a statement or open or close a block, so the suggestion continues that
+	// line and may not start a new one.
+	midLine bool
 }
 
 // newStopRule classifies the caret between prefix and suffix.
@@ -41,6 +45,8 @@ func newStopRule(prefix, suffix string) stopRule {
 		lineRest: strings.TrimSpace(rest) != "",
 	}
 	r.closedAfter = strings.HasPrefix(strings.TrimLeft(suffix, " \t\r\n"), "}")
+	before := strings.TrimSpace(line)
+	r.midLine = before != "" && !strings.HasSuffix(before, ";") && !strings.HasSuffix(before, "{") && !strings.HasSuffix(before, "}")
 	return r
 }
 
@@ -124,7 +130,7 @@ func (s *scanner) step(r stopRule, c byte) (stopBefore bool) {
 // newline handles a line break outside literals: in line mode the
 // suggestion ends at the first line break at depth 0 after some code.
 func (s *scanner) newline(r stopRule) bool {
-	stop := !r.block && s.depth <= 0 && s.sawCode
+	stop := !r.block && s.depth <= 0 && (s.sawCode || r.midLine)
 	s.nonBlankLine = false
 	return stop
 }
