@@ -129,11 +129,12 @@ async function activate(context) {
     vscode.commands.registerCommand('repilot.repairSelection', repairSelection),
     vscode.commands.registerCommand('repilot.restartServer', restart),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (!e.affectsConfiguration('repilot')) return;
+      if (!e.affectsConfiguration('repilot') || e.affectsConfiguration('repilot.inline')) return;
       const pick = await vscode.window.showInformationMessage('Repilot settings changed: restart the language server?', 'Restart');
       if (pick === 'Restart') await restart();
     }),
   );
+  require('./inline').register(context, () => client); // ghost text (inline.js)
   await startClient();
 }
 
