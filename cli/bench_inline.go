@@ -39,6 +39,7 @@ type benchInlineFlags struct {
 	perFile  int
 	seed     uint64
 	invoked  bool
+	budget   time.Duration
 	jdtls    string
 	verbose  bool
 }
@@ -88,6 +89,7 @@ similar):
 	fl.IntVar(&f.perFile, "per-file", 4, "positions per file at most")
 	fl.Uint64Var(&f.seed, "seed", 1, "position seed")
 	fl.BoolVar(&f.invoked, "invoked", false, "use the invoked trigger (more samples) instead of the automatic one")
+	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "generation budget of an automatic request (0: none), as serve uses")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every request on stderr")
 	addJDTLSFlag(fl, &f.jdtls)
 	benchCmd.AddCommand(cmd)
@@ -166,7 +168,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	}
 	backends := inline.Backends{Model: model, Engine: eng, Compiler: eng}
 	acquire := func(ctx context.Context, _ string, fn func(inline.Backends) error) error { return fn(backends) }
-	guided := inline.NewService(acquire, inline.Options{})
+	guided := inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget})
 	unguided := inline.NewService(acquire, inline.Options{Unguided: true})
 	rows := []*inlineRow{{name: model.Name() + " guided"}, {name: model.Name() + " unguided"}}
 	trig := inline.Automatic
@@ -228,7 +230,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			fmt.Fprintf(stderr, "%d/%d requests, %v\n", i+1, len(positions), time.Since(began).Round(time.Second))
 		}
 	}
-	fmt.Fprintf(stdout, "bench inline: %s, %d requests, seed %d, %s trigger\n", label, len(positions), f.seed, map[bool]string{false: "automatic", true: "invoked"}[f.invoked])
+	fmt.Fprintf(stdout, "bench inline: %s, %d requests, seed %d, %s trigger, generation budget %v, load average at the end %s\n", label, len(positions), f.seed, map[bool]string{false: "automatic", true: "invoked"}[f.invoked], f.budget, loadAverage())
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "backend\trequests\tshown\texact\tedit-sim\tcompiles\tp50 cold\tp95 cold\tp50 warm\tp95 warm\terrors\t")
 	for _, r := range rows {
@@ -242,6 +244,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	fmt.Fprintf(stdout, "guided, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee\n",
 		t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
 		(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected)
+	fmt.Fprintf(stdout, "guided: %d automatic requests ran out of the %v generation budget\n", t.OverBudget, f.budget)
 	fmt.Fprintf(stdout, "wall time %v\n", time.Since(began).Round(time.Second))
 	if u := rows[1]; u.checked > 0 {
 		fmt.Fprintf(stdout, "unguided: %s of its shown suggestions would not compile (%d/%d)\n", pct(u.checked-u.compiled, u.checked), u.checked-u.compiled, u.checked)
@@ -444,4 +447,18 @@ func linePositions(file, src string) []inlinePos {
 		i = j
 	}
 	return out
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages ("?" where
+// /proc/loadavg is missing).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
 }

@@ -66,6 +66,10 @@ type Options struct {
 	Temperature      float64       // temperature of the samples after the first; default 0.8
 	CacheSize        int           // cached suggestion suffixes; default 4096
 	CheckTimeout     time.Duration // bound on one compile check; default 10 s
+	// AutomaticBudget bounds the generation of an automatic request (the
+	// compile check comes on top); a sample still running then shows
+	// nothing. 0 means no bound.
+	AutomaticBudget time.Duration
 	// Unguided generates without the engine and shows without the check (the
 	// benchmark's baseline row); never for editors.
 	Unguided bool
@@ -127,6 +131,7 @@ type Stats struct {
 	CompileChecks int           // JDT LS compile checks
 	GenerateTime  time.Duration // sampling wall time
 	CheckTime     time.Duration // compile-check wall time
+	OverBudget    int           // automatic requests whose generation ran out of AutomaticBudget
 }
 
 // Service answers suggestion requests. It is safe for concurrent use.
@@ -311,6 +316,7 @@ func (s *Service) addTotals(st Stats) {
 	t.CompileChecks += st.CompileChecks
 	t.GenerateTime += st.GenerateTime
 	t.CheckTime += st.CheckTime
+	t.OverBudget += st.OverBudget
 }
 
 // Forget drops what the service remembers of a document (on didClose).
@@ -330,6 +336,12 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 	samples := o.AutomaticSamples
 	if req.Trigger == Invoked {
 		samples = o.InvokedSamples
+	}
+	gctx := ctx // generation's context: the automatic budget applies to it
+	if req.Trigger == Automatic && o.AutomaticBudget > 0 {
+		var cancel context.CancelFunc
+		gctx, cancel = context.WithTimeout(ctx, o.AutomaticBudget)
+		defer cancel()
 	}
 	rule := newStopRule(prefix, suffix)
 	sug := &Suggestion{Offset: req.Offset}
@@ -368,11 +380,15 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 		g := samplers[j]
 		t0 := time.Now()
 		before := g.Stats().EngineCalls
-		text, complete, err := g.Sample(ctx, i)
+		text, complete, err := g.Sample(gctx, i)
 		st.GenerateTime += time.Since(t0)
 		st.EngineCalls += g.Stats().EngineCalls - before
 		st.Samples++
 		if err != nil {
+			if ctx.Err() == nil && gctx.Err() != nil {
+				st.OverBudget++
+				return nil, nil // the automatic budget ran out: nothing to show
+			}
 			return nil, err
 		}
 		text = rule.finish(text)

@@ -225,3 +225,14 @@ func TestIntroduced(t *testing.T) {
 		}
 	}
 }
+
+func TestAutomaticBudgetShowsNothing(t *testing.T) {
+	m := &scriptModel{middle: "1;\n"}
+	m.block.Store(true)
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	s := newTestService(m, c, Options{AutomaticBudget: 50 * time.Millisecond})
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
+	if err != nil || got != nil || s.Totals().OverBudget != 1 {
+		t.Fatalf("Suggest = %+v, %v, totals %+v; want nothing, no error, one over budget", got, err, s.Totals())
+	}
+}
