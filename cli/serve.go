@@ -98,13 +98,17 @@ func runServe(cmd *cobra.Command, args []string) error {
 	if c, ok := rep.(io.Closer); ok {
 		defer c.Close() // stops the repair engines' JDT LS processes
 	}
+	exts := []proxy.Extension{searchExtension()}
+	if x := inlineExtension(rep); x != nil {
+		exts = append(exts, x) // ghost text (proxy/inline.go)
+	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return proxy.Run(ctx, os.Stdin, os.Stdout, proxy.Options{
 		JDTLSHome:  home,
 		StateDir:   serveFlags.stateDir,
 		Repairer:   rep,
-		Extensions: []proxy.Extension{searchExtension()},
+		Extensions: exts,
 		Log:        logw,
 		Trace:      serveFlags.trace,
 	})

@@ -62,6 +62,7 @@ var intercepted = []string{
 	"codeAction/resolve",             // answer for our own code actions
 	"workspace/executeCommand",       // run our commands; reject unknown ones
 	"workspace/symbol",               // let an extension answer some queries
+	"textDocument/inlineCompletion",  // ghost text (LSP 3.18; proxy/inline.go)
 	"$/cancelRequest",                // cancel our own requests
 	"window/workDoneProgress/cancel", // cancel our own progress
 }

@@ -178,6 +178,7 @@ func (p *proxy) mergeInitialize(resp *jsonrpc.Message) []byte {
 			caps["workspaceSymbolProvider"] = json.RawMessage("true")
 		}
 	}
+	p.mergeInlineCapability(caps)
 	p.log.Printf("initialize: commands %v: %s; code actions: %s", ours, route, caRoute)
 	result["capabilities"] = mustJSON(caps)
 	body, err := responseBody(resp.ID, result)

@@ -335,6 +335,8 @@ func (p *proxy) fromClient(m *jsonrpc.Message) bool {
 		p.handleExecuteCommand(m)
 	case "workspace/symbol":
 		p.handleWorkspaceSymbol(m)
+	case "textDocument/inlineCompletion":
+		p.handleInlineCompletion(m)
 	case "$/cancelRequest":
 		p.handleCancelRequest(m)
 	case "window/workDoneProgress/cancel":

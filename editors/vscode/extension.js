@@ -396,7 +396,7 @@ async function activate(context) {
     vscode.commands.registerCommand('repilot.setApiKey', setApiKey),
     vscode.commands.registerCommand('repilot.restartServer', restart),
     vscode.workspace.onDidChangeConfiguration(async (e) => {
-      if (!e.affectsConfiguration('repilot')) return;
+      if (!e.affectsConfiguration('repilot') || e.affectsConfiguration('repilot.inline')) return;
       updateStatus();
       // Settings read per request need no restart.
       if (['repilot.testCommand', 'repilot.repair.showUncompilable'].some((k) => e.affectsConfiguration(k)) &&
@@ -405,6 +405,7 @@ async function activate(context) {
       if (pick === 'Restart') await restart();
     }),
   );
+  require('./inline').register(context, () => client); // ghost text (inline.js)
   await startClient();
 }
 

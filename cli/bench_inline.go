@@ -1,0 +1,464 @@
+package cli
+
+// bench_inline.go is `bench inline`: ghost text replayed on real Java files.
+// At seeded positions inside method bodies it cuts the rest of the line (a
+// statement that ends on that line), asks for a suggestion at the caret and
+// compares it with the text removed.
+
+import (
+	"archive/zip"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/agnivade/levenshtein"
+	"github.com/spf13/cobra"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/inline"
+	"github.com/repilot-lsp/repilot-lsp/javalex"
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/lm/ngram"
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+type benchInlineFlags struct {
+	project  string
+	corpus   string
+	include  string
+	requests int
+	perFile  int
+	seed     uint64
+	invoked  bool
+	budget   time.Duration
+	jdtls    string
+	verbose  bool
+}
+
+func init() {
+	var f benchInlineFlags
+	cmd := &cobra.Command{
+		Use:   "inline (--project DIR | --corpus SOURCES.zip|-sources.jar [--include PREFIX])",
+		Short: "Ghost text on real Java files: shown, exact, edit similarity, compile rate, latency",
+		Long: `bench inline replays ghost text on a Java project. At seeded positions
+inside method bodies (a statement that starts and ends on one line, the caret
+after one of its tokens) it cuts the rest of the line, asks for a suggestion at
+the caret and compares it with the text removed.
+
+--corpus takes a source archive (the JDK's lib/src.zip, a Maven -sources.jar)
+and extracts the .java files under --include (e.g. jdk.internal.opt/) into a
+temporary Eclipse project that JDT LS imports.
+
+The model is the embedded n-gram model trained on the JDK's java.base sources
+only: the files under test are held out of its training (--include java.base/
+is refused for that reason).
+
+Rows:
+  guided    the suggestion service as editors get it: generation guided by the
+            strict completion engine, shown only when the shadow JDT LS finds no
+            error it introduces (automatic trigger; --invoked: invoked)
+  unguided  the same model and sampling without the engine or the check
+
+Columns (over all requests; a request with nothing shown is neither exact nor
+similar):
+  shown       share of requests with a suggestion shown
+  exact       the suggestion equals the removed text (trailing blanks ignored)
+  edit-sim    1 - Levenshtein(suggestion, removed) / max(len), mean
+  compiles    share of shown suggestions that introduce no compile error
+              (checked again for every shown suggestion, inline.Introduced)
+  p50/p95     latency of the request in ms; cold: the first request in a file,
+              warm: the others`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runBenchInline(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())
+		},
+	}
+	fl := cmd.Flags()
+	fl.StringVar(&f.project, "project", "", "project directory JDT LS can import")
+	fl.StringVar(&f.corpus, "corpus", "", "source archive (.zip or -sources.jar) to extract instead of --project")
+	fl.StringVar(&f.include, "include", "", "with --corpus: only entries under this prefix (stripped), e.g. jdk.internal.opt/")
+	fl.IntVar(&f.requests, "requests", 500, "requests to make")
+	fl.IntVar(&f.perFile, "per-file", 4, "positions per file at most")
+	fl.Uint64Var(&f.seed, "seed", 1, "position seed")
+	fl.BoolVar(&f.invoked, "invoked", false, "use the invoked trigger (more samples) instead of the automatic one")
+	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "generation budget of an automatic request (0: none), as serve uses")
+	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every request on stderr")
+	addJDTLSFlag(fl, &f.jdtls)
+	benchCmd.AddCommand(cmd)
+}
+
+// inlinePos is one benchmark request: the caret in a file and the text cut
+// after it.
+type inlinePos struct {
+	file    string
+	src     string
+	caret   int
+	lineEnd int
+}
+
+func (p inlinePos) doc() string     { return p.src[:p.caret] + p.src[p.lineEnd:] }
+func (p inlinePos) removed() string { return strings.TrimRight(p.src[p.caret:p.lineEnd], " \t\r") }
+
+// inlineRow accumulates one row of the report.
+type inlineRow struct {
+	name                      string
+	requests, shown, exact    int
+	sim                       float64
+	checked, compiled, errors int
+	cold, warm                []time.Duration
+}
+
+func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.Writer) (err error) {
+	ctx, interrupted, stop := withSignals(ctx)
+	defer stop()
+	defer func() { err = interrupted(err) }()
+	if (f.project == "") == (f.corpus == "") {
+		return errors.New("give exactly one of --project DIR and --corpus ARCHIVE")
+	}
+	if strings.HasPrefix(f.include, "java.base/") {
+		return errors.New("--include java.base/: the model trains on java.base, so those files would not be held out")
+	}
+	home, err := jdtls.ResolveHome(f.jdtls)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp("", "repilot-bench-inline-*")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	root := f.project
+	label := f.project
+	if f.corpus != "" {
+		root = filepath.Join(tmp, "project")
+		n, err := extractSources(f.corpus, f.include, root)
+		if err != nil {
+			return err
+		}
+		label = filepath.Base(f.corpus) + ":" + f.include
+		fmt.Fprintf(stderr, "extracted %d .java files of %s into an Eclipse project\n", n, label)
+	}
+	if root, err = filepath.Abs(root); err != nil {
+		return err
+	}
+	positions, err := inlinePositions(root, f.requests, f.perFile, f.seed)
+	if err != nil {
+		return err
+	}
+	if len(positions) == 0 {
+		return fmt.Errorf("no position found in %s", root)
+	}
+	progress := func(msg string, _ int) { fmt.Fprintln(stderr, msg) }
+	eng, err := startEngine(ctx, home, filepath.Join(tmp, "engine"), root, nil, progress)
+	if err != nil {
+		return err
+	}
+	defer eng.Close()
+	model, err := ngram.Train(ctx, ngram.Sources{}, ngram.Options{UseJDK: true, CacheDir: filepath.Join(jdtls.CacheDir(), "ngram")})
+	if err != nil {
+		return fmt.Errorf("training the n-gram model on java.base: %w", err)
+	}
+	backends := inline.Backends{Model: model, Engine: eng, Compiler: eng}
+	acquire := func(ctx context.Context, _ string, fn func(inline.Backends) error) error { return fn(backends) }
+	guided := inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget})
+	unguided := inline.NewService(acquire, inline.Options{Unguided: true})
+	rows := []*inlineRow{{name: model.Name() + " guided"}, {name: model.Name() + " unguided"}}
+	trig := inline.Automatic
+	if f.invoked {
+		trig = inline.Invoked
+	}
+	fmt.Fprintf(stderr, "%d requests in %s\n", len(positions), root)
+	seen := map[string]bool{}
+	began := time.Now()
+	for i, p := range positions {
+		cold := !seen[p.file]
+		seen[p.file] = true
+		uri := repair.FileURI(p.file)
+		for j, svc := range []*inline.Service{guided, unguided} {
+			r := rows[j]
+			t0 := time.Now()
+			sug, err := svc.Suggest(ctx, inline.Request{URI: uri, Root: root, Text: p.doc(), Offset: p.caret, Trigger: trig})
+			lat := time.Since(t0)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			r.requests++
+			if cold {
+				r.cold = append(r.cold, lat)
+			} else {
+				r.warm = append(r.warm, lat)
+			}
+			if err != nil {
+				r.errors++
+				fmt.Fprintf(stderr, "%s %s: %v\n", r.name, p.file, err)
+				continue
+			}
+			if sug == nil {
+				if f.verbose {
+					fmt.Fprintf(stderr, "[%d] %s: nothing (removed %q) %v\n", i, r.name, p.removed(), lat.Round(time.Millisecond))
+				}
+				continue
+			}
+			r.shown++
+			want, got := p.removed(), strings.TrimRight(sug.Text, " \t\r")
+			if got == want {
+				r.exact++
+			}
+			r.sim += editSimilarity(got, want)
+			ok, err := introducesNone(ctx, eng, uri, p.doc(), p.caret, sug.Text)
+			if err != nil {
+				fmt.Fprintf(stderr, "%s: checking %q: %v\n", r.name, sug.Text, err)
+			} else {
+				r.checked++
+				if ok {
+					r.compiled++
+				}
+			}
+			if f.verbose {
+				fmt.Fprintf(stderr, "[%d] %s: %q (removed %q) compiles=%v %v\n", i, r.name, got, want, ok, lat.Round(time.Millisecond))
+			}
+		}
+		if (i+1)%25 == 0 {
+			fmt.Fprintf(stderr, "%d/%d requests, %v\n", i+1, len(positions), time.Since(began).Round(time.Second))
+		}
+	}
+	fmt.Fprintf(stdout, "bench inline: %s, %d requests, seed %d, %s trigger, generation budget %v, load average at the end %s\n", label, len(positions), f.seed, map[bool]string{false: "automatic", true: "invoked"}[f.invoked], f.budget, loadAverage())
+	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "backend\trequests\tshown\texact\tedit-sim\tcompiles\tp50 cold\tp95 cold\tp50 warm\tp95 warm\terrors\t")
+	for _, r := range rows {
+		fmt.Fprintf(w, "%s\t%d\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t%d\t\n", r.name, r.requests,
+			pct(r.shown, r.requests), pct(r.exact, r.requests), r.sim/float64(max(r.requests, 1)),
+			fmt.Sprintf("%s (%d/%d)", pct(r.compiled, r.checked), r.compiled, r.checked),
+			ms(quantile(r.cold, 0.5)), ms(quantile(r.cold, 0.95)), ms(quantile(r.warm, 0.5)), ms(quantile(r.warm, 0.95)), r.errors)
+	}
+	w.Flush()
+	t := guided.Totals()
+	fmt.Fprintf(stdout, "guided, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee\n",
+		t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
+		(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected)
+	fmt.Fprintf(stdout, "guided: %d automatic requests ran out of the %v generation budget\n", t.OverBudget, f.budget)
+	fmt.Fprintf(stdout, "wall time %v\n", time.Since(began).Round(time.Second))
+	if u := rows[1]; u.checked > 0 {
+		fmt.Fprintf(stdout, "unguided: %s of its shown suggestions would not compile (%d/%d)\n", pct(u.checked-u.compiled, u.checked), u.checked-u.compiled, u.checked)
+	}
+	return nil
+}
+
+// introducesNone checks text inserted at caret in doc with the guarantee's
+// comparison (inline.Introduced), independently of the service's own check.
+// A text the compiler cannot parse does not compile.
+func introducesNone(ctx context.Context, c engine.Compiler, uri, doc string, caret int, text string) (bool, error) {
+	newErrs, err := c.CompileErrors(ctx, uri, doc[:caret]+text+doc[caret:])
+	if errors.Is(err, engine.ErrUnparsable) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	span := inline.Span{From: strings.Count(doc[:caret], "\n") + 1}
+	span.To = span.From + strings.Count(text, "\n")
+	if len(newErrs) == 0 {
+		return true, nil
+	}
+	old, err := c.CompileErrors(ctx, uri, doc)
+	if err != nil && !errors.Is(err, engine.ErrUnparsable) {
+		return false, err
+	}
+	return len(inline.Introduced(newErrs, old, span)) == 0, nil
+}
+
+// editSimilarity is 1 - Levenshtein(a, b) / max(len(a), len(b)) over runes.
+func editSimilarity(a, b string) float64 {
+	n := max(len([]rune(a)), len([]rune(b)))
+	if n == 0 {
+		return 1
+	}
+	return 1 - float64(levenshtein.ComputeDistance(a, b))/float64(n)
+}
+
+func pct(a, b int) string {
+	if b == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(a)/float64(b))
+}
+
+func ms(d time.Duration) string {
+	if d < 0 {
+		return "-"
+	}
+	return fmt.Sprint(d.Milliseconds())
+}
+
+// quantile returns the q-quantile (nearest rank) of ds, or -1 when empty.
+func quantile(ds []time.Duration, q float64) time.Duration {
+	if len(ds) == 0 {
+		return -1
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	i := int(q*float64(len(s))+0.999999) - 1
+	return s[min(max(i, 0), len(s)-1)]
+}
+
+// extractSources writes the .java files of archive under prefix (stripped)
+// into root/src and makes root an Eclipse Java project (.project,
+// .classpath) that JDT LS imports. module-info and package-info files are
+// skipped. It returns the number of files written.
+func extractSources(archive, prefix, root string) (int, error) {
+	zr, err := zip.OpenReader(archive)
+	if err != nil {
+		return 0, err
+	}
+	defer zr.Close()
+	n := 0
+	for _, zf := range zr.File {
+		rel, ok := strings.CutPrefix(zf.Name, prefix)
+		base := filepath.Base(rel)
+		if !ok || !strings.HasSuffix(rel, ".java") || base == "module-info.java" || base == "package-info.java" || strings.Contains(rel, "..") {
+			continue
+		}
+		if zf.UncompressedSize64 > 1<<20 {
+			continue
+		}
+		dst := filepath.Join(root, "src", filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+			return n, err
+		}
+		rc, err := zf.Open()
+		if err != nil {
+			return n, err
+		}
+		b, err := io.ReadAll(io.LimitReader(rc, 1<<20))
+		rc.Close()
+		if err != nil {
+			return n, err
+		}
+		if err := os.WriteFile(dst, b, 0o644); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if n == 0 {
+		return 0, fmt.Errorf("%s has no .java file under %q", archive, prefix)
+	}
+	files := map[string]string{
+		".project": `<?xml version="1.0" encoding="UTF-8"?>
+<projectDescription><name>bench-inline</name><comment></comment><projects></projects>
+<buildSpec><buildCommand><name>org.eclipse.jdt.core.javabuilder</name><arguments></arguments></buildCommand></buildSpec>
+<natures><nature>org.eclipse.jdt.core.javanature</nature></natures></projectDescription>
+`,
+		".classpath": `<?xml version="1.0" encoding="UTF-8"?>
+<classpath><classpathentry kind="src" path="src"/><classpathentry kind="con" path="org.eclipse.jdt.launching.JRE_CONTAINER"/><classpathentry kind="output" path="bin"/></classpath>
+`,
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(root, name), []byte(body), 0o644); err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// inlinePositions picks up to want positions, at most perFile per file, from
+// root's .java files in a seeded order.
+func inlinePositions(root string, want, perFile int, seed uint64) ([]inlinePos, error) {
+	var files []string
+	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "target" || d.Name() == "build" || d.Name() == "bin") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".java") && d.Name() != "module-info.java" && d.Name() != "package-info.java" {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(files)
+	rng := rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15))
+	rng.Shuffle(len(files), func(i, j int) { files[i], files[j] = files[j], files[i] })
+	var out []inlinePos
+	for _, file := range files {
+		if len(out) >= want {
+			break
+		}
+		b, err := os.ReadFile(file)
+		if err != nil || len(b) > 200_000 {
+			continue
+		}
+		ps := linePositions(file, string(b))
+		rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
+		for _, p := range ps[:min(len(ps), perFile, want-len(out))] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// linePositions returns the candidate positions of one file: in a statement
+// at brace depth 2 or more (a method body) that starts and ends on one line
+// with ";" after a ";", "{" or "}", the caret after one of its tokens but
+// the last.
+func linePositions(file, src string) []inlinePos {
+	toks := javalex.LexCode(src)
+	lineOf := func(off int) int { return strings.Count(src[:off], "\n") }
+	var out []inlinePos
+	depth := 0
+	for i := 0; i < len(toks); {
+		// toks[i] starts a line's statement when the previous token ends one.
+		startsStmt := i > 0 && (toks[i-1].Text == ";" || toks[i-1].Text == "{" || toks[i-1].Text == "}") && lineOf(toks[i-1].Start) < lineOf(toks[i].Start)
+		j := i
+		line := lineOf(toks[i].Start)
+		d := depth
+		minDepth := depth
+		for j < len(toks) && lineOf(toks[j].Start) == line {
+			switch toks[j].Text {
+			case "{":
+				d++
+			case "}":
+				d--
+				minDepth = min(minDepth, d)
+			}
+			j++
+		}
+		last := toks[j-1]
+		if startsStmt && depth >= 2 && d == depth && minDepth == depth && last.Text == ";" && j-i >= 3 {
+			lineEnd := last.End + strings.IndexByte(src[last.End:]+"\n", '\n')
+			if strings.TrimSpace(src[last.End:lineEnd]) == "" {
+				for k := i; k < j-1; k++ {
+					out = append(out, inlinePos{file: file, src: src, caret: toks[k].End, lineEnd: lineEnd})
+				}
+			}
+		}
+		depth = d
+		i = j
+	}
+	return out
+}
+
+// loadAverage returns the 1, 5 and 15 minute load averages ("?" where
+// /proc/loadavg is missing).
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return "?"
+	}
+	f := strings.Fields(string(b))
+	if len(f) < 3 {
+		return "?"
+	}
+	return strings.Join(f[:3], " ")
+}

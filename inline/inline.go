@@ -1,0 +1,463 @@
+// Package inline is ghost text that is guaranteed to compile: given an
+// editor's document text and a caret, it proposes the rest of the statement or
+// line (or the body of the block the caret opens), generated token by token by
+// a language model guided by the strict completion engine exactly as the
+// repair loop's samples are (Repilot, Algorithms 2 and 3; repair.GuidedSampler),
+// and shows it only when the shadow JDT LS finds that inserting it introduces
+// no compile error (Introduced defines the comparison).
+//
+// Offering is cheap: suggestions are cached by (document, prefix, suffix), so
+// typing through a shown suggestion is answered from the cache with no model
+// or engine call; and a newer request for a document cancels the one in
+// flight.
+//
+// Architecture invariant: inline knows no LSP. It speaks in document text and
+// byte offsets; the proxy converts positions (proxy/inline.go).
+package inline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/lm"
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+// Backends are what one project's suggestions use: the model, the completion
+// engine (nil for unguided generation) and the compiler of the guarantee (nil
+// for unchecked suggestions).
+type Backends struct {
+	Model    lm.Model
+	Engine   engine.Engine
+	Compiler engine.Compiler
+}
+
+// Acquire runs fn with the backends of the project root, held exclusively for
+// the call (the shadow JDT LS edits one copy of a file at a time). It returns
+// fn's error, or its own when the backends cannot be started or ctx ends
+// while waiting for them.
+type Acquire func(ctx context.Context, root string, fn func(Backends) error) error
+
+// Trigger is how a request was triggered (LSP 3.18
+// InlineCompletionTriggerKind).
+type Trigger int
+
+const (
+	// Automatic: while typing; cheap, may return nothing (one greedy sample).
+	Automatic Trigger = iota
+	// Invoked: the user asked; tries harder (Options.InvokedSamples samples).
+	Invoked
+)
+
+// Options tune suggestions. The zero value of each field means its default.
+type Options struct {
+	AutomaticSamples int           // samples tried on an automatic trigger; default 1 (greedy)
+	InvokedSamples   int           // samples tried on an invoked trigger; default 4 (the first greedy)
+	MaxTokens        int           // tokens per suggestion; default 48
+	TopK             int           // candidates asked of the model per token; default 20
+	Temperature      float64       // temperature of the samples after the first; default 0.8
+	CacheSize        int           // cached suggestion suffixes; default 4096
+	CheckTimeout     time.Duration // bound on one compile check; default 10 s
+	// AutomaticBudget bounds the generation of an automatic request (the
+	// compile check comes on top); a sample still running then shows
+	// nothing. 0 means no bound.
+	AutomaticBudget time.Duration
+	// Unguided generates without the engine and shows without the check (the
+	// benchmark's baseline row); never for editors.
+	Unguided bool
+}
+
+func (o Options) withDefaults() Options {
+	if o.AutomaticSamples <= 0 {
+		o.AutomaticSamples = 1
+	}
+	if o.InvokedSamples <= 0 {
+		o.InvokedSamples = 4
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = 48
+	}
+	if o.TopK <= 0 {
+		o.TopK = 20
+	}
+	if o.Temperature <= 0 {
+		o.Temperature = 0.8
+	}
+	if o.CacheSize <= 0 {
+		o.CacheSize = 4096
+	}
+	if o.CheckTimeout <= 0 {
+		o.CheckTimeout = 10 * time.Second
+	}
+	return o
+}
+
+// Request asks for a suggestion at a caret.
+type Request struct {
+	URI    string // the document's file:// URI
+	Root   string // the project root (absolute)
+	Text   string // the document's current text (the editor's buffer)
+	Offset int    // the caret, a byte offset into Text
+	Trigger
+}
+
+// Suggestion is text to insert at Offset (nothing is replaced).
+type Suggestion struct {
+	Text   string
+	Offset int
+	// Cached: served from the cache with no model, engine or compiler call
+	// (the same document text was checked before).
+	Cached bool
+	// Rechecked: the text came from the cache but the document changed
+	// elsewhere, so it was compile-checked again (no model or engine call).
+	Rechecked bool
+	Stats     Stats
+}
+
+// Stats counts the work behind one answer.
+type Stats struct {
+	Samples       int           // guided samples run
+	Rejected      int           // completed samples that failed the guarantee
+	ModelCalls    int64         // model requests (Next or Propose)
+	EngineCalls   int64         // engine Check/CheckEnd/Complete calls
+	CompileChecks int           // JDT LS compile checks
+	GenerateTime  time.Duration // sampling wall time
+	CheckTime     time.Duration // compile-check wall time
+	OverBudget    int           // automatic requests whose generation ran out of AutomaticBudget
+}
+
+// Service answers suggestion requests. It is safe for concurrent use.
+type Service struct {
+	acquire Acquire
+	opts    Options
+	cache   *lru.Cache[cacheKey, cached] // (uri, prefix, suffix) -> text to insert
+	olds    *lru.Cache[cacheKey, []engine.CompileError]
+
+	mu      sync.Mutex
+	totals  Stats                 // summed over every request
+	running map[string]*flight    // uri -> request in flight
+	shown   map[string]shownEntry // uri -> the last suggestion shown
+	seq     uint64
+}
+
+type flight struct {
+	cancel context.CancelCauseFunc
+	seq    uint64
+}
+
+// shownEntry is the last suggestion shown for a document.
+type shownEntry struct{ prefix, suffix, text string }
+
+// cached is a cache entry: the text to insert and the suggestion it is the
+// rest of.
+type cached struct {
+	rest   string
+	origin shownEntry
+}
+
+// cacheKey identifies a document state at a caret.
+type cacheKey string
+
+func keyOf(uri, prefix, suffix string) cacheKey {
+	return cacheKey(repair.HunkKey(uri, prefix, suffix, "inline"))
+}
+
+// NewService returns a Service over acquire's backends.
+func NewService(acquire Acquire, opts Options) *Service {
+	opts = opts.withDefaults()
+	c, _ := lru.New[cacheKey, cached](opts.CacheSize)
+	o, _ := lru.New[cacheKey, []engine.CompileError](64)
+	return &Service{acquire: acquire, opts: opts, cache: c, olds: o, running: map[string]*flight{}, shown: map[string]shownEntry{}}
+}
+
+// ErrSuperseded is the error of a request cancelled by a newer request for the
+// same document.
+var ErrSuperseded = errors.New("superseded by a newer inline completion request for the same document")
+
+// Suggest returns a suggestion at req's caret, or nil when there is none to
+// show (the model proposed nothing, or every sample failed the guarantee).
+// A newer Suggest for the same URI cancels this one (its error then wraps
+// ErrSuperseded); ctx cancels it too. Errors: a caret outside the text or
+// inside a UTF-8 sequence, a model, engine or compiler failure, ctx's error.
+func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error) {
+	if req.Offset < 0 || req.Offset > len(req.Text) || (req.Offset < len(req.Text) && !utf8.RuneStart(req.Text[req.Offset])) {
+		return nil, fmt.Errorf("inline: caret offset %d is not a character boundary of the %d-byte document", req.Offset, len(req.Text))
+	}
+	prefix, suffix := req.Text[:req.Offset], req.Text[req.Offset:]
+	if c, ok := s.cache.Get(keyOf(req.URI, prefix, suffix)); ok {
+		s.noteShown(req.URI, c.origin)
+		return &Suggestion{Text: c.rest, Offset: req.Offset, Cached: true}, nil
+	}
+
+	ctx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	s.mu.Lock()
+	if f := s.running[req.URI]; f != nil {
+		f.cancel(ErrSuperseded)
+	}
+	s.seq++
+	me := &flight{cancel: cancel, seq: s.seq}
+	s.running[req.URI] = me
+	last, hasLast := s.shown[req.URI]
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.running[req.URI] == me {
+			delete(s.running, req.URI)
+		}
+		s.mu.Unlock()
+	}()
+
+	var sug *Suggestion
+	err := s.acquire(ctx, req.Root, func(b Backends) error {
+		if rest, ok := typedThrough(last, hasLast, prefix, suffix); ok && !s.opts.Unguided && b.Compiler != nil {
+			st := Stats{}
+			ok, err := s.guarantee(ctx, b, req.URI, prefix, suffix, rest, &st)
+			s.addTotals(st)
+			if err != nil {
+				return err
+			}
+			if ok {
+				sug = &Suggestion{Text: rest, Offset: req.Offset, Rechecked: true, Stats: st}
+				return nil
+			}
+		}
+		var err error
+		sug, err = s.generate(ctx, b, req, prefix, suffix)
+		return err
+	})
+	if err != nil {
+		if c := context.Cause(ctx); c != nil && ctx.Err() != nil {
+			return nil, fmt.Errorf("inline: %w", c)
+		}
+		return nil, err
+	}
+	if sug != nil {
+		s.store(req.URI, prefix, suffix, sug.Text)
+	}
+	return sug, nil
+}
+
+// typedThrough reports whether the caret sits inside the last suggestion
+// shown for the document after the user typed its first characters, with the
+// document changed elsewhere (an unchanged document is an exact cache hit):
+// the caret line's text before the caret is the shown one's plus typed (a
+// prefix of the suggestion), and the line's text after the caret is the same.
+// It returns the rest of the suggestion.
+func typedThrough(last shownEntry, ok bool, prefix, suffix string) (string, bool) {
+	if !ok || last.text == "" {
+		return "", false
+	}
+	lastLine := last.prefix[strings.LastIndexByte(last.prefix, '\n')+1:]
+	line := prefix[strings.LastIndexByte(prefix, '\n')+1:]
+	if !strings.HasPrefix(line, lastLine) {
+		return "", false
+	}
+	typed := line[len(lastLine):]
+	if typed == "" || len(typed) >= len(last.text) || !strings.HasPrefix(last.text, typed) {
+		return "", false
+	}
+	if firstLine(suffix) != firstLine(last.suffix) {
+		return "", false
+	}
+	return last.text[len(typed):], true
+}
+
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		return s[:i]
+	}
+	return s
+}
+
+// store caches text at (prefix, suffix) and, for typing through it, the rest
+// of text after each of its leading characters.
+func (s *Service) store(uri, prefix, suffix, text string) {
+	origin := shownEntry{prefix: prefix, suffix: suffix, text: text}
+	s.noteShown(uri, origin)
+	s.cache.Add(keyOf(uri, prefix, suffix), cached{rest: text, origin: origin})
+	for i := 1; i < len(text); i++ {
+		if utf8.RuneStart(text[i]) {
+			s.cache.Add(keyOf(uri, prefix+text[:i], suffix), cached{rest: text[i:], origin: origin})
+		}
+	}
+}
+
+func (s *Service) noteShown(uri string, e shownEntry) {
+	s.mu.Lock()
+	s.shown[uri] = e
+	s.mu.Unlock()
+}
+
+// Totals returns the work of every request so far, summed (for benchmarks:
+// where the time goes).
+func (s *Service) Totals() Stats {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.totals
+}
+
+func (s *Service) addTotals(st Stats) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := &s.totals
+	t.Samples += st.Samples
+	t.Rejected += st.Rejected
+	t.ModelCalls += st.ModelCalls
+	t.EngineCalls += st.EngineCalls
+	t.CompileChecks += st.CompileChecks
+	t.GenerateTime += st.GenerateTime
+	t.CheckTime += st.CheckTime
+	t.OverBudget += st.OverBudget
+}
+
+// Forget drops what the service remembers of a document (on didClose).
+func (s *Service) Forget(uri string) {
+	s.mu.Lock()
+	delete(s.shown, uri)
+	if f := s.running[uri]; f != nil {
+		f.cancel(context.Canceled)
+	}
+	s.mu.Unlock()
+}
+
+// generate samples suggestions at the caret and returns the first that
+// passes the guarantee.
+func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix, suffix string) (*Suggestion, error) {
+	o := s.opts
+	samples := o.AutomaticSamples
+	if req.Trigger == Invoked {
+		samples = o.InvokedSamples
+	}
+	gctx := ctx // generation's context: the automatic budget applies to it
+	if req.Trigger == Automatic && o.AutomaticBudget > 0 {
+		var cancel context.CancelFunc
+		gctx, cancel = context.WithTimeout(ctx, o.AutomaticBudget)
+		defer cancel()
+	}
+	rule := newStopRule(prefix, suffix)
+	sug := &Suggestion{Offset: req.Offset}
+	st := &sug.Stats
+	defer func() { s.addTotals(*st) }()
+	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: prefix, Suffix: suffix, Indent: indentOf(prefix)})
+	if err != nil {
+		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)
+	}
+	ropts := repair.Options{Samples: 1, TopK: o.TopK, TopP: 0.95, MaxTokens: o.MaxTokens,
+		Temperature: 0, Prune: true, Memo: true, ActiveComplete: true}
+	var es engine.Session
+	if o.Unguided || b.Engine == nil {
+		ropts.Prune, ropts.Memo, ropts.ActiveComplete = false, false, false
+	} else {
+		es, err = b.Engine.Open(ctx, engine.Hunk{URI: req.URI, Prefix: prefix, Suffix: suffix})
+		if err != nil {
+			return nil, fmt.Errorf("completion engine: %w", err)
+		}
+		defer es.Close()
+	}
+	key := repair.HunkKey(req.URI, prefix, suffix)
+	tried := map[string]bool{}
+	// The first sample is greedy; the others share one sampler at
+	// o.Temperature (and its trie of rejected prefixes).
+	session := wrap(ms, rule, &st.ModelCalls)
+	var samplers [2]*repair.GuidedSampler
+	for i := 0; i < samples; i++ {
+		j := min(i, 1)
+		if samplers[j] == nil {
+			if j == 1 {
+				ropts.Temperature = o.Temperature
+			}
+			samplers[j] = repair.NewGuidedSampler(session, es, ropts, key)
+		}
+		g := samplers[j]
+		t0 := time.Now()
+		before := g.Stats().EngineCalls
+		text, complete, err := g.Sample(gctx, i)
+		st.GenerateTime += time.Since(t0)
+		st.EngineCalls += g.Stats().EngineCalls - before
+		st.Samples++
+		if err != nil {
+			if ctx.Err() == nil && gctx.Err() != nil {
+				st.OverBudget++
+				return nil, nil // the automatic budget ran out: nothing to show
+			}
+			return nil, err
+		}
+		text = rule.finish(text)
+		if !complete || strings.TrimSpace(text) == "" || tried[text] {
+			continue
+		}
+		tried[text] = true
+		if o.Unguided || b.Compiler == nil {
+			sug.Text = text
+			return sug, nil
+		}
+		ok, err := s.guarantee(ctx, b, req.URI, prefix, suffix, text, st)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			sug.Text = text
+			return sug, nil
+		}
+		st.Rejected++
+	}
+	return nil, nil
+}
+
+// guarantee checks text inserted between prefix and suffix (Introduced): the
+// new text is compile-checked first; the file as it stands only when the new
+// text has errors outside the inserted lines (cached per text). A text the
+// compiler cannot parse (engine.ErrUnparsable) or check in time fails.
+func (s *Service) guarantee(ctx context.Context, b Backends, uri, prefix, suffix, text string, st *Stats) (bool, error) {
+	t0 := time.Now()
+	defer func() { st.CheckTime += time.Since(t0) }()
+	compile := func(full string) ([]engine.CompileError, bool, error) {
+		cctx, cancel := context.WithTimeout(ctx, s.opts.CheckTimeout)
+		defer cancel()
+		st.CompileChecks++
+		errs, err := b.Compiler.CompileErrors(cctx, uri, full)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil, false, ctx.Err()
+			}
+			if errors.Is(err, engine.ErrUnparsable) || errors.Is(err, context.DeadlineExceeded) {
+				return nil, false, nil
+			}
+			return nil, false, fmt.Errorf("compile check: %w", err)
+		}
+		return errs, true, nil
+	}
+	newErrs, ok, err := compile(prefix + text + suffix)
+	if !ok || err != nil {
+		return false, err
+	}
+	span := spanOf(prefix, text)
+	var old []engine.CompileError
+	if needOld(newErrs, span) {
+		k := keyOf(uri, prefix+suffix, "old")
+		var cached bool
+		if old, cached = s.olds.Get(k); !cached {
+			old, ok, err = compile(prefix + suffix)
+			if !ok || err != nil {
+				return false, err
+			}
+			s.olds.Add(k, old)
+		}
+	}
+	return len(Introduced(newErrs, old, span)) == 0, nil
+}
+
+// indentOf returns the leading whitespace of the caret's line.
+func indentOf(prefix string) string {
+	line := prefix[strings.LastIndexByte(prefix, '\n')+1:]
+	return line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+}

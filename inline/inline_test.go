@@ -1,0 +1,238 @@
+package inline
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/lm"
+)
+
+// scriptModel proposes the next bytes of a fixed middle, one word at a time,
+// then its end token; Next blocks while block is set (until ctx ends).
+type scriptModel struct {
+	middle string
+	calls  atomic.Int64
+	block  atomic.Bool
+}
+
+func (m *scriptModel) Name() string { return "script" }
+func (m *scriptModel) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
+	return scriptSession{m}, nil
+}
+
+type scriptSession struct{ m *scriptModel }
+
+func (s scriptSession) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
+	s.m.calls.Add(1)
+	if s.m.block.Load() {
+		<-ctx.Done()
+		return nil, ctx.Err()
+	}
+	rest := strings.TrimPrefix(s.m.middle, generated)
+	if rest == "" || len(rest) == len(s.m.middle) && generated != "" {
+		return []lm.Candidate{{End: true}}, nil
+	}
+	n := strings.IndexAny(rest[1:], " .(;\n") + 1
+	if n <= 0 {
+		n = len(rest)
+	}
+	return []lm.Candidate{{Text: rest[:n], LogProb: -0.1}, {End: true, LogProb: -5}}, nil
+}
+
+// okEngine answers Unknown to everything.
+type okEngine struct{}
+
+func (okEngine) Open(context.Context, engine.Hunk) (engine.Session, error) { return okSession{}, nil }
+
+type okSession struct{}
+
+func (okSession) Check(context.Context, string, string) (engine.Outcome, error) {
+	return engine.Unknown, nil
+}
+func (okSession) CheckEnd(context.Context, string) (engine.Outcome, error) {
+	return engine.Unknown, nil
+}
+func (okSession) Complete(context.Context, string) (engine.Completions, error) {
+	return engine.Completions{}, nil
+}
+func (okSession) Stats() engine.Stats { return engine.Stats{} }
+func (okSession) Close() error        { return nil }
+
+// funcCompiler reports errors from a function of the text.
+type funcCompiler struct {
+	f     func(text string) []engine.CompileError
+	calls atomic.Int64
+}
+
+func (c *funcCompiler) CompileErrors(ctx context.Context, uri, text string) ([]engine.CompileError, error) {
+	c.calls.Add(1)
+	return c.f(text), nil
+}
+
+func newTestService(m lm.Model, c engine.Compiler, opts Options) *Service {
+	var mu sync.Mutex
+	return NewService(func(ctx context.Context, root string, fn func(Backends) error) error {
+		mu.Lock()
+		defer mu.Unlock()
+		return fn(Backends{Model: m, Engine: okEngine{}, Compiler: c})
+	}, opts)
+}
+
+const doc = "class A {\n  void f() {\n    int x = \n  }\n}\n"
+
+func TestSuggestStopsAtLineEnd(t *testing.T) {
+	m := &scriptModel{middle: "1 + 2;\n    int y = 3;\n"}
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	s := newTestService(m, c, Options{})
+	off := strings.Index(doc, "= ") + 2
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: off})
+	if err != nil || got == nil {
+		t.Fatalf("Suggest = %v, %v", got, err)
+	}
+	if got.Text != "1 + 2;" {
+		t.Errorf("suggestion %q, want %q (the rest of the line only)", got.Text, "1 + 2;")
+	}
+}
+
+func TestFailedGuaranteeIsNotShown(t *testing.T) {
+	m := &scriptModel{middle: "1 + 2;\n"}
+	line := strings.Count(doc[:strings.Index(doc, "= ")], "\n") + 1
+	c := &funcCompiler{f: func(text string) []engine.CompileError {
+		if strings.Contains(text, "1 + 2;") {
+			return []engine.CompileError{{Line: line, Message: "Type mismatch"}}
+		}
+		return nil
+	}}
+	s := newTestService(m, c, Options{})
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
+	if err != nil || got != nil {
+		t.Fatalf("Suggest = %+v, %v; want nothing shown", got, err)
+	}
+}
+
+func TestTypingThroughMakesNoModelCall(t *testing.T) {
+	m := &scriptModel{middle: "compute(1, 2);\n"}
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	s := newTestService(m, c, Options{})
+	off := strings.Index(doc, "= ") + 2
+	first, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: off})
+	if err != nil || first == nil || first.Text != "compute(1, 2);" {
+		t.Fatalf("first Suggest = %+v, %v", first, err)
+	}
+	calls, checks := m.calls.Load(), c.calls.Load()
+	for i := 1; i < len(first.Text); i++ {
+		typed := doc[:off] + first.Text[:i] + doc[off:]
+		got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: typed, Offset: off + i})
+		if err != nil || got == nil || !got.Cached || got.Text != first.Text[i:] {
+			t.Fatalf("after typing %q: %+v, %v; want %q from the cache", first.Text[:i], got, err, first.Text[i:])
+		}
+	}
+	if m.calls.Load() != calls || c.calls.Load() != checks {
+		t.Errorf("typing through made %d model calls and %d compile checks, want 0", m.calls.Load()-calls, c.calls.Load()-checks)
+	}
+	// A change elsewhere (a comment line added at the top): the rest is
+	// checked again, with no model call.
+	typed := "// note\n" + doc[:off] + "comp" + doc[off:]
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: typed, Offset: len("// note\n") + off + 4})
+	if err != nil || got == nil || !got.Rechecked || got.Text != "ute(1, 2);" {
+		t.Fatalf("after a change elsewhere: %+v, %v; want ute(1, 2); rechecked", got, err)
+	}
+	if m.calls.Load() != calls {
+		t.Errorf("the recheck made %d model calls, want 0", m.calls.Load()-calls)
+	}
+}
+
+func TestNewerRequestCancelsOlder(t *testing.T) {
+	m := &scriptModel{middle: "1;\n"}
+	m.block.Store(true)
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	// No shared lock: the newer request must not wait for the older one's
+	// backends to be released before cancelling it.
+	s := NewService(func(ctx context.Context, root string, fn func(Backends) error) error {
+		return fn(Backends{Model: m, Engine: okEngine{}, Compiler: c})
+	}, Options{})
+	off := strings.Index(doc, "= ") + 2
+	done := make(chan time.Time, 1)
+	var firstErr error
+	go func() {
+		_, firstErr = s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: off})
+		done <- time.Now()
+	}()
+	for m.calls.Load() == 0 {
+		time.Sleep(time.Millisecond)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go s.Suggest(ctx, Request{URI: "file:///A.java", Text: doc, Offset: off - 1})
+	sent := time.Now()
+	select {
+	case at := <-done:
+		if !errors.Is(firstErr, ErrSuperseded) {
+			t.Errorf("older request ended with %v, want ErrSuperseded", firstErr)
+		}
+		t.Logf("older request stopped %v after the newer one arrived", at.Sub(sent))
+	case <-time.After(5 * time.Second):
+		t.Fatal("the older request was not cancelled")
+	}
+}
+
+func TestStopRule(t *testing.T) {
+	for _, c := range []struct {
+		prefix, suffix, gen, tok string
+		want                     int
+	}{
+		{"x = ", "\n}", "foo(", "a)\n", 2},                    // line ends at depth 0
+		{"x = ", "\n}", "foo(", "a,\n", -1},                   // inside a call: continues
+		{"f(", ");\n", "a", ")", 0},                           // the line's own ")"
+		{"f(", "\n", "a", ")", -1},                            // no rest of line: writes ")"
+		{"if (a) {", "\n  }\n", "\n  x();\n", "}", 0},         // block already closed
+		{"if (a) {", "\n", "\n  x();\n", "}\n", 1},            // block closed by the suggestion
+		{"x = ", "\n", "", "\n", 0},                           // mid-line: no new line
+		{"  foo();", "\n", "", "\n  bar();\n", 9},             // after a statement: the next line
+		{"x = ", "\n", "\"a\n", "", -1},                       // nothing to cut
+		{"x = ", "\n", "", "\"}\" + 1;\n", len("\"}\" + 1;")}, // brace in a string
+	} {
+		r := newStopRule(c.prefix, c.suffix)
+		if got := r.cut(c.gen, c.tok); got != c.want {
+			t.Errorf("prefix %q suffix %q: cut(%q, %q) = %d, want %d", c.prefix, c.suffix, c.gen, c.tok, got, c.want)
+		}
+	}
+}
+
+func TestIntroduced(t *testing.T) {
+	e := func(l int, m string) engine.CompileError { return engine.CompileError{Line: l, Message: m} }
+	span := Span{From: 3, To: 4} // the insertion adds one line
+	for _, c := range []struct {
+		name     string
+		new, old []engine.CompileError
+		want     int
+	}{
+		{"clean", nil, nil, 0},
+		{"on the inserted lines", []engine.CompileError{e(4, "m")}, []engine.CompileError{e(3, "m")}, 1},
+		{"old error before, same line", []engine.CompileError{e(1, "m")}, []engine.CompileError{e(1, "m")}, 0},
+		{"old error after, shifted", []engine.CompileError{e(6, "m")}, []engine.CompileError{e(5, "m")}, 0},
+		{"new error after", []engine.CompileError{e(6, "m")}, []engine.CompileError{e(6, "m")}, 1},
+		{"one old excuses one new", []engine.CompileError{e(1, "m"), e(1, "m")}, []engine.CompileError{e(1, "m")}, 1},
+	} {
+		if got := Introduced(c.new, c.old, span); len(got) != c.want {
+			t.Errorf("%s: Introduced = %v, want %d errors", c.name, got, c.want)
+		}
+	}
+}
+
+func TestAutomaticBudgetShowsNothing(t *testing.T) {
+	m := &scriptModel{middle: "1;\n"}
+	m.block.Store(true)
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	s := newTestService(m, c, Options{AutomaticBudget: 50 * time.Millisecond})
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
+	if err != nil || got != nil || s.Totals().OverBudget != 1 {
+		t.Fatalf("Suggest = %+v, %v, totals %+v; want nothing, no error, one over budget", got, err, s.Totals())
+	}
+}

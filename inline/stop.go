@@ -1,0 +1,284 @@
+package inline
+
+// stop.go is where a suggestion ends: the end of the statement or line at the
+// caret, or the end of the block when the caret opens one. The rule is applied
+// to the model's proposals (a token that crosses the end is cut there and
+// becomes the end-of-middle token), so the repair loop's guided sampling runs
+// unchanged and the engine judges the end like any other.
+
+import (
+	"context"
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/repilot-lsp/repilot-lsp/lm"
+)
+
+// stopRule says where generation at one caret ends.
+type stopRule struct {
+	// block: the text before the caret on its line ends with "{": the
+	// suggestion runs to the "}" that closes that block.
+	block bool
+	// closedAfter: the suffix already closes the block (its first
+	// non-whitespace character is "}"), so the suggestion ends before that
+	// brace instead of writing its own.
+	closedAfter bool
+	// lineRest: the caret's line has non-blank text after the caret, so a
+	// closing bracket that the generated text did not open belongs to it.
+	lineRest bool
+	// midLine: the caret's line has code before the caret that does not end
+	// a statement or open or close a block, so the suggestion continues that
+	// line and may not start a new one.
+	midLine bool
+}
+
+// newStopRule classifies the caret between prefix and suffix.
+func newStopRule(prefix, suffix string) stopRule {
+	line := prefix[strings.LastIndexByte(prefix, '\n')+1:]
+	rest := suffix
+	if i := strings.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i]
+	}
+	r := stopRule{
+		block:    strings.HasSuffix(strings.TrimRight(line, " \t\r"), "{"),
+		lineRest: strings.TrimSpace(rest) != "",
+	}
+	r.closedAfter = strings.HasPrefix(strings.TrimLeft(suffix, " \t\r\n"), "}")
+	before := strings.TrimSpace(line)
+	r.midLine = before != "" && !strings.HasSuffix(before, ";") && !strings.HasSuffix(before, "{") && !strings.HasSuffix(before, "}")
+	return r
+}
+
+// scanner tracks bracket depth over generated Java text, skipping string and
+// character literals and comments.
+type scanner struct {
+	depth        int
+	quote        byte // '"' or '\'' inside a literal
+	esc          bool
+	line, block  bool // inside a // or /* comment
+	prev         byte
+	nonBlankLine bool // the current line has non-whitespace code
+	sawCode      bool // some non-whitespace text was generated
+}
+
+// step feeds one byte and reports whether the suggestion ends before it.
+func (s *scanner) step(r stopRule, c byte) (stopBefore bool) {
+	prev := s.prev
+	s.prev = c
+	switch {
+	case s.quote != 0:
+		switch {
+		case s.esc:
+			s.esc = false
+		case c == '\\':
+			s.esc = true
+		case c == s.quote || c == '\n':
+			s.quote = 0
+		}
+		return false
+	case s.line:
+		if c == '\n' {
+			s.line = false
+			return s.newline(r)
+		}
+		return false
+	case s.block:
+		if prev == '*' && c == '/' {
+			s.block = false
+			s.prev = 0
+		}
+		return false
+	}
+	switch c {
+	case '\n':
+		return s.newline(r)
+	case '/':
+		if prev == '/' {
+			s.line = true
+		}
+	case '*':
+		if prev == '/' {
+			s.block = true
+			s.prev = 0
+		}
+	case '"', '\'':
+		s.quote = c
+	case '(', '[', '{':
+		s.depth++
+	case ')', ']':
+		if s.depth == 0 && r.lineRest && !r.block {
+			return true // closes a bracket the rest of the line closes
+		}
+		s.depth--
+	case '}':
+		if s.depth <= 0 {
+			if r.block && !r.closedAfter {
+				s.depth--
+				return false // written, and the suggestion ends after it (see after)
+			}
+			return true
+		}
+		s.depth--
+	}
+	if c != ' ' && c != '\t' && c != '\r' {
+		s.nonBlankLine, s.sawCode = true, true
+	}
+	return false
+}
+
+// newline handles a line break outside literals: in line mode the
+// suggestion ends at the first line break at depth 0 after some code.
+func (s *scanner) newline(r stopRule) bool {
+	stop := !r.block && s.depth <= 0 && (s.sawCode || r.midLine)
+	s.nonBlankLine = false
+	return stop
+}
+
+// after reports whether the suggestion ends right after the byte just fed:
+// the block's own closing brace was written.
+func (s *scanner) after(r stopRule) bool { return r.block && !r.closedAfter && s.depth < 0 }
+
+// cut returns where the suggestion ends within tok after generated: the
+// number of bytes of tok to keep, or -1 when it does not end in tok.
+func (r stopRule) cut(generated, tok string) int {
+	var s scanner
+	for i := 0; i < len(generated); i++ {
+		s.step(r, generated[i])
+	}
+	for i := 0; i < len(tok); i++ {
+		if s.step(r, tok[i]) {
+			return i
+		}
+		if s.after(r) {
+			return i + 1
+		}
+	}
+	return -1
+}
+
+// finish trims what a suggestion must not end with: trailing whitespace (the
+// suffix keeps its own line break and indentation).
+func (r stopRule) finish(text string) string {
+	return strings.TrimRight(text, " \t\r\n")
+}
+
+// apply rewrites one next-token distribution after generated: a token that
+// crosses the end is cut there and made the end token; equal results are
+// merged (their probabilities added). It returns the new distribution, best
+// first, and for each input index its index in the output.
+func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, []int) {
+	out := make([]lm.Candidate, 0, len(dist))
+	where := make([]int, len(dist))
+	seen := map[lm.Candidate]int{}
+	for i, c := range dist {
+		if !c.End {
+			if k := r.cut(generated, c.Text); k >= 0 {
+				c = lm.Candidate{Text: c.Text[:k], LogProb: c.LogProb, End: true}
+			}
+		}
+		key := lm.Candidate{Text: c.Text, End: c.End}
+		if j, ok := seen[key]; ok {
+			out[j].LogProb = logAdd(out[j].LogProb, c.LogProb)
+			where[i] = j
+			continue
+		}
+		seen[key] = len(out)
+		where[i] = len(out)
+		out = append(out, c)
+	}
+	order := make([]int, len(out))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return out[order[a]].LogProb > out[order[b]].LogProb })
+	sorted := make([]lm.Candidate, len(out))
+	pos := make([]int, len(out))
+	for n, j := range order {
+		sorted[n] = out[j]
+		pos[j] = n
+	}
+	for i := range where {
+		where[i] = pos[where[i]]
+	}
+	return sorted, where
+}
+
+func logAdd(a, b float64) float64 {
+	if math.IsInf(a, -1) {
+		return b
+	}
+	if math.IsInf(b, -1) {
+		return a
+	}
+	m := math.Max(a, b)
+	return m + math.Log(math.Exp(a-m)+math.Exp(b-m))
+}
+
+// stopSession is a model session whose proposals obey a stopRule.
+type stopSession struct {
+	inner lm.Session
+	rule  stopRule
+	calls *int64 // model requests, for Suggestion.Stats
+}
+
+func (s *stopSession) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
+	*s.calls++
+	d, err := s.inner.Next(ctx, generated, k)
+	if err != nil {
+		return nil, err
+	}
+	out, _ := s.rule.apply(generated, d)
+	return out, nil
+}
+
+// WholeWords passes the inner session's answer on (lm.WholeWords).
+func (s *stopSession) WholeWords() bool {
+	ww, ok := s.inner.(lm.WholeWords)
+	return ok && ww.WholeWords()
+}
+
+// stopSpeculator is a stopSession over a session that proposes whole
+// continuations (lm.Speculator): each proposed step is rewritten the same
+// way, and the proposal ends at the first step that became the end token.
+type stopSpeculator struct {
+	stopSession
+	sp lm.Speculator
+}
+
+func (s *stopSpeculator) Propose(ctx context.Context, generated string, opts lm.ProposeOptions) ([]lm.Step, error) {
+	*s.calls++
+	steps, err := s.sp.Propose(ctx, generated, opts)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]lm.Step, 0, len(steps))
+	g := generated
+	for _, st := range steps {
+		top, where := s.rule.apply(g, st.Top)
+		ns := lm.Step{Top: top, Chosen: -1, Token: st.Token}
+		if st.Chosen >= 0 && st.Chosen < len(where) {
+			ns.Chosen = where[st.Chosen]
+			ns.Token = top[ns.Chosen]
+		} else if !st.Token.End {
+			if k := s.rule.cut(g, st.Token.Text); k >= 0 {
+				ns.Token = lm.Candidate{Text: st.Token.Text[:k], LogProb: st.Token.LogProb, End: true}
+			}
+		}
+		out = append(out, ns)
+		if ns.Token.End || ns.Chosen < 0 {
+			break
+		}
+		g += ns.Token.Text
+	}
+	return out, nil
+}
+
+// wrap returns inner with rule applied, keeping its optional interfaces.
+func wrap(inner lm.Session, rule stopRule, calls *int64) lm.Session {
+	s := stopSession{inner: inner, rule: rule, calls: calls}
+	if sp, ok := inner.(lm.Speculator); ok {
+		return &stopSpeculator{stopSession: s, sp: sp}
+	}
+	return &s
+}

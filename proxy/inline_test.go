@@ -1,0 +1,84 @@
+package proxy
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/inline"
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+)
+
+// fakeSuggester suggests "x();" at every caret and records the requests.
+type fakeSuggester struct {
+	mu   sync.Mutex
+	reqs []inline.Request
+}
+
+func (f *fakeSuggester) Suggest(ctx context.Context, req inline.Request) (*inline.Suggestion, error) {
+	f.mu.Lock()
+	f.reqs = append(f.reqs, req)
+	f.mu.Unlock()
+	return &inline.Suggestion{Text: "x();", Offset: req.Offset}, nil
+}
+
+func (f *fakeSuggester) Forget(string) {}
+
+func TestInlineCapabilityOnlyWhenDeclared(t *testing.T) {
+	for _, declared := range []bool{false, true} {
+		e := startEditor(t, harness{exts: []Extension{NewInlineExtension(&fakeSuggester{})}})
+		caps := clientCaps(false)
+		if declared {
+			caps["textDocument"].(map[string]any)["inlineCompletion"] = map[string]any{}
+		}
+		id := e.request("initialize", map[string]any{"processId": nil, "rootUri": "file://" + testRoot, "capabilities": caps})
+		e.server().expectMethod("initialize")
+		resp := e.response(id)
+		got := strings.Contains(string(resp.Result), `"inlineCompletionProvider":true`)
+		if got != declared {
+			t.Errorf("editor declares inlineCompletion %v: provider advertised %v (%s)", declared, got, resp.Result)
+		}
+	}
+}
+
+func TestInlineCompletionAnsweredByProxy(t *testing.T) {
+	s := &fakeSuggester{}
+	e := startEditor(t, harness{exts: []Extension{NewInlineExtension(s)}})
+	f, _ := e.initialize(false)
+	e.open(javaURI, greeter, 3)
+	// Line 4 "        int n = 0;": caret after "int n = " (character 16).
+	id := e.request("textDocument/inlineCompletion", map[string]any{
+		"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, 16), "context": map[string]any{"triggerKind": 2}})
+	resp := e.response(id)
+	var list InlineCompletionList
+	if resp.Error != nil || json.Unmarshal(resp.Result, &list) != nil || len(list.Items) != 1 {
+		t.Fatalf("inlineCompletion: %s %v", resp.Result, resp.Error)
+	}
+	it := list.Items[0]
+	if it.InsertText != "x();" || it.Range.Start.Line != 4 || it.Range.Start.Character != 16 || it.Range.End != it.Range.Start {
+		t.Errorf("item %+v, want x(); at 4:16 with an empty range", it)
+	}
+	s.mu.Lock()
+	req := s.reqs[0]
+	s.mu.Unlock()
+	if want := strings.Index(greeter, "int n = ") + len("int n = "); req.Offset != want || req.Trigger != inline.Automatic || req.Root != testRoot || req.Text != greeter {
+		t.Errorf("request %+v, want offset %d, automatic, root %s, the buffer's text", req, want, testRoot)
+	}
+	f.none(t, 200*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "textDocument/inlineCompletion" })
+
+	// The command for older editors: same result; a stale version is
+	// ContentModified.
+	id = e.request("workspace/executeCommand", map[string]any{"command": InlineSuggestCommand,
+		"arguments": []any{map[string]any{"uri": javaURI, "position": pos(4, 16), "version": 3}}})
+	if r := e.response(id); r.Error != nil || !strings.Contains(string(r.Result), `"insertText":"x();"`) {
+		t.Errorf("%s: %s %v", InlineSuggestCommand, r.Result, r.Error)
+	}
+	id = e.request("workspace/executeCommand", map[string]any{"command": InlineSuggestCommand,
+		"arguments": []any{map[string]any{"uri": javaURI, "position": pos(4, 16), "version": 2}}})
+	if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeContentModified {
+		t.Errorf("stale version: %s %v, want ContentModified", r.Result, r.Error)
+	}
+}

@@ -1,0 +1,58 @@
+package repair
+
+// guided.go exports one guided sample (Algorithm 2 with the trie of rejected
+// prefixes, the memo of section 4.3 and Algorithm 3, as Options select) for
+// callers that generate a middle with the same strict completion engine but
+// their own stopping rule and validation, such as inline ghost text
+// (package inline). It adds no behaviour: Sample is the repair loop's own
+// sample.
+
+import (
+	"context"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/lm"
+)
+
+// GuidedSampler runs guided samples one after another on one model session
+// and (when opts.Prune or opts.ActiveComplete) one engine session, sharing
+// the trie of rejected prefixes and, with opts.Memo, a memo between samples.
+// It is used by one goroutine at a time.
+type GuidedSampler struct {
+	s sampler
+}
+
+// NewGuidedSampler returns a sampler over model and eng for the hunk
+// identified by key (see HunkKey: URI, prefix and suffix); eng may be nil when
+// opts selects neither pruning nor active completion. Zero numeric options
+// take their defaults (Options.withDefaults).
+func NewGuidedSampler(model lm.Session, eng engine.Session, opts Options, key string) *GuidedSampler {
+	opts = opts.withDefaults()
+	g := &GuidedSampler{s: sampler{opts: opts, model: model, eng: eng, hunkKey: key,
+		distKey: HunkKey(key, "", "", "dist"), stats: &Stats{}}}
+	if ww, ok := model.(lm.WholeWords); ok {
+		g.s.wholeWords = ww.WholeWords()
+	}
+	if opts.Memo {
+		g.s.memo = NewMemo(0)
+	}
+	return g
+}
+
+// Sample runs sample i (its random stream derives from Options.Seed and i)
+// to its end. It returns the generated middle and complete=true when the
+// model chose its end token and the engine accepted it; complete=false when
+// the sample died (every token pruned), reached MaxTokens or got no proposal.
+// Errors are the model's, the engine's or ctx's.
+func (g *GuidedSampler) Sample(ctx context.Context, i int) (text string, complete bool, err error) {
+	c, end, err := g.s.sample(ctx, i)
+	if err != nil {
+		return "", false, err
+	}
+	g.s.stats.Samples++
+	return c.text, end == endComplete, nil
+}
+
+// Stats returns the counters of the samples so far (LMRequests, EngineCalls,
+// Pruned, MemoHits, ActiveChars, Samples).
+func (g *GuidedSampler) Stats() Stats { return *g.s.stats }
