@@ -157,7 +157,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		return fmt.Errorf("no position found in %s", root)
 	}
 	progress := func(msg string, _ int) { fmt.Fprintln(stderr, msg) }
-	eng, err := startEngine(ctx, home, filepath.Join(tmp, "engine"), root, nil, progress)
+	eng, err := startEngine(ctx, home, filepath.Join(tmp, "engine"), root, nil, progress, nil)
 	if err != nil {
 		return err
 	}
