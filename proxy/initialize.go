@@ -9,8 +9,10 @@ package proxy
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 )
@@ -33,6 +35,16 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 	if err := json.Unmarshal(m.Params, &ip); err != nil {
 		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidParams, "initialize: bad params: %v", err))
 		return
+	}
+	// JDT LS watches the process named by processId and exits when it has
+	// gone. That must be the proxy, not the editor: a proxy that dies while
+	// the editor lives on would otherwise leave JDT LS running for as long
+	// as the editor does. (On Linux the parent-death signal, proc.Tie, ends
+	// it sooner; elsewhere this is the only guard.)
+	if raw, params, err := withProcessID(m, os.Getpid()); err == nil {
+		m.Raw, m.Params = raw, params
+	} else {
+		p.log.Printf("bug: cannot set processId in initialize: %v", err)
 	}
 	p.initRaw = m.Params
 	c := &ip.Capabilities
@@ -372,4 +384,28 @@ func mustJSON(v any) json.RawMessage {
 		panic(fmt.Sprintf("bug: marshalling %T: %v", v, err))
 	}
 	return b
+}
+
+// withProcessID returns initialize request m's body and params with
+// "processId" set to pid (LSP 3.17 "InitializeParams": the parent process,
+// which the server watches). Other members are kept as they came.
+func withProcessID(m *jsonrpc.Message, pid int) (body, params json.RawMessage, err error) {
+	var pm map[string]json.RawMessage
+	if err := json.Unmarshal(m.Params, &pm); err != nil {
+		return nil, nil, err
+	}
+	if pm == nil {
+		pm = map[string]json.RawMessage{}
+	}
+	pm["processId"] = json.RawMessage(strconv.Itoa(pid))
+	if params, err = json.Marshal(pm); err != nil {
+		return nil, nil, err
+	}
+	var bm map[string]json.RawMessage
+	if err := json.Unmarshal(m.Raw, &bm); err != nil {
+		return nil, nil, err
+	}
+	bm["params"] = params
+	body, err = json.Marshal(bm)
+	return body, params, err
 }
