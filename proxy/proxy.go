@@ -271,11 +271,20 @@ func (p *proxy) ourCommands() []string {
 
 // clientLoop reads the editor's messages until exit or the end of the stream.
 func (p *proxy) clientLoop(in io.Reader) error {
-	r := jsonrpc.NewReader(in)
+	lim, err := jsonrpc.LimitsFromEnv(os.Getenv)
+	if err != nil {
+		p.log.Printf("%v; using the default limits", err)
+	}
+	r := jsonrpc.NewReaderLimits(in, lim)
 	for {
 		body, err := r.ReadBody()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			var tl *jsonrpc.TooLargeError
+			if errors.As(err, &tl) {
+				p.log.Printf("the editor sent a message too large to read: %v", err)
+				continue
+			}
+			if err == io.EOF {
 				p.log.Printf("the editor closed its stream first (no exit notification)")
 				return nil
 			}
@@ -477,7 +486,12 @@ func (p *proxy) serverLoop(s *backendProc) {
 	for {
 		body, err := r.ReadBody()
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
+			var tl *jsonrpc.TooLargeError
+			if errors.As(err, &tl) {
+				p.log.Printf("JDT LS #%d sent a message too large to read: %v", s.gen, err)
+				continue
+			}
+			if err != io.EOF {
 				p.log.Printf("JDT LS #%d: unreadable output (%v)", s.gen, err)
 			}
 			break
