@@ -61,9 +61,14 @@ func newPool(start startFunc, maxRoots int) *pool {
 // errPoolClosed is returned by repairs after Close.
 var errPoolClosed = errors.New("repair service is shut down")
 
-// Repair runs one repair with the backends of req.Root, starting them if
-// needed, one repair per root at a time.
+// Repair checks req (repair.Request.Check), then runs one repair with the
+// backends of req.Root, starting them if needed, one repair per root at a
+// time.
 func (p *pool) Repair(ctx context.Context, req repair.Request, progress repair.Progress) (*repair.Result, error) {
+	// Fail fast: a bad request must not wait for (or cause) an engine start.
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
 	e, err := p.acquire(ctx, req.Root)
 	if err != nil {
 		return nil, err

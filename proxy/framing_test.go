@@ -88,3 +88,34 @@ func TestJDTLSWatchesTheProxyPID(t *testing.T) {
 		t.Fatal(r.Error)
 	}
 }
+
+// TestSelectAllEndsAtLineCount: "select all" ends at (lineCount, 0), where
+// editors count the empty line after the final newline or do not; both
+// mean the whole file, and the repairer gets lines 1..11 of Greeter.java
+// (11 lines, as repair.LineCount counts them).
+func TestSelectAllEndsAtLineCount(t *testing.T) {
+	for _, endLine := range []int{11, 12} {
+		rep := &fakeRepairer{result: onePatch()}
+		e := startEditor(t, harness{repairer: rep})
+		e.initialize(false)
+		e.open(javaURI, greeter, 1)
+		id := e.request("workspace/executeCommand", repairCmd(javaURI, 0, 0, endLine, 0, 1))
+		m := e.expect("response or create", func(m *jsonrpc.Message) bool {
+			return (m.IsResponse() && m.IDKey() == string(id)) || m.Method == "window/workDoneProgress/create"
+		})
+		if m.Method != "" {
+			e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, m.ID))
+			m = e.response(id)
+		}
+		if m.Error != nil {
+			t.Errorf("select all ending at (%d, 0): %v", endLine, m.Error)
+			continue
+		}
+		rep.mu.Lock()
+		got := rep.reqs[len(rep.reqs)-1]
+		rep.mu.Unlock()
+		if got.StartLine != 1 || got.EndLine != 11 {
+			t.Errorf("select all ending at (%d, 0): repairer got lines %d-%d, want 1-11", endLine, got.StartLine, got.EndLine)
+		}
+	}
+}
