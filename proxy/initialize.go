@@ -132,8 +132,24 @@ func (p *proxy) handleInitialized(m *jsonrpc.Message) {
 //     VS Code rejects); otherwise we declare ours statically.
 //   - codeActionProvider: kept when JDT LS declares it (adding "quickfix" to
 //     a codeActionKinds list that lacks it); left to JDT LS's dynamic
-//     registration when the editor supports that (a second static provider
-//     would make the editor ask twice); otherwise set to true.
+//     registration when the editor supports that; otherwise set to true.
+//     Why not static as well, for clients that "need the static
+//     capability": a client that sets textDocument.codeAction.
+//     dynamicRegistration has said it honours client/registerCapability,
+//     and JDT LS 1.20 then always registers textDocument/codeAction
+//     dynamically (after initialized) and never statically. The LSP 3.17
+//     specification ("Register Capability") says a server must not register
+//     the same capability both statically and dynamically for the same
+//     document selector, and VS Code shows why: vscode-languageclient makes
+//     one provider per registration (static or dynamic), and VS Code asks
+//     every provider of a language and merges the results
+//     (languages.registerCodeActionsProvider), so both would mean every
+//     codeAction request sent twice and JDT LS's quick fixes listed twice.
+//     Neovim keys by method, so a registration either way gives it one
+//     provider; which branch it takes follows the dynamicRegistration of
+//     its vim.lsp.protocol.make_client_capabilities(). A client that
+//     declares dynamic registration and ignores it is broken for JDT LS
+//     alone as well, so the proxy does not work around it.
 //   - workspaceSymbolProvider: set when an extension answers symbol queries
 //     and JDT LS does not declare it.
 //

@@ -7,13 +7,13 @@
 #   lm/openai   FuzzParseInfill       logprobs of llama.cpp's /infill
 #   engine      FuzzCaretContext      the caret-context classification
 # A failing input is written under PKG/testdata/fuzz/NAME; commit it with the
-# fix. About 2.5 minutes with the default time.
-#   FUZZTIME   time per target (default 30s)
+# fix. About 2.5 minutes with the default time on 2 shared cores.
+#   FUZZTIME   time per target (default 25s)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 cd "$root"
 need go "Install Go 1.26 or newer"
-t=${FUZZTIME:-30s}
+t=${FUZZTIME:-25s}
 rc=0
 for target in jsonrpc:FuzzReader lm/openai:FuzzParseCompletion lm/openai:FuzzParseInfill engine:FuzzCaretContext; do
   pkg=${target%%:*}; name=${target#*:}
