@@ -6,9 +6,11 @@ package main
 //
 //   - kill -9 of the proxy (the parent-death signal, internal/proc);
 //   - the editor's pipes closing (no death by SIGPIPE; normal shutdown);
-//   - SIGTERM while a repair is starting its JDT LS (the start is cancelled).
+//   - SIGTERM, or the editor going, while a repair is starting its JDT LS
+//     (the start is cancelled).
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -342,4 +344,55 @@ func TestSIGTERMDuringEngineStart(t *testing.T) {
 		t.Errorf("stderr does not say interrupted (SIGTERM):\n%s", stderr)
 	}
 	waitGone(t, "after SIGTERM during the engine start", all)
+}
+
+// TestEditorGoesDuringEngineStart: the editor closes its stream while a
+// repair is starting the engine's JDT LS; the start is cancelled and the
+// proxy and both JDT LS processes are gone within 5 s.
+func TestEditorGoesDuringEngineStart(t *testing.T) {
+	needJDTLS(t)
+	root := project(t)
+	e, stderr := startServe(t, root)
+	file := filepath.Join(root, "src", "A.java")
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := jdtls.FileURI(file)
+	open := fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"java","version":1,"text":%s}}}`,
+		uri, mustQuote(string(text)))
+	repair := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"repilot.repairHunk","arguments":[{"uri":%q,"range":{"start":{"line":2,"character":0},"end":{"line":3,"character":0}}}]}}`, uri)
+	for _, b := range []string{`{"jsonrpc":"2.0","method":"initialized","params":{}}`, open, repair} {
+		if err := e.w.WriteBody([]byte(b)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first := javaOf(descendants(e.cmd.Process.Pid))
+	var all []int
+	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
+		all = descendants(e.cmd.Process.Pid)
+		if len(javaOf(all)) > len(first) {
+			break // the engine's JDT LS has been spawned
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("no engine JDT LS after a minute\nstderr:\n%s", stderr)
+		}
+	}
+	time.Sleep(500 * time.Millisecond)
+	all = descendants(e.cmd.Process.Pid)
+	_ = e.in.Close()
+	select {
+	case <-e.waitc:
+	case <-time.After(grace):
+		t.Fatalf("the proxy still runs %v after the editor went during an engine start\nstderr:\n%s", grace, stderr)
+	}
+	waitGone(t, "after the editor went during an engine start", all)
+}
+
+func mustQuote(s string) string {
+	b, err := json.Marshal(s)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
 }
