@@ -3,6 +3,8 @@
 package proc
 
 import (
+	"errors"
+	"os"
 	"os/exec"
 	"syscall"
 )
@@ -22,10 +24,15 @@ func Tie(cmd *exec.Cmd) {
 }
 
 // KillGroup sends SIGKILL to the process group of a command started after
-// Tie (and to the process itself, in case it left the group). It is
-// harmless on a process that has already gone.
+// Tie (and to the process itself, in case it left the group). It does
+// nothing once the process has been waited for.
 func KillGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
+		return nil
+	}
+	// After Wait the pid (and so the group id) may belong to another
+	// process: os.Process knows, and answers ErrProcessDone.
+	if err := cmd.Process.Signal(syscall.Signal(0)); errors.Is(err, os.ErrProcessDone) {
 		return nil
 	}
 	pid := cmd.Process.Pid
