@@ -37,6 +37,11 @@ type pool struct {
 	// JDT LS that died); such a root is closed and started again.
 	alive func(repair.Backends) error
 
+	// ctx is the context of every start; Close cancels it, so that a JDT LS
+	// still starting is stopped at once instead of being waited for.
+	ctx    context.Context
+	cancel context.CancelFunc
+
 	mu      sync.Mutex
 	entries map[string]*poolEntry
 	tick    uint64
@@ -48,6 +53,7 @@ func newPool(start startFunc, maxRoots int) *pool {
 		maxRoots = 4
 	}
 	p := &pool{start: start, maxRoots: maxRoots, entries: map[string]*poolEntry{}}
+	p.ctx, p.cancel = context.WithCancel(context.Background())
 	p.svc = &repair.Service{Backends: p.backends}
 	return p
 }
@@ -55,9 +61,14 @@ func newPool(start startFunc, maxRoots int) *pool {
 // errPoolClosed is returned by repairs after Close.
 var errPoolClosed = errors.New("repair service is shut down")
 
-// Repair runs one repair with the backends of req.Root, starting them if
-// needed, one repair per root at a time.
+// Repair checks req (repair.Request.Check), then runs one repair with the
+// backends of req.Root, starting them if needed, one repair per root at a
+// time.
 func (p *pool) Repair(ctx context.Context, req repair.Request, progress repair.Progress) (*repair.Result, error) {
+	// Fail fast: a bad request must not wait for (or cause) an engine start.
+	if err := req.Check(); err != nil {
+		return nil, err
+	}
 	e, err := p.acquire(ctx, req.Root)
 	if err != nil {
 		return nil, err
@@ -148,10 +159,10 @@ func (p *pool) acquireOnce(ctx context.Context, root string) (*poolEntry, error)
 }
 
 // run starts the backends of e (detached from any one repair's context: a
-// cancelled repair must not kill a JDT LS that others wait for), then evicts
-// least recently used idle roots beyond maxRoots.
+// cancelled repair must not kill a JDT LS that others wait for; Close ends
+// it), then evicts least recently used idle roots beyond maxRoots.
 func (p *pool) run(e *poolEntry) {
-	e.b, e.close, e.err = p.start(context.Background(), e.root)
+	e.b, e.close, e.err = p.start(p.ctx, e.root)
 	close(e.ready)
 	p.evict()
 }
@@ -198,9 +209,10 @@ func (p *pool) evict() {
 	}
 }
 
-// Close shuts every root's backends down, waiting for starts in progress.
-// Repairs after Close fail.
+// Close shuts every root's backends down, cancelling starts in progress and
+// waiting for them to end. Repairs after Close fail.
 func (p *pool) Close() error {
+	p.cancel()
 	p.mu.Lock()
 	p.closed = true
 	entries := p.entries

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"sync"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -95,9 +96,21 @@ func runServe(cmd *cobra.Command, args []string) error {
 		fmt.Fprintf(logw, "repilot-lsp: the repair service is not available (%v); serving without it\n", err)
 		rep = proxy.UnavailableRepairer(err)
 	}
-	if c, ok := rep.(io.Closer); ok {
-		defer c.Close() // stops the repair engines' JDT LS processes
+	// Stop the repair engines (cancelling one still starting) at the same
+	// time as the editor's JDT LS, so that all are gone within 5 s.
+	var closeOnce sync.Once
+	closeRep := func() {
+		closeOnce.Do(func() {
+			if c, ok := rep.(io.Closer); ok {
+				_ = c.Close()
+			}
+		})
 	}
+	defer closeRep()
+	// A write to an editor that has gone fails with EPIPE instead of killing
+	// the process with SIGPIPE (os/signal: "SIGPIPE"), so that the proxy
+	// stops through its normal shutdown and takes JDT LS with it.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	exts := []proxy.Extension{searchExtension()}
 	if x := inlineExtension(rep); x != nil {
 		exts = append(exts, x) // ghost text (proxy/inline.go)
@@ -105,6 +118,7 @@ func runServe(cmd *cobra.Command, args []string) error {
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	return proxy.Run(ctx, os.Stdin, os.Stdout, proxy.Options{
+		Stopping:   closeRep,
 		JDTLSHome:  home,
 		StateDir:   serveFlags.stateDir,
 		Repairer:   rep,

@@ -24,6 +24,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/proc"
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
@@ -1108,14 +1109,13 @@ func (c *Client) Shutdown(ctx context.Context) error {
 	return nil
 }
 
-// ShutdownGrace bounds how long Shutdown waits before killing the process.
-const ShutdownGrace = 5 * time.Second
+// ShutdownGrace bounds how long Shutdown waits before killing the process:
+// short enough that a proxy stopping its engines is gone within 5 s.
+const ShutdownGrace = 3 * time.Second
 
 // kill ends the process without asking.
 func (c *Client) kill() {
-	if c.cmd.Process != nil {
-		_ = c.cmd.Process.Kill()
-	}
+	_ = proc.KillGroup(c.cmd)
 	_ = c.stdin.Close()
 }
 

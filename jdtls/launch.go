@@ -11,6 +11,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/proc"
 )
 
 // EnvHome names the environment variable that points at a JDT LS install
@@ -80,7 +82,8 @@ func JavaBinary() (string, error) {
 // Command returns the command that starts JDT LS from home with its
 // configuration and workspace data under stateDir (created; config_linux is
 // copied there because JDT LS writes into its configuration directory).
-// heapMB bounds the Java heap (-Xmx); 0 means 1024.
+// heapMB bounds the Java heap (-Xmx); 0 means 1024. The command is tied to
+// the caller's life (proc.Tie): kill it with proc.KillGroup.
 func Command(home, stateDir string, heapMB int) (*exec.Cmd, error) {
 	jar, err := launcherJar(home)
 	if err != nil {
@@ -106,7 +109,7 @@ func Command(home, stateDir string, heapMB int) (*exec.Cmd, error) {
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return nil, err
 	}
-	return exec.Command(java,
+	cmd := exec.Command(java,
 		"-Declipse.application=org.eclipse.jdt.ls.core.id1",
 		"-Dosgi.bundles.defaultStartLevel=4",
 		"-Declipse.product=org.eclipse.jdt.ls.core.product",
@@ -117,5 +120,7 @@ func Command(home, stateDir string, heapMB int) (*exec.Cmd, error) {
 		"--add-modules=ALL-SYSTEM",
 		"--add-opens", "java.base/java.util=ALL-UNNAMED",
 		"--add-opens", "java.base/java.lang=ALL-UNNAMED",
-		"-jar", jar, "-configuration", cfg, "-data", data), nil
+		"-jar", jar, "-configuration", cfg, "-data", data)
+	proc.Tie(cmd)
+	return cmd, nil
 }

@@ -57,7 +57,8 @@ func (c *Conn) Run(ctx context.Context) error {
 		m, err = c.r.Read()
 		if err != nil {
 			var perr *Error
-			if errors.As(err, &perr) { // bad JSON: report, keep reading
+			var tl *TooLargeError
+			if errors.As(err, &perr) || errors.As(err, &tl) { // bad JSON or skipped body: keep reading
 				continue
 			}
 			break
@@ -74,7 +75,7 @@ func (c *Conn) Run(ctx context.Context) error {
 		}
 		c.dispatch(ctx, m)
 	}
-	if errors.Is(err, io.EOF) {
+	if err == io.EOF {
 		err = nil
 	}
 	c.mu.Lock()

@@ -138,40 +138,138 @@ func Encode(m *Message) ([]byte, error) {
 	return json.Marshal(w)
 }
 
+// Limits bound what a peer may send in one message's framing (LSP 3.17
+// "Base Protocol": header lines end in \r\n, the header part ends with an
+// empty line, Content-Length is required). Each has an environment variable
+// that changes it (see LimitsFromEnv) and is named in the error when hit.
+type Limits struct {
+	// MaxHeaderLine bounds one header line in bytes, \r\n included
+	// (default 4096; $REPILOT_LSP_MAX_HEADER_LINE).
+	MaxHeaderLine int
+	// MaxHeaders bounds the header lines of one message (default 16;
+	// $REPILOT_LSP_MAX_HEADERS).
+	MaxHeaders int
+	// MaxBody bounds one body in bytes (default MaxBodyBytes, 64 MiB;
+	// $REPILOT_LSP_MAX_BODY). A larger body is skipped, not read into
+	// memory, and reported as a *TooLargeError; the stream stays usable.
+	MaxBody int
+}
+
+// Environment variables of LimitsFromEnv.
+const (
+	EnvMaxHeaderLine = "REPILOT_LSP_MAX_HEADER_LINE"
+	EnvMaxHeaders    = "REPILOT_LSP_MAX_HEADERS"
+	EnvMaxBody       = "REPILOT_LSP_MAX_BODY"
+)
+
+// DefaultLimits are the limits of NewReader.
+var DefaultLimits = Limits{MaxHeaderLine: 4096, MaxHeaders: 16, MaxBody: MaxBodyBytes}
+
+// LimitsFromEnv returns DefaultLimits with each limit whose variable getenv
+// returns as a positive integer replaced by it; a variable that is set but
+// not a positive integer is an error naming it.
+func LimitsFromEnv(getenv func(string) string) (Limits, error) {
+	l := DefaultLimits
+	for _, v := range []struct {
+		env string
+		p   *int
+	}{{EnvMaxHeaderLine, &l.MaxHeaderLine}, {EnvMaxHeaders, &l.MaxHeaders}, {EnvMaxBody, &l.MaxBody}} {
+		s := getenv(v.env)
+		if s == "" {
+			continue
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil || n <= 0 {
+			return DefaultLimits, fmt.Errorf("$%s=%q: want a positive number of bytes", v.env, s)
+		}
+		*v.p = n
+	}
+	return l, nil
+}
+
+// TooLargeError reports a body over Limits.MaxBody. The body was skipped,
+// so the stream is still framed and reading can go on.
+type TooLargeError struct {
+	Length, Limit int
+}
+
+func (e *TooLargeError) Error() string {
+	return fmt.Sprintf("jsonrpc: Content-Length %d exceeds the limit of %d bytes (set by $%s); the message was skipped", e.Length, e.Limit, EnvMaxBody)
+}
+
 // Reader reads framed messages from a byte stream. It is not safe for
 // concurrent use.
-type Reader struct{ br *bufio.Reader }
+type Reader struct {
+	br  *bufio.Reader
+	lim Limits
+}
 
-// NewReader returns a Reader over r.
-func NewReader(r io.Reader) *Reader { return &Reader{br: bufio.NewReaderSize(r, 64<<10)} }
+// NewReader returns a Reader over r with DefaultLimits.
+func NewReader(r io.Reader) *Reader { return NewReaderLimits(r, DefaultLimits) }
 
-// ReadBody reads the next message's body bytes. It returns io.EOF at a clean end
-// of stream, and an error naming the problem for a malformed header (missing or
-// bad Content-Length, body over MaxBodyBytes) or a truncated body.
+// NewReaderLimits returns a Reader over r with the given limits (a zero
+// field takes its default).
+func NewReaderLimits(r io.Reader, l Limits) *Reader {
+	if l.MaxHeaderLine <= 0 {
+		l.MaxHeaderLine = DefaultLimits.MaxHeaderLine
+	}
+	if l.MaxHeaders <= 0 {
+		l.MaxHeaders = DefaultLimits.MaxHeaders
+	}
+	if l.MaxBody <= 0 {
+		l.MaxBody = DefaultLimits.MaxBody
+	}
+	size := 64 << 10
+	if l.MaxHeaderLine > size {
+		size = l.MaxHeaderLine
+	}
+	return &Reader{br: bufio.NewReaderSize(r, size), lim: l}
+}
+
+// ReadBody reads the next message's body bytes. It returns io.EOF only at a
+// clean end of stream (between messages). Empty lines before a message's
+// header are skipped: some clients end a body with \r\n. Everything else is
+// an error naming the problem: a header line over Limits.MaxHeaderLine or more
+// than Limits.MaxHeaders lines, a line that is not "Name: value", a missing,
+// repeated or bad Content-Length, a stream that ends inside a header or body
+// (io.ErrUnexpectedEOF), and a body over Limits.MaxBody (*TooLargeError,
+// after which the stream is still usable).
 func (r *Reader) ReadBody() ([]byte, error) {
 	length := -1
-	sawHeader := false
+	headers := 0
 	for {
-		line, err := r.br.ReadString('\n')
+		line, err := r.readLine()
 		if err != nil {
-			if err == io.EOF && !sawHeader && line == "" {
+			if err == io.EOF && headers == 0 && len(line) == 0 {
 				return nil, io.EOF
+			}
+			if err == io.EOF {
+				err = io.ErrUnexpectedEOF
 			}
 			return nil, fmt.Errorf("jsonrpc: reading header: %w", err)
 		}
-		sawHeader = true
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
+		line = bytes.TrimRight(line, "\r\n")
+		if len(line) == 0 {
+			if headers == 0 {
+				continue // blank lines between messages
+			}
 			break
 		}
-		name, value, ok := strings.Cut(line, ":")
-		if !ok {
-			return nil, fmt.Errorf("jsonrpc: malformed header line %q", line)
+		headers++
+		if headers > r.lim.MaxHeaders {
+			return nil, fmt.Errorf("jsonrpc: more than %d header lines (limit set by $%s)", r.lim.MaxHeaders, EnvMaxHeaders)
 		}
-		if strings.EqualFold(strings.TrimSpace(name), "Content-Length") {
-			n, err := strconv.Atoi(strings.TrimSpace(value))
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return nil, fmt.Errorf("jsonrpc: malformed header line %q", truncate(line))
+		}
+		if strings.EqualFold(string(bytes.TrimSpace(name)), "Content-Length") {
+			if length >= 0 {
+				return nil, fmt.Errorf("jsonrpc: repeated Content-Length header (%q after %d)", truncate(value), length)
+			}
+			n, err := strconv.Atoi(string(bytes.TrimSpace(value)))
 			if err != nil || n < 0 {
-				return nil, fmt.Errorf("jsonrpc: bad Content-Length %q", value)
+				return nil, fmt.Errorf("jsonrpc: bad Content-Length %q", truncate(value))
 			}
 			length = n
 		}
@@ -179,14 +277,44 @@ func (r *Reader) ReadBody() ([]byte, error) {
 	if length < 0 {
 		return nil, fmt.Errorf("jsonrpc: message without Content-Length")
 	}
-	if length > MaxBodyBytes {
-		return nil, fmt.Errorf("jsonrpc: Content-Length %d exceeds limit %d", length, MaxBodyBytes)
+	if length > r.lim.MaxBody {
+		if _, err := io.CopyN(io.Discard, r.br, int64(length)); err != nil {
+			return nil, fmt.Errorf("jsonrpc: skipping a %d-byte body over the limit of %d: %w", length, r.lim.MaxBody, unexpected(err))
+		}
+		return nil, &TooLargeError{Length: length, Limit: r.lim.MaxBody}
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(r.br, body); err != nil {
-		return nil, fmt.Errorf("jsonrpc: reading %d-byte body: %w", length, err)
+		return nil, fmt.Errorf("jsonrpc: reading %d-byte body: %w", length, unexpected(err))
 	}
 	return body, nil
+}
+
+// readLine reads one line, '\n' included, of at most MaxHeaderLine bytes.
+// The returned slice is valid until the next read.
+func (r *Reader) readLine() ([]byte, error) {
+	line, err := r.br.ReadSlice('\n')
+	if len(line) > r.lim.MaxHeaderLine || err == bufio.ErrBufferFull {
+		return nil, fmt.Errorf("header line longer than %d bytes (limit set by $%s)", r.lim.MaxHeaderLine, EnvMaxHeaderLine)
+	}
+	return line, err
+}
+
+// unexpected turns io.EOF in the middle of a message into io.ErrUnexpectedEOF,
+// so that no caller takes a cut-off message for a clean end of stream.
+func unexpected(err error) error {
+	if err == io.EOF {
+		return io.ErrUnexpectedEOF
+	}
+	return err
+}
+
+// truncate shortens a peer's bytes for an error message.
+func truncate(b []byte) string {
+	if len(b) > 64 {
+		return string(b[:64]) + "..."
+	}
+	return string(b)
 }
 
 // Read reads and decodes the next message. A body that is not valid JSON is

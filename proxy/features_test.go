@@ -246,7 +246,7 @@ func TestRepairUnhappyPaths(t *testing.T) {
 		{"not java", &fakeRepairer{result: onePatch()}, repairCmd("file:///work/project/notes.txt", 0, 0, 1, 0, 1), jsonrpc.CodeInvalidParams, "not a .java file"},
 		{"not open", &fakeRepairer{result: onePatch()}, repairCmd("file:///work/project/Other.java", 0, 0, 1, 0, 1), jsonrpc.CodeInvalidParams, "is not open in the editor"},
 		{"stale version", &fakeRepairer{result: onePatch()}, repairCmd(javaURI, 5, 0, 6, 0, 7), jsonrpc.CodeContentModified, "the document changed"},
-		{"past the end", &fakeRepairer{result: onePatch()}, repairCmd(javaURI, 5, 0, 40, 0, 1), jsonrpc.CodeInvalidParams, "the document has 12 lines"},
+		{"past the end", &fakeRepairer{result: onePatch()}, repairCmd(javaURI, 5, 0, 40, 0, 1), jsonrpc.CodeInvalidParams, "the range ends at line 40 but Greeter.java has 11 lines"},
 		{"repairer error", &fakeRepairer{err: errors.New("engine: JDT LS did not start")}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, "Repilot repair failed: engine: JDT LS did not start"},
 		{"unavailable", nil, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, "the repair service is not available: repair service not wired yet"},
 		{"no patch", &fakeRepairer{result: &repair.Result{}}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, MsgNoCandidate},

@@ -9,8 +9,10 @@ package proxy
 import (
 	"encoding/json"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 )
@@ -33,6 +35,16 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 	if err := json.Unmarshal(m.Params, &ip); err != nil {
 		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidParams, "initialize: bad params: %v", err))
 		return
+	}
+	// JDT LS watches the process named by processId and exits when it has
+	// gone. That must be the proxy, not the editor: a proxy that dies while
+	// the editor lives on would otherwise leave JDT LS running for as long
+	// as the editor does. (On Linux the parent-death signal, proc.Tie, ends
+	// it sooner; elsewhere this is the only guard.)
+	if raw, params, err := withProcessID(m, os.Getpid()); err == nil {
+		m.Raw, m.Params = raw, params
+	} else {
+		p.log.Printf("bug: cannot set processId in initialize: %v", err)
 	}
 	p.initRaw = m.Params
 	c := &ip.Capabilities
@@ -120,8 +132,24 @@ func (p *proxy) handleInitialized(m *jsonrpc.Message) {
 //     VS Code rejects); otherwise we declare ours statically.
 //   - codeActionProvider: kept when JDT LS declares it (adding "quickfix" to
 //     a codeActionKinds list that lacks it); left to JDT LS's dynamic
-//     registration when the editor supports that (a second static provider
-//     would make the editor ask twice); otherwise set to true.
+//     registration when the editor supports that; otherwise set to true.
+//     Why not static as well, for clients that "need the static
+//     capability": a client that sets textDocument.codeAction.
+//     dynamicRegistration has said it honours client/registerCapability,
+//     and JDT LS 1.20 then always registers textDocument/codeAction
+//     dynamically (after initialized) and never statically. The LSP 3.17
+//     specification ("Register Capability") says a server must not register
+//     the same capability both statically and dynamically for the same
+//     document selector, and VS Code shows why: vscode-languageclient makes
+//     one provider per registration (static or dynamic), and VS Code asks
+//     every provider of a language and merges the results
+//     (languages.registerCodeActionsProvider), so both would mean every
+//     codeAction request sent twice and JDT LS's quick fixes listed twice.
+//     Neovim keys by method, so a registration either way gives it one
+//     provider; which branch it takes follows the dynamicRegistration of
+//     its vim.lsp.protocol.make_client_capabilities(). A client that
+//     declares dynamic registration and ignores it is broken for JDT LS
+//     alone as well, so the proxy does not work around it.
 //   - workspaceSymbolProvider: set when an extension answers symbol queries
 //     and JDT LS does not declare it.
 //
@@ -373,4 +401,28 @@ func mustJSON(v any) json.RawMessage {
 		panic(fmt.Sprintf("bug: marshalling %T: %v", v, err))
 	}
 	return b
+}
+
+// withProcessID returns initialize request m's body and params with
+// "processId" set to pid (LSP 3.17 "InitializeParams": the parent process,
+// which the server watches). Other members are kept as they came.
+func withProcessID(m *jsonrpc.Message, pid int) (body, params json.RawMessage, err error) {
+	var pm map[string]json.RawMessage
+	if err := json.Unmarshal(m.Params, &pm); err != nil {
+		return nil, nil, err
+	}
+	if pm == nil {
+		pm = map[string]json.RawMessage{}
+	}
+	pm["processId"] = json.RawMessage(strconv.Itoa(pid))
+	if params, err = json.Marshal(pm); err != nil {
+		return nil, nil, err
+	}
+	var bm map[string]json.RawMessage
+	if err := json.Unmarshal(m.Raw, &bm); err != nil {
+		return nil, nil, err
+	}
+	bm["params"] = params
+	body, err = json.Marshal(bm)
+	return body, params, err
 }

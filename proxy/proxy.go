@@ -55,8 +55,16 @@ type Options struct {
 	MaxRestarts   int
 	RestartWindow time.Duration
 	// ExitTimeout bounds the wait for JDT LS to exit after exit, or after
-	// the editor went away, before it is killed (default 10 s).
+	// the editor went away, before its process group is killed (default
+	// 4 s, so that everything is gone within 5 s of the editor going:
+	// editors give a server about that long before they kill it).
 	ExitTimeout time.Duration
+	// Stopping, if set, is called once, on its own goroutine, when the
+	// proxy starts stopping (exit, end of the editor's stream, a failed
+	// write to the editor, or ctx ending), so that the caller can stop its
+	// own backends (the repair engines) alongside JDT LS. Run waits for it
+	// before returning.
+	Stopping func()
 	// InitTimeout bounds JDT LS's answer to the initialize request the proxy
 	// re-sends after a restart (default 2 minutes).
 	InitTimeout time.Duration
@@ -78,7 +86,7 @@ func (o *Options) setDefaults() {
 		o.RestartWindow = 5 * time.Minute
 	}
 	if o.ExitTimeout == 0 {
-		o.ExitTimeout = 10 * time.Second
+		o.ExitTimeout = 4 * time.Second
 	}
 	if o.InitTimeout == 0 {
 		o.InitTimeout = 2 * time.Minute
@@ -107,7 +115,8 @@ var ErrExitWithoutShutdown = errors.New("the editor sent exit without shutdown")
 // for exit without shutdown, ctx.Err() when ctx ends, and an error naming the
 // problem when the editor's stream has an unreadable header (the framing is
 // then lost; bad JSON in a well-framed body is answered with ParseError and
-// the stream continues).
+// the stream continues) or when a write to the editor fails (its end of the
+// pipe has gone: the proxy stops as if the stream had ended).
 func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	opts.setDefaults()
 	p := newProxy(ctx, out, opts)
@@ -119,11 +128,21 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	var err error
 	select {
 	case err = <-loopDone:
+	case <-p.clientGone:
+		err = p.clientErr
+		p.log.Printf("the editor's stream cannot be written (%v): stopping", err)
 	case <-ctx.Done():
 		p.log.Printf("context ended (%v): stopping", ctx.Err())
 		err = ctx.Err()
 	}
+	stopped := make(chan struct{})
+	if p.opts.Stopping != nil {
+		go func() { defer close(stopped); p.opts.Stopping() }()
+	} else {
+		close(stopped)
+	}
 	p.stop(err)
+	<-stopped
 	return err
 }
 
@@ -208,13 +227,15 @@ type proxy struct {
 	shutdown    bool                 // the client sent shutdown
 	exiting     bool                 // the proxy is stopping
 	wroteClient atomic.Bool          // set after the first write error to the editor
+	clientGone  chan struct{}        // closed after the first write error to the editor
+	clientErr   error                // that error, set before clientGone closes
 }
 
 func newProxy(ctx context.Context, out io.Writer, opts Options) *proxy {
 	ctx, cancel := context.WithCancel(ctx)
 	p := &proxy{
 		opts: opts, log: log.New(opts.Log, "repilot-lsp: ", log.LstdFlags|log.Lmicroseconds),
-		ctx: ctx, cancel: cancel, cout: jsonrpc.NewWriter(out), mirror: newMirror(),
+		ctx: ctx, cancel: cancel, cout: jsonrpc.NewWriter(out), mirror: newMirror(), clientGone: make(chan struct{}),
 		cmds: map[string]Extension{}, inflight: map[string]*inflight{}, serverReqs: map[string]int{},
 		own: map[string]*ownCall{}, active: map[string]func(){}, progress: map[string]func(){},
 		regs: map[string]*regInfo{}, regAlias: map[string]string{}, jdtCommands: map[string]bool{},
@@ -250,11 +271,20 @@ func (p *proxy) ourCommands() []string {
 
 // clientLoop reads the editor's messages until exit or the end of the stream.
 func (p *proxy) clientLoop(in io.Reader) error {
-	r := jsonrpc.NewReader(in)
+	lim, err := jsonrpc.LimitsFromEnv(os.Getenv)
+	if err != nil {
+		p.log.Printf("%v; using the default limits", err)
+	}
+	r := jsonrpc.NewReaderLimits(in, lim)
 	for {
 		body, err := r.ReadBody()
 		if err != nil {
-			if errors.Is(err, io.EOF) {
+			var tl *jsonrpc.TooLargeError
+			if errors.As(err, &tl) {
+				p.log.Printf("the editor sent a message too large to read: %v", err)
+				continue
+			}
+			if err == io.EOF {
 				p.log.Printf("the editor closed its stream first (no exit notification)")
 				return nil
 			}
@@ -458,7 +488,12 @@ func (p *proxy) serverLoop(s *backendProc) {
 	for {
 		body, err := r.ReadBody()
 		if err != nil {
-			if !errors.Is(err, io.EOF) {
+			var tl *jsonrpc.TooLargeError
+			if errors.As(err, &tl) {
+				p.log.Printf("JDT LS #%d sent a message too large to read: %v", s.gen, err)
+				continue
+			}
+			if err != io.EOF {
 				p.log.Printf("JDT LS #%d: unreadable output (%v)", s.gen, err)
 			}
 			break
@@ -553,10 +588,13 @@ func (p *proxy) forwardServerRequest(s *backendProc, m *jsonrpc.Message, body []
 	p.writeClient(body)
 }
 
-// writeClient writes one body to the editor.
+// writeClient writes one body to the editor. The first failed write (the
+// editor's end of the pipe has gone) makes Run stop the proxy.
 func (p *proxy) writeClient(body []byte) {
 	if err := p.cout.WriteBody(body); err != nil && !p.wroteClient.Swap(true) {
 		p.log.Printf("cannot write to the editor: %v", err)
+		p.clientErr = fmt.Errorf("writing to the editor: %w", err)
+		close(p.clientGone)
 	}
 }
 

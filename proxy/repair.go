@@ -237,8 +237,17 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 	if a.Range.End.Line < a.Range.Start.Line || (a.Range.End.Line == a.Range.Start.Line && a.Range.End.Character < a.Range.Start.Character) {
 		return nil, lspError(jsonrpc.CodeInvalidParams, "the range ends before it starts")
 	}
-	if endLine > mp.LineCount() {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "the range ends at line %d but the document has %d lines", endLine, mp.LineCount())
+	// Count lines as the repair service does (repair.LineCount: the empty
+	// "line" after a final newline is not one). "Select all" ends at the
+	// end of the text, or at (lineCount, 0) one line further (lineCount
+	// counting the empty line after a final newline, as textpos does);
+	// both mean "through the end of the file".
+	lines := repair.LineCount(doc.Text)
+	if endLine > lines && startLine <= lines && a.Range.End.Character == 0 && int(a.Range.End.Line) <= mp.LineCount() {
+		endLine = lines
+	}
+	if startLine > lines || endLine > lines {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "the range ends at line %d but %s has %d lines", max(startLine, endLine), path.Base(string(a.URI)), lines)
 	}
 	// The workspace folder may hold several projects (or be a parent of
 	// the file's project): give the engine the file's own project, so its

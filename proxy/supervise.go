@@ -18,6 +18,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/proc"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 )
@@ -64,7 +65,7 @@ func JDTLSLauncher(home string, heapMB int, logw io.Writer) Launcher {
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 		}
-		return &Backend{Stdin: stdin, Stdout: stdout, Wait: cmd.Wait, Kill: cmd.Process.Kill}, nil
+		return &Backend{Stdin: stdin, Stdout: stdout, Wait: cmd.Wait, Kill: func() error { return proc.KillGroup(cmd) }}, nil
 	}
 }
 

@@ -31,7 +31,7 @@ type sampleEnd int
 const (
 	endComplete  sampleEnd = iota // the model chose its end token
 	endDead                       // every candidate token was pruned: the prefix is dead
-	endTruncated                  // MaxTokens reached without the end token: discarded
+	endTruncated                  // MaxTokens, MaxHunkBytes or MaxHunkLines reached without the end token: discarded
 	endNothing                    // the model proposed no token
 )
 
@@ -104,7 +104,7 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 		if err := ctx.Err(); err != nil {
 			return candidate{}, 0, err
 		}
-		if tokens >= s.opts.MaxTokens {
+		if tokens >= s.opts.MaxTokens || s.opts.overHunkBounds(generated) {
 			return candidate{}, endTruncated, nil
 		}
 		dist, err := s.next(ctx, generated)

@@ -699,3 +699,20 @@ func TestOptionsDefaultsAndVariants(t *testing.T) {
 		t.Fatal("unknown variant accepted")
 	}
 }
+
+func TestHunkBounds(t *testing.T) {
+	o := DefaultOptions()
+	if o.MaxHunkBytes != DefaultMaxHunkBytes || o.MaxHunkLines != DefaultMaxHunkLines {
+		t.Fatalf("defaults %d bytes %d lines", o.MaxHunkBytes, o.MaxHunkLines)
+	}
+	if o.overHunkBounds(strings.Repeat("x\n", 200)) || !o.overHunkBounds(strings.Repeat("x\n", 201)) {
+		t.Error("the line bound is not 200 newlines")
+	}
+	if o.overHunkBounds(strings.Repeat("x", 16<<10)) || !o.overHunkBounds(strings.Repeat("x", 16<<10+1)) {
+		t.Error("the byte bound is not 16 KiB")
+	}
+	t.Setenv(EnvMaxHunkLines, "3")
+	if o := (Options{Samples: 2}).withDefaults(); o.MaxHunkLines != 3 || !o.overHunkBounds("a\nb\nc\nd\n") {
+		t.Errorf("$%s=3: MaxHunkLines %d", EnvMaxHunkLines, o.MaxHunkLines)
+	}
+}

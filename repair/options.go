@@ -5,6 +5,8 @@ package repair
 
 import (
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 )
 
@@ -20,7 +22,8 @@ const (
 
 // DefaultOptions returns the full Repilot configuration: pruning, memoization
 // and active completion on; 20 samples; top-k 20; temperature 1.0; top-p 0.95;
-// 64 tokens per hunk; 5 patches kept.
+// 64 tokens, 16 KiB and 200 lines per hunk (the last two changed by
+// $REPILOT_MAX_HUNK_BYTES and $REPILOT_MAX_HUNK_LINES); 5 patches kept.
 //
 // Temperature 1.0 samples the model's own distribution; top-p 0.95 cuts only
 // the long tail. Measured on testdata/bugs with the embedded n-gram model (20
@@ -39,6 +42,8 @@ func DefaultOptions() Options {
 		Memo:           true,
 		ActiveComplete: true,
 		KeepTop:        DefaultKeepTop,
+		MaxHunkBytes:   envInt(EnvMaxHunkBytes, DefaultMaxHunkBytes),
+		MaxHunkLines:   envInt(EnvMaxHunkLines, DefaultMaxHunkLines),
 	}
 }
 
@@ -48,7 +53,7 @@ func DefaultOptions() Options {
 // (greedy: always the most likely feasible token).
 func (o Options) withDefaults() Options {
 	if o == (Options{}) {
-		return DefaultOptions()
+		o = DefaultOptions()
 	}
 	if o.Samples <= 0 {
 		o.Samples = DefaultSamples
@@ -68,7 +73,45 @@ func (o Options) withDefaults() Options {
 	if o.KeepTop <= 0 {
 		o.KeepTop = DefaultKeepTop
 	}
+	if o.MaxHunkBytes <= 0 {
+		o.MaxHunkBytes = envInt(EnvMaxHunkBytes, DefaultMaxHunkBytes)
+	}
+	if o.MaxHunkLines <= 0 {
+		o.MaxHunkLines = envInt(EnvMaxHunkLines, DefaultMaxHunkLines)
+	}
 	return o
+}
+
+// Bounds on one generated hunk: a sample that grows past either is discarded
+// like one that reaches MaxTokens (Stats.Truncated). Tokens are bounded by
+// the model client (lm/openai: 1 KiB each), but active completion appends
+// JDT LS's completions, so the hunk is bounded on its own too.
+const (
+	DefaultMaxHunkBytes = 16 << 10
+	DefaultMaxHunkLines = 200
+	EnvMaxHunkBytes     = "REPILOT_MAX_HUNK_BYTES" // changes DefaultMaxHunkBytes
+	EnvMaxHunkLines     = "REPILOT_MAX_HUNK_LINES" // changes DefaultMaxHunkLines
+)
+
+// envInt is the positive integer in $name, else def.
+func envInt(name string, def int) int {
+	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {
+		return n
+	}
+	return def
+}
+
+// overHunkBounds reports a generated hunk over MaxHunkBytes or MaxHunkLines
+// (their defaults when zero).
+func (o Options) overHunkBounds(generated string) bool {
+	maxBytes, maxLines := o.MaxHunkBytes, o.MaxHunkLines
+	if maxBytes <= 0 {
+		maxBytes = DefaultMaxHunkBytes
+	}
+	if maxLines <= 0 {
+		maxLines = DefaultMaxHunkLines
+	}
+	return len(generated) > maxBytes || strings.Count(generated, "\n") > maxLines
 }
 
 // Variants lists the names accepted by WithVariant, weakest first (Table 3).

@@ -57,6 +57,8 @@ type Options struct {
 	TopP           float64 // nucleus mass in (0,1]; default 0.95
 	TopK           int     // candidates asked of the model per step; default 20
 	MaxTokens      int     // tokens per hunk; default 64
+	MaxHunkBytes   int     // bytes per hunk; default $REPILOT_MAX_HUNK_BYTES, else 16 KiB
+	MaxHunkLines   int     // newlines per hunk; default $REPILOT_MAX_HUNK_LINES, else 200
 	Prune          bool    // GuidedPrune with the completion engine
 	Memo           bool    // section 4.3 memoization
 	ActiveComplete bool    // Algorithm 3
@@ -102,7 +104,7 @@ type Stats struct {
 
 	Completed     int           `json:"completed"`        // samples that ended with the model's end token
 	Dead          int           `json:"dead"`             // samples ended because every candidate was pruned (prefix added to the trie)
-	Truncated     int           `json:"truncated"`        // samples that reached MaxTokens without the end token (discarded)
+	Truncated     int           `json:"truncated"`        // samples that reached MaxTokens, MaxHunkBytes or MaxHunkLines without the end token (discarded)
 	NoProposal    int           `json:"no_proposal"`      // samples ended because the model proposed no token
 	SameAsBuggy   int           `json:"same_as_buggy"`    // completed samples equal to the buggy hunk after normalisation (dropped)
 	EngineCalls   int64         `json:"engine_calls"`     // Check and Complete calls made by the loop (memo hits excluded)

@@ -98,7 +98,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		if err := ctx.Err(); err != nil {
 			return candidate{}, 0, err
 		}
-		if tokens >= s.opts.MaxTokens {
+		if tokens >= s.opts.MaxTokens || s.opts.overHunkBounds(generated) {
 			return candidate{}, endTruncated, nil
 		}
 		var (

@@ -16,10 +16,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/internal/proc"
 )
 
 // checkTestCmd fails when the test command's program cannot be found, before
@@ -115,12 +115,11 @@ func runTests(ctx context.Context, root, rel, patched string, argv []string, tim
 	cmd.Dir = dir
 	var out tailBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		// Kill the whole group: test commands are often sh -c pipelines
-		// whose children would otherwise outlive the timeout.
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
+	// Kill the whole group: test commands are often sh -c pipelines whose
+	// children would otherwise outlive the timeout; proc.Tie also ends the
+	// command if repilot-lsp is killed.
+	proc.Tie(cmd)
+	cmd.Cancel = func() error { return proc.KillGroup(cmd) }
 	cmd.WaitDelay = 2 * time.Second
 	err = cmd.Run()
 	res := TestRun{Passed: err == nil, Output: out.String()}

@@ -8,6 +8,7 @@
 #      all-MiniLM-L6-v2 embedding model)
 #   4. go build ./...
 #   5. go test ./... (timeout 40m; JDT LS and llama-server integration tests)
+#   5a. fuzzing: each fuzz target for 25 s (scripts/fuzz.sh; about 2.5 min)
 #   5b. the engine's soundness tests again on JDT LS 1.60
 #      (scripts/install-jdtls.sh --current), when a Java >= 21 exists; says
 #      that it skipped otherwise
@@ -95,6 +96,7 @@ run_step "2/7 go vet ./..." go vet ./...
 run_step "3/7 test dependencies (scripts/install.sh --tests)" scripts/install.sh --tests
 run_step "4/7 go build ./..." go build ./...
 run_step "5/7 go test ./..." go_tests
+run_step "5a/7 fuzzing, 25 s per target (scripts/fuzz.sh)" scripts/fuzz.sh
 run_step "5b/7 engine tests on JDT LS 1.60 (Java >= 21)" engine_on_current_jdtls
 run_step "6/7 bug corpus: buggy fails, fixed passes (scripts/check-corpus.sh)" scripts/check-corpus.sh
 run_step "7/7 editor plugins (scripts/check-editors.sh)" scripts/check-editors.sh

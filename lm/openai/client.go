@@ -1,8 +1,8 @@
 package openai
 
-// client.go is Client: raw-prompt completions (/v1/completions), embeddings
-// (/v1/embeddings), model listing, and llama.cpp's /infill, on top of
-// github.com/sashabaranov/go-openai.
+// client.go is Client: raw-prompt completions (/v1/completions), model
+// listing, and llama.cpp's /infill, on top of github.com/sashabaranov/go-openai
+// and the shared transport internal/oaihttp.
 //
 // Why a custom HTTPDoer (ClientConfig.HTTPClient) rather than go-openai alone
 // or a hand-written client: go-openai builds URLs (OpenAI, Azure), sets the
@@ -14,7 +14,8 @@ package openai
 // per-call extra fields into the JSON request, keeps a copy of the raw
 // response body for logprobs decoding, and owns the transport policy
 // (concurrency limit, retries with backoff on 429/5xx and refused
-// connections). go-openai's own request builder is unexported, so a
+// connections, response size bound): internal/oaihttp.Transport, shared
+// with search/llm. go-openai's own request builder is unexported, so a
 // RoundTripper-level hook is the only seam that needs no fork.
 
 import (
@@ -23,19 +24,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
-	"math/rand/v2"
-	"net"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
-	"time"
 
 	goopenai "github.com/sashabaranov/go-openai"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/oaihttp"
 )
 
 // Client talks to one OpenAI-compatible server. It is safe for concurrent
@@ -43,8 +40,8 @@ import (
 type Client struct {
 	cfg  Config
 	api  *goopenai.Client
-	tr   *doer
-	red  redactor
+	tr   *oaihttp.Transport
+	red  oaihttp.Redactor
 	root string // BaseURL without a trailing /v1: where /infill lives
 
 	requests atomic.Int64 // logical requests (one per Complete/Infill/Embed/...)
@@ -72,26 +69,16 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	tr := &doer{
-		hc: &http.Client{
-			Timeout: cfg.Timeout,
-			Transport: &http.Transport{
-				Proxy:               http.ProxyFromEnvironment,
-				DialContext:         (&net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}).DialContext,
-				MaxIdleConnsPerHost: cfg.MaxConcurrent,
-				IdleConnTimeout:     90 * time.Second,
-			},
-		},
-		sem:     make(chan struct{}, cfg.MaxConcurrent),
-		retries: cfg.MaxRetries,
-		backoff: cfg.RetryBackoff,
-		sleep:   sleepCtx,
+	tr, err := oaihttp.New(oaihttp.Options{Timeout: cfg.Timeout, MaxConcurrent: cfg.MaxConcurrent,
+		MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxResponseBytes: cfg.MaxResponseBytes})
+	if err != nil {
+		return nil, fmt.Errorf("lm/openai: %w", err)
 	}
 	gc := goopenai.DefaultConfig(cfg.APIKey)
 	gc.BaseURL = cfg.BaseURL
 	gc.HTTPClient = tr
 	root := strings.TrimSuffix(cfg.BaseURL, "/v1")
-	return &Client{cfg: cfg, api: goopenai.NewClientWithConfig(gc), tr: tr, red: newRedactor(cfg.APIKey), root: root, model: cfg.Model}, nil
+	return &Client{cfg: cfg, api: goopenai.NewClientWithConfig(gc), tr: tr, red: oaihttp.NewRedactor(cfg.APIKey), root: root, model: cfg.Model}, nil
 }
 
 // String describes the client without its API key (see Config.String).
@@ -105,7 +92,7 @@ func (c *Client) GoString() string { return c.String() }
 func (c *Client) Requests() int64 { return c.requests.Load() }
 
 // Attempts returns the number of HTTP requests sent so far, retries included.
-func (c *Client) Attempts() int64 { return c.tr.attempts.Load() }
+func (c *Client) Attempts() int64 { return c.tr.Attempts() }
 
 // CompletionRequest is a raw-prompt completion (OpenAI "Create completion",
 // legacy /v1/completions). Zero fields are left to the server's defaults,
@@ -170,9 +157,9 @@ func (c *Client) CreateCompletion(ctx context.Context, r CompletionRequest) ([]C
 	for k, v := range r.Extra {
 		extra[k] = v
 	}
-	cl := &call{extra: extra}
+	cl := &oaihttp.Call{Extra: extra}
 	c.requests.Add(1)
-	if _, err := c.api.CreateCompletion(withCall(ctx, cl), req); err != nil {
+	if _, err := c.api.CreateCompletion(oaihttp.WithCall(ctx, cl), req); err != nil {
 		return nil, c.wrap(ctx, "completions", c.cfg.BaseURL+"/completions", err, cl)
 	}
 	var resp struct {
@@ -186,12 +173,15 @@ func (c *Client) CreateCompletion(ctx context.Context, r CompletionRequest) ([]C
 			Tokens []int `json:"tokens"`
 		} `json:"__verbose"`
 	}
-	if err := json.Unmarshal(cl.body, &resp); err != nil {
+	if err := json.Unmarshal(cl.Body, &resp); err != nil {
 		return nil, c.protocolErr("completions", c.cfg.BaseURL+"/completions", "decoding the response: "+err.Error())
 	}
 	out := make([]Choice, 0, len(resp.Choices))
 	for _, ch := range resp.Choices {
 		pos, has, err := decodeLogprobs(ch.LogProbs)
+		if err == nil {
+			err = c.checkTokens(pos)
+		}
 		if err != nil {
 			return nil, c.protocolErr("completions", c.cfg.BaseURL+"/completions", err.Error())
 		}
@@ -243,9 +233,9 @@ func (c *Client) Infill(ctx context.Context, r InfillRequest) (Choice, error) {
 	}
 	endpoint := c.root + "/infill"
 	data, _ := json.Marshal(body)
-	cl := &call{}
+	cl := &oaihttp.Call{}
 	c.requests.Add(1)
-	req, err := http.NewRequestWithContext(withCall(ctx, cl), http.MethodPost, endpoint, bytes.NewReader(data))
+	req, err := http.NewRequestWithContext(oaihttp.WithCall(ctx, cl), http.MethodPost, endpoint, bytes.NewReader(data))
 	if err != nil {
 		return Choice{}, c.protocolErr("infill", endpoint, err.Error())
 	}
@@ -260,40 +250,31 @@ func (c *Client) Infill(ctx context.Context, r InfillRequest) (Choice, error) {
 	}
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return Choice{}, c.statusErr("infill", endpoint, resp.StatusCode, errorMessage(cl.body), cl)
+		return Choice{}, c.statusErr("infill", endpoint, resp.StatusCode, errorMessage(cl.Body), cl)
 	}
-	cp, err := parseInfill(cl.body)
+	cp, err := parseInfill(cl.Body)
+	if err == nil {
+		err = c.checkTokens(cp.Positions)
+	}
 	if err != nil {
 		return Choice{}, c.protocolErr("infill", endpoint, err.Error())
 	}
 	return Choice{Text: cp.Text, Finish: cp.Finish, Positions: cp.Positions, HasLogprobs: cp.HasLogprobs, Tokens: cp.Tokens}, nil
 }
 
-// Embed returns one embedding per input (POST /v1/embeddings), in input
-// order. llama-server needs --embeddings (and --pooling mean) for this.
-func (c *Client) Embed(ctx context.Context, inputs []string) ([][]float32, error) {
-	cl := &call{}
-	c.requests.Add(1)
-	resp, err := c.api.CreateEmbeddings(withCall(ctx, cl), goopenai.EmbeddingRequestStrings{
-		Input: inputs,
-		Model: goopenai.EmbeddingModel(c.modelName()),
-	})
-	if err != nil {
-		return nil, c.wrap(ctx, "embeddings", c.cfg.BaseURL+"/embeddings", err, cl)
-	}
-	out := make([][]float32, len(inputs))
-	for _, d := range resp.Data {
-		if d.Index < 0 || d.Index >= len(out) {
-			return nil, c.protocolErr("embeddings", c.cfg.BaseURL+"/embeddings", fmt.Sprintf("embedding index %d out of range", d.Index))
-		}
-		out[d.Index] = d.Embedding
-	}
-	for i, v := range out {
-		if v == nil {
-			return nil, c.protocolErr("embeddings", c.cfg.BaseURL+"/embeddings", fmt.Sprintf("no embedding for input %d", i))
+// checkTokens fails for a token longer than Config.MaxTokenBytes, sampled
+// or among the alternatives: no tokenizer has such tokens, and appending one
+// to the next prompt would grow it without bound.
+func (c *Client) checkTokens(pos []position) error {
+	for i, p := range pos {
+		for _, t := range append([]tokenLP{p.Sampled}, p.Top...) {
+			if len(t.Text) > c.cfg.MaxTokenBytes {
+				return fmt.Errorf("the token at position %d is %d bytes long, over the limit of %d bytes (set by $%s or Config.MaxTokenBytes)",
+					i, len(t.Text), c.cfg.MaxTokenBytes, EnvMaxTokenBytes)
+			}
 		}
 	}
-	return out, nil
+	return nil
 }
 
 // ModelInfo is one entry of GET /v1/models.
@@ -304,9 +285,9 @@ type ModelInfo struct {
 
 // Models lists the server's models (GET /v1/models).
 func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
-	cl := &call{}
+	cl := &oaihttp.Call{}
 	c.requests.Add(1)
-	list, err := c.api.ListModels(withCall(ctx, cl))
+	list, err := c.api.ListModels(oaihttp.WithCall(ctx, cl))
 	if err != nil {
 		return nil, c.wrap(ctx, "models", c.cfg.BaseURL+"/models", err, cl)
 	}
@@ -354,15 +335,18 @@ func (e *Error) Error() string {
 // Unwrap returns the context error or sentinel behind e, if any.
 func (e *Error) Unwrap() error { return e.cause }
 
-func (c *Client) wrap(ctx context.Context, op, endpoint string, err error, cl *call) error {
-	e := &Error{Op: op, URL: safeURL(endpoint), Attempts: cl.attempts}
+func (c *Client) wrap(ctx context.Context, op, endpoint string, err error, cl *oaihttp.Call) error {
+	e := &Error{Op: op, URL: safeURL(endpoint), Attempts: cl.Attempts}
 	var apiErr *goopenai.APIError
 	var reqErr *goopenai.RequestError
+	var tooLarge *oaihttp.TooLargeError
 	switch {
 	case ctx.Err() != nil:
 		e.cause = ctx.Err()
 		e.Message = ctx.Err().Error()
-	case errors.Is(err, context.DeadlineExceeded) || isTimeout(err):
+	case errors.As(err, &tooLarge):
+		e.Message = tooLarge.Error()
+	case errors.Is(err, context.DeadlineExceeded) || oaihttp.IsTimeout(err):
 		e.cause = context.DeadlineExceeded
 		e.Message = fmt.Sprintf("no answer within %s (the request time limit: Config.Timeout, repilot-lsp's --model-timeout)", c.cfg.Timeout)
 	case errors.As(err, &apiErr):
@@ -371,25 +355,25 @@ func (c *Client) wrap(ctx context.Context, op, endpoint string, err error, cl *c
 	case errors.As(err, &reqErr):
 		e.Status = reqErr.HTTPStatusCode
 		e.Message = errorMessage(reqErr.Body)
-	case isUnreachable(err):
+	case oaihttp.IsUnreachable(err):
 		e.Unreachable = true
-		e.Message = "cannot connect (" + innerMessage(err) + "): is the model server running at this address?"
+		e.Message = "cannot connect (" + oaihttp.InnerMessage(err) + "): is the model server running at this address?"
 	default:
-		e.Message = innerMessage(err)
+		e.Message = oaihttp.InnerMessage(err)
 	}
 	if e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden {
 		e.Message += " (check the API key: REPILOT_API_KEY, OPENAI_API_KEY or the editor setting)"
 	}
-	e.Message = c.red.clean(e.Message)
+	e.Message = c.red.Clean(e.Message)
 	return e
 }
 
-func (c *Client) statusErr(op, endpoint string, status int, msg string, cl *call) error {
-	return &Error{Op: op, URL: safeURL(endpoint), Status: status, Message: c.red.clean(msg), Attempts: cl.attempts}
+func (c *Client) statusErr(op, endpoint string, status int, msg string, cl *oaihttp.Call) error {
+	return &Error{Op: op, URL: safeURL(endpoint), Status: status, Message: c.red.Clean(msg), Attempts: cl.Attempts}
 }
 
 func (c *Client) protocolErr(op, endpoint, msg string) error {
-	return &Error{Op: op, URL: safeURL(endpoint), Message: c.red.clean(msg), Attempts: 1}
+	return &Error{Op: op, URL: safeURL(endpoint), Message: c.red.Clean(msg), Attempts: 1}
 }
 
 func (c *Client) noLogprobsErr(op, endpoint, finish string) error {
@@ -423,188 +407,4 @@ func errorMessage(body []byte) string {
 		s = "(empty body)"
 	}
 	return s
-}
-
-// innerMessage is err's text without the URL that net/http puts in front
-// (the URL may carry a query with credentials; Error.URL has a safe copy).
-func innerMessage(err error) string {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		err = ue.Err
-	}
-	var oe *net.OpError
-	if errors.As(err, &oe) && oe.Err != nil {
-		return oe.Err.Error()
-	}
-	return err.Error()
-}
-
-func isUnreachable(err error) bool {
-	if errors.Is(err, syscall.ECONNREFUSED) {
-		return true
-	}
-	var dnsErr *net.DNSError
-	if errors.As(err, &dnsErr) {
-		return true
-	}
-	var oe *net.OpError
-	return errors.As(err, &oe) && oe.Op == "dial"
-}
-
-func isTimeout(err error) bool {
-	var ne net.Error
-	return errors.As(err, &ne) && ne.Timeout()
-}
-
-// --- transport ---
-
-// call carries one logical request's extra body fields into the doer and the
-// raw response body back out.
-type call struct {
-	extra    map[string]any
-	body     []byte // raw response body of the last attempt
-	attempts int
-}
-
-type callKey struct{}
-
-func withCall(ctx context.Context, c *call) context.Context {
-	return context.WithValue(ctx, callKey{}, c)
-}
-
-// doer is go-openai's HTTPDoer: concurrency limit, extra body fields, raw
-// body capture, and retries.
-type doer struct {
-	hc       *http.Client
-	sem      chan struct{}
-	retries  int
-	backoff  time.Duration
-	sleep    func(context.Context, time.Duration) error
-	attempts atomic.Int64
-}
-
-const maxBackoff = 8 * time.Second
-
-// Do sends req, retrying on 429, 5xx and refused or reset connections. The
-// response it returns has its body fully read (and kept in the call).
-func (d *doer) Do(req *http.Request) (*http.Response, error) {
-	ctx := req.Context()
-	cl, _ := ctx.Value(callKey{}).(*call)
-	if cl == nil {
-		cl = &call{}
-	}
-	var body []byte
-	if req.Body != nil {
-		var err error
-		body, err = io.ReadAll(req.Body)
-		req.Body.Close()
-		if err != nil {
-			return nil, err
-		}
-	}
-	if len(cl.extra) > 0 && len(body) > 0 {
-		var m map[string]json.RawMessage
-		if err := json.Unmarshal(body, &m); err != nil {
-			return nil, fmt.Errorf("merging request fields: %w", err)
-		}
-		for k, v := range cl.extra {
-			raw, err := json.Marshal(v)
-			if err != nil {
-				return nil, fmt.Errorf("merging request field %s: %w", k, err)
-			}
-			m[k] = raw
-		}
-		var err error
-		if body, err = json.Marshal(m); err != nil {
-			return nil, err
-		}
-	}
-	select {
-	case d.sem <- struct{}{}:
-		defer func() { <-d.sem }()
-	case <-ctx.Done():
-		return nil, ctx.Err()
-	}
-	for attempt := 0; ; attempt++ {
-		r := req.Clone(ctx)
-		r.Body = io.NopCloser(bytes.NewReader(body))
-		r.ContentLength = int64(len(body))
-		r.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(bytes.NewReader(body)), nil }
-		cl.attempts++
-		d.attempts.Add(1)
-		resp, err := d.hc.Do(r)
-		var wait time.Duration
-		if err == nil {
-			data, rerr := io.ReadAll(resp.Body)
-			resp.Body.Close()
-			if rerr != nil {
-				err = rerr
-			} else {
-				cl.body = data
-				resp.Body = io.NopCloser(bytes.NewReader(data))
-				if !retryableStatus(resp.StatusCode) || attempt >= d.retries {
-					return resp, nil
-				}
-				wait = retryAfter(resp.Header.Get("Retry-After"))
-			}
-		}
-		if err != nil && (!retryableErr(err) || attempt >= d.retries || ctx.Err() != nil) {
-			return nil, err
-		}
-		if wait <= 0 {
-			wait = d.backoff << attempt
-			wait += time.Duration(rand.Int64N(int64(wait)/4 + 1)) // jitter
-		}
-		if wait > maxBackoff {
-			wait = maxBackoff
-		}
-		if err := d.sleep(ctx, wait); err != nil {
-			return nil, err
-		}
-	}
-}
-
-// retryableStatus: rate limits and the statuses of a server that is
-// starting, overloaded or behind a failing proxy. A plain 500 is not retried:
-// llama.cpp uses it for deterministic failures (see unusableOutput).
-func retryableStatus(code int) bool {
-	return code == http.StatusTooManyRequests || code == http.StatusBadGateway ||
-		code == http.StatusServiceUnavailable || code == http.StatusGatewayTimeout
-}
-
-// retryableErr: the request never reached a handler (refused, reset, a
-// keep-alive connection closed under us). Timeouts are not retried: the
-// server is up but slow, and a retry would only triple the wait.
-func retryableErr(err error) bool {
-	if isTimeout(err) {
-		return false
-	}
-	return errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) ||
-		errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
-}
-
-// retryAfter parses a Retry-After header (seconds or an HTTP date).
-func retryAfter(v string) time.Duration {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(v); err == nil && s >= 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		return time.Until(t)
-	}
-	return 0
-}
-
-func sleepCtx(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-t.C:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
-	}
 }

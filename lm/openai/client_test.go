@@ -343,7 +343,7 @@ func TestRetriesOn429And5xx(t *testing.T) {
 	}})
 	m := newTestModel(t, f, Config{Model: "x", Dialect: DialectLlamaCpp, FIM: "none", RetryBackoff: 100 * time.Millisecond})
 	var waits []time.Duration
-	m.client.tr.sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
+	m.client.tr.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
 	s, _ := m.Start(context.Background(), lm.FIM{})
 	if _, err := s.Next(context.Background(), "", 1); err != nil {
 		t.Fatal(err)
@@ -395,11 +395,10 @@ func TestAPIKeyNeverInErrorsOrStrings(t *testing.T) {
 	if f.auth[len(f.auth)-1] != "Bearer "+key {
 		t.Fatalf("server saw Authorization %q; want the REPILOT_API_KEY key", f.auth[len(f.auth)-1])
 	}
-	_, err2 := m.Client().Embed(context.Background(), []string{"a"})
 	m3 := newTestModel(t, f, Config{Model: "x", Dialect: DialectLlamaCpp, FIM: FIMInfill, MaxRetries: -1})
 	s3, _ := m3.Start(context.Background(), lm.FIM{})
 	_, err3 := s3.Next(context.Background(), "", 1)
-	for _, e := range []error{err, err2, err3} {
+	for _, e := range []error{err, err3} {
 		if e == nil || strings.Contains(e.Error(), key) || strings.Contains(e.Error(), "SECRET") {
 			t.Errorf("error leaks the key: %v", e)
 		}
@@ -517,22 +516,6 @@ func TestInfillEndpoint(t *testing.T) {
 	m2 := newTestModel(t, f, Config{Model: "x", Dialect: DialectVLLM, FIM: "infill"})
 	if _, err := m2.Start(context.Background(), lm.FIM{}); err == nil {
 		t.Error("infill with vLLM: want an error")
-	}
-}
-
-func TestEmbed(t *testing.T) {
-	f := newFake(t, map[string]http.HandlerFunc{"/v1/embeddings": jsonReply(
-		`{"object":"list","data":[{"object":"embedding","index":1,"embedding":[0.5,0.25]},{"object":"embedding","index":0,"embedding":[1,0]}],"model":"e"}`)})
-	c, _ := NewClient(Config{BaseURL: f.srv.URL + "/v1", Model: "e"})
-	v, err := c.Embed(context.Background(), []string{"a", "b"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if fmt.Sprint(v) != "[[1 0] [0.5 0.25]]" {
-		t.Errorf("Embed = %v (want input order)", v)
-	}
-	if fmt.Sprint(f.last()["input"]) != "[a b]" {
-		t.Errorf("request input = %v", f.last()["input"])
 	}
 }
 

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -76,6 +77,13 @@ type Config struct {
 	// RetryBackoff is the first retry delay; it doubles per retry, with
 	// jitter, up to 8 s. A Retry-After header wins. Default 250 ms.
 	RetryBackoff time.Duration
+	// MaxResponseBytes bounds one response body (default
+	// $REPILOT_MODEL_MAX_RESPONSE_BYTES, else 32 MiB; see internal/oaihttp).
+	MaxResponseBytes int64
+	// MaxTokenBytes bounds one generated token's text (default
+	// $REPILOT_MODEL_MAX_TOKEN_BYTES, else 1 KiB): a longer token is a
+	// protocol error naming the bound, not text to build a hunk from.
+	MaxTokenBytes int
 	// MaxLogprobs caps the top-k asked per position (default 20, the OpenAI
 	// API's limit; llama.cpp accepts more).
 	MaxLogprobs int
@@ -83,6 +91,13 @@ type Config struct {
 	// lm.Speculator (the token-by-token baseline).
 	NoSpeculate bool
 }
+
+// EnvMaxTokenBytes changes DefaultMaxTokenBytes.
+const EnvMaxTokenBytes = "REPILOT_MODEL_MAX_TOKEN_BYTES"
+
+// DefaultMaxTokenBytes bounds one token's text: 1 KiB, far above the longest
+// piece of any tokenizer in use (runs of spaces, about 100 bytes).
+const DefaultMaxTokenBytes = 1024
 
 func (c Config) withDefaults() (Config, error) {
 	if strings.TrimSpace(c.BaseURL) == "" {
@@ -122,6 +137,16 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxLogprobs <= 0 {
 		c.MaxLogprobs = 20
 	}
+	if c.MaxTokenBytes <= 0 {
+		c.MaxTokenBytes = DefaultMaxTokenBytes
+		if v := os.Getenv(EnvMaxTokenBytes); v != "" {
+			n, err := strconv.Atoi(v)
+			if err != nil || n <= 0 {
+				return c, fmt.Errorf("lm/openai: $%s=%q: want a positive number of bytes", EnvMaxTokenBytes, v)
+			}
+			c.MaxTokenBytes = n
+		}
+	}
 	return c, nil
 }
 
@@ -159,55 +184,4 @@ func safeURL(raw string) string {
 		return out
 	}
 	return "(unparsable URL)" // "user:secret@host" parses as scheme "user"
-}
-
-// redactor removes secrets from text that may reach a log or an error: the
-// API key itself and anything after "Bearer ".
-type redactor struct{ secrets []string }
-
-func newRedactor(secrets ...string) redactor {
-	var r redactor
-	for _, s := range secrets {
-		if len(s) >= 4 { // shorter "keys" would redact ordinary words
-			r.secrets = append(r.secrets, s)
-		}
-	}
-	return r
-}
-
-func (r redactor) clean(s string) string {
-	for _, sec := range r.secrets {
-		s = strings.ReplaceAll(s, sec, "[REDACTED]")
-	}
-	// Anything after "Bearer " is a credential, whoever echoed it.
-	var b strings.Builder
-	for {
-		i := indexFold(s, "bearer ")
-		if i < 0 {
-			b.WriteString(s)
-			break
-		}
-		end := i + len("bearer ")
-		j := end
-		for j < len(s) && !strings.ContainsRune(" \"',\n\t}", rune(s[j])) {
-			j++
-		}
-		b.WriteString(s[:end])
-		if j > end {
-			b.WriteString("[REDACTED]")
-		}
-		s = s[j:]
-	}
-	return b.String()
-}
-
-// indexFold is strings.Index ignoring ASCII case (byte offsets into s stay
-// valid, unlike searching strings.ToLower(s)).
-func indexFold(s, sub string) int {
-	for i := 0; i+len(sub) <= len(s); i++ {
-		if strings.EqualFold(s[i:i+len(sub)], sub) {
-			return i
-		}
-	}
-	return -1
 }

@@ -16,12 +16,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"os"
 	"strings"
 	"time"
 
 	openai "github.com/sashabaranov/go-openai"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/oaihttp"
 )
 
 // Embedder turns texts into vectors.
@@ -64,12 +65,19 @@ type Config struct {
 	APIKey string
 	// Timeout bounds one HTTP request (default 120 s).
 	Timeout time.Duration
-	// Retries after a server error (HTTP 429 or 5xx) or a failed connection
+	// Retries after HTTP 429, 502, 503 or 504 or a refused connection
 	// (default 2; negative: none).
 	Retries int
+	// MaxResponseBytes bounds one response body (default
+	// $REPILOT_MODEL_MAX_RESPONSE_BYTES, else 32 MiB; see internal/oaihttp).
+	MaxResponseBytes int64
 }
 
-func (c Config) client() *openai.Client {
+// client returns a go-openai client over the shared transport
+// (internal/oaihttp: retries with Retry-After on 429/502/503/504 and refused
+// connections, at most 4 requests in flight, the response size bound) and
+// the redactor of its key.
+func (c Config) client() (*openai.Client, oaihttp.Redactor, error) {
 	key := c.APIKey
 	if key == "" {
 		key = os.Getenv(EnvAPIKey)
@@ -83,51 +91,16 @@ func (c Config) client() *openai.Client {
 	if t <= 0 {
 		t = 120 * time.Second
 	}
-	cfg.HTTPClient = &http.Client{Timeout: t}
-	return openai.NewClientWithConfig(cfg)
-}
-
-func (c Config) retries() int {
-	switch {
-	case c.Retries < 0:
-		return 0
-	case c.Retries == 0:
-		return 2
+	retries := c.Retries
+	if retries == 0 {
+		retries = 2
 	}
-	return c.Retries
-}
-
-// retry runs f until it succeeds, fails for good, or the retries are spent;
-// waits 0.5 s, 1 s, 2 s, ... between tries.
-func retry(ctx context.Context, n int, f func() error) error {
-	wait := 500 * time.Millisecond
-	for i := 0; ; i++ {
-		err := f()
-		if err == nil || i >= n || ctx.Err() != nil || !transient(err) {
-			return err
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(wait):
-		}
-		wait *= 2
+	tr, err := oaihttp.New(oaihttp.Options{Timeout: t, MaxRetries: retries, MaxResponseBytes: c.MaxResponseBytes})
+	if err != nil {
+		return nil, oaihttp.Redactor{}, fmt.Errorf("llm: %w", err)
 	}
-}
-
-func transient(err error) bool {
-	var api *openai.APIError
-	if errors.As(err, &api) {
-		if unparsedReply(err) {
-			return false // the same reply would fail the same way
-		}
-		return api.HTTPStatusCode == 429 || api.HTTPStatusCode >= 500
-	}
-	var req *openai.RequestError
-	if errors.As(err, &req) {
-		return req.HTTPStatusCode == 429 || req.HTTPStatusCode >= 500
-	}
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	cfg.HTTPClient = tr
+	return openai.NewClientWithConfig(cfg), oaihttp.NewRedactor(key), nil
 }
 
 // unparsedReply says whether err is llama-server's HTTP 500 for a reply
@@ -142,6 +115,7 @@ func unparsedReply(err error) bool {
 type OpenAIEmbedder struct {
 	cfg    Config
 	client *openai.Client
+	red    oaihttp.Redactor
 	// Batch is the number of texts per request (default 32).
 	Batch int
 }
@@ -151,7 +125,11 @@ func NewEmbedder(cfg Config) (*OpenAIEmbedder, error) {
 	if cfg.BaseURL == "" || cfg.Model == "" {
 		return nil, errors.New("llm: an embedding server needs a base URL and a model name")
 	}
-	return &OpenAIEmbedder{cfg: cfg, client: cfg.client(), Batch: 32}, nil
+	client, red, err := cfg.client()
+	if err != nil {
+		return nil, err
+	}
+	return &OpenAIEmbedder{cfg: cfg, client: client, red: red, Batch: 32}, nil
 }
 
 // Model implements Embedder.
@@ -194,7 +172,7 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 			}
 		}
 		if err != nil {
-			return nil, fmt.Errorf("llm: embeddings from %s: %w", e.cfg.Model, err)
+			return nil, redactedf(e.red, err, "llm: embeddings from %s: %s", e.cfg.Model, err)
 		}
 		for _, v := range vecs {
 			if len(v) == 0 || (len(out) > 0 && len(v) != len(out[0])) {
@@ -208,13 +186,8 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 
 // embedBatch sends one request and returns the vectors in input order.
 func (e *OpenAIEmbedder) embedBatch(ctx context.Context, in []string) ([][]float32, error) {
-	var res openai.EmbeddingResponse
-	err := retry(ctx, e.cfg.retries(), func() error {
-		var err error
-		res, err = e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
-			Input: in, Model: openai.EmbeddingModel(e.cfg.Model),
-		})
-		return err
+	res, err := e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
+		Input: in, Model: openai.EmbeddingModel(e.cfg.Model),
 	})
 	if err != nil {
 		return nil, err
@@ -268,6 +241,7 @@ func clipUTF8(s string, n int) string {
 type OpenAIChat struct {
 	cfg    Config
 	client *openai.Client
+	red    oaihttp.Redactor
 	// Temperature of every request (default 0: deterministic where the
 	// server allows it).
 	Temperature float32
@@ -280,7 +254,11 @@ func NewChat(cfg Config) (*OpenAIChat, error) {
 	if cfg.BaseURL == "" || cfg.Model == "" {
 		return nil, errors.New("llm: a chat server needs a base URL and a model name")
 	}
-	return &OpenAIChat{cfg: cfg, client: cfg.client(), MaxTokens: 512}, nil
+	client, red, err := cfg.client()
+	if err != nil {
+		return nil, err
+	}
+	return &OpenAIChat{cfg: cfg, client: client, red: red, MaxTokens: 512}, nil
 }
 
 // Model implements Chat.
@@ -295,30 +273,41 @@ func (c *OpenAIChat) Complete(ctx context.Context, system, user string) (string,
 		temp = math.SmallestNonzeroFloat32
 	}
 	seed := 0
-	var res openai.ChatCompletionResponse
-	err := retry(ctx, c.cfg.retries(), func() error {
-		var err error
-		res, err = c.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
-			Model: c.cfg.Model,
-			Messages: []openai.ChatCompletionMessage{
-				{Role: openai.ChatMessageRoleSystem, Content: system},
-				{Role: openai.ChatMessageRoleUser, Content: user},
-			},
-			Temperature: temp,
-			Seed:        &seed,
-			MaxTokens:   c.MaxTokens,
-		})
-		return err
+	res, err := c.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+		Model: c.cfg.Model,
+		Messages: []openai.ChatCompletionMessage{
+			{Role: openai.ChatMessageRoleSystem, Content: system},
+			{Role: openai.ChatMessageRoleUser, Content: user},
+		},
+		Temperature: temp,
+		Seed:        &seed,
+		MaxTokens:   c.MaxTokens,
 	})
 	if err != nil {
 		if unparsedReply(err) {
-			return "", fmt.Errorf("llm: chat with %s: %w (llama-server could not parse the model's reply with the "+
+			return "", redactedf(c.red, err, "llm: chat with %s: %s (llama-server could not parse the model's reply with the "+
 				"chat template's reply format; restart it with --no-jinja, or give it the model's own template)", c.cfg.Model, err)
 		}
-		return "", fmt.Errorf("llm: chat with %s: %w", c.cfg.Model, err)
+		return "", redactedf(c.red, err, "llm: chat with %s: %s", c.cfg.Model, err)
 	}
 	if len(res.Choices) == 0 {
 		return "", fmt.Errorf("llm: chat with %s: no choices in the reply", c.cfg.Model)
 	}
 	return res.Choices[0].Message.Content, nil
+}
+
+// redactedError is an error whose text has had the API key removed; errors.Is
+// and errors.As still see the cause.
+type redactedError struct {
+	msg   string
+	cause error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.cause }
+
+// redactedf formats like fmt.Sprintf, removes the key from the text, and
+// keeps cause for errors.Is.
+func redactedf(red oaihttp.Redactor, cause error, format string, args ...any) error {
+	return &redactedError{msg: red.Clean(fmt.Sprintf(format, args...)), cause: cause}
 }

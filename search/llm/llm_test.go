@@ -21,7 +21,7 @@ func TestEmbedderOrderBatchRetry(t *testing.T) {
 		t.Fatal(err)
 	}
 	e.Batch = 2
-	s.FailNext = 1 // the first request fails with HTTP 500 and is retried
+	s.FailNext = 1 // the first request fails with HTTP 503 and is retried
 	texts := []string{"alpha", "beta", "", "alpha"}
 	vs, err := e.Embed(context.Background(), texts)
 	if err != nil {
@@ -53,7 +53,7 @@ func TestEmbedderBadServer(t *testing.T) {
 	}
 	s.FailNext = 5
 	if _, err := e.Embed(context.Background(), []string{"a"}); err == nil {
-		t.Error("HTTP 500 without retries succeeded")
+		t.Error("HTTP 503 without retries succeeded")
 	}
 }
 

@@ -23,7 +23,7 @@ type Server struct {
 	// Chat answers a system and a user message (default: echoes the user
 	// message).
 	Chat func(system, user string) string
-	// FailNext makes the next n requests answer HTTP 500.
+	// FailNext makes the next n requests answer HTTP 503 (overloaded).
 	FailNext int
 	// MaxInputBytes, when positive, makes /v1/embeddings refuse a request
 	// with an input longer than this with HTTP 400, as llama-server does
@@ -56,7 +56,7 @@ func (s *Server) fail(w http.ResponseWriter) bool {
 	defer s.mu.Unlock()
 	if s.FailNext > 0 {
 		s.FailNext--
-		http.Error(w, `{"error":{"message":"overloaded","type":"server_error"}}`, http.StatusInternalServerError)
+		http.Error(w, `{"error":{"message":"overloaded","type":"server_error"}}`, http.StatusServiceUnavailable)
 		return true
 	}
 	return false
