@@ -10,7 +10,7 @@
 #     a visual selection, :RepilotCancel, a repair with the test command
 #     ("tests pass"), apply and undo, :RepilotSearch to the quickfix list,
 #     :checkhealth repilot, ghost text at a prepared caret (virtual text,
-#     the accept mapping, javac; about 6 s). It needs JDT LS (scripts/install-jdtls.sh) and
+#     the accept mapping, javac; 3-6 s measured). It needs JDT LS (scripts/install-jdtls.sh) and
 #     fails without it; REPILOT_SKIP_NVIM_E2E=1 skips it (said so). About
 #     a minute plus the repair: measured 337-384 s, the repair 275-308 s of
 #     it, at load average 25-32 on 2 cores. The whole script took 755 s and
