@@ -13,7 +13,9 @@
 # patch QuickPick (no patch that does not compile; the fix "compiles, tests
 # pass") and its diff preview, applies the fix, undoes it in one step, and
 # runs "Repilot: Semantic search in repo" and jumps to a result
-# (REPILOT_E2E_REPAIR=0 skips all after the menu). The time is mostly the
+# (REPILOT_E2E_REPAIR=0 skips the repair and search steps). Last, ghost text:
+# at a prepared caret in Receipt.java an invoked inline suggestion must show,
+# Tab must insert it, and javac must compile the project with it. The time is mostly the
 # repair; see editors/vscode/README.md for measured runs. The first run also
 # installs code-server (npm, native modules built: several minutes).
 # Screenshots go to $REPILOT_E2E_OUT when set (vscode-*.png).
@@ -123,7 +125,7 @@ go build -o "$work/bin/repilot-lsp" ./cmd/repilot-lsp
 step "installing the extension (editors/vscode) into a fresh extensions folder"
 ext="$work/extensions/repilot-lsp.repilot-lsp-0.1.0"
 mkdir -p "$ext"
-cp -r editors/vscode/package.json editors/vscode/extension.js editors/vscode/lib "$ext/"
+cp -r editors/vscode/package.json editors/vscode/extension.js editors/vscode/inline.js editors/vscode/lib "$ext/"
 if [ -d editors/vscode/node_modules/vscode-languageclient ]; then
   cp -r editors/vscode/node_modules "$ext/"
 else
@@ -177,7 +179,7 @@ step "driving VS Code with $chromium_bin (playwright-core)"
 out="${REPILOT_E2E_OUT:-$work}"
 status=0
 NODE_PATH="$e2e_cache/node_modules" CHROMIUM="$chromium_bin" REPILOT_E2E_OUT="$out" \
-  REPILOT_E2E_REPAIR="${REPILOT_E2E_REPAIR:-1}" REPILOT_E2E_SERVER_LOG="$work/repilot.log" \
+  REPILOT_E2E_REPAIR="${REPILOT_E2E_REPAIR:-1}" REPILOT_E2E_SERVER_LOG="$work/repilot.log" REPILOT_E2E_WORKSPACE="$work/workspace" \
   REPILOT_E2E_FIX="$(node -e 'process.stdout.write(require(process.argv[1]).fixed_hunk.trim())' "$root/example/shop-cart-discount/bug.json")" \
   timeout "${REPILOT_E2E_TIMEOUT_S:-600}" node editors/vscode/e2e/drive.js \
   "http://127.0.0.1:$port/?folder=$work/workspace" "Cart.java" 30 || status=$?

@@ -15,12 +15,16 @@
 //      a diff editor previews the focused patch; Enter applies the fix, the
 //      line changes, one Undo restores it;
 //   5. "Repilot: Semantic search in repo" from the command palette: the
-//      QuickPick of results, Enter jumps to the first one.
-// Screenshots of steps 1, 4 and 5 go to $REPILOT_E2E_OUT (vscode-*.png).
+//      QuickPick of results, Enter jumps to the first one;
+//   always (when nothing failed before):
+//   6. ghost text at a prepared caret (GHOST), Tab inserts it and javac
+//      compiles the project with it (ghostText).
+// Screenshots of steps 1, 4, 5 and 6 go to $REPILOT_E2E_OUT (vscode-*.png).
 //
 // Usage: node drive.js URL FILE LINE   (run by scripts/check-vscode-e2e.sh;
 // NODE_PATH must reach playwright-core). Environment: REPILOT_E2E_FIX (the
 // fixed line, trimmed), REPILOT_E2E_SERVER_LOG (repilot-lsp's log file),
+// REPILOT_E2E_WORKSPACE (the workspace folder, for javac), REPILOT_E2E_GHOST_S,
 // REPILOT_E2E_READY_S, REPILOT_E2E_REPAIR_S. Exit status 0 when every check
 // passed; a screenshot of each failure goes to $REPILOT_E2E_OUT.
 'use strict';
@@ -126,6 +130,128 @@ async function waitStatus(page, ok, timeout, sel = '.statusbar-item') {
     await page.waitForTimeout(500);
   }
   throw new Error(`no status-bar item as expected within ${timeout / 1000} s; seen: ${JSON.stringify(texts)}`);
+}
+
+// GHOST is the prepared caret of step 6: Receipt.java line 10 cut after
+// "new ", where the embedded n-gram model (trained on the JDK's java.base)
+// proposes "StringBuilder();", the JDK's commonest continuation there. Cart.java
+// carries the example's bug (a compile error), so ghost text is shown in a
+// file that compiles. Probed with repilot.inlineSuggest (invoked) on a few
+// carets of Receipt.java; see editors/vscode/README.md.
+const GHOST = { file: 'Receipt.java', line: 10, prefix: '        StringBuilder sb = new ' };
+
+// ghostText is step 6: ghost text at the prepared caret, asked for with the
+// invoked trigger ("Trigger Inline Suggestion"; an automatic request has a
+// 1 s budget and may show nothing on a loaded machine); Tab inserts it, the
+// file is saved, and javac compiles the project with it (Cart.java with the
+// developer's fix, since its bug does not compile); then one Undo and a save
+// restore the file.
+async function ghostText(page, fail) {
+  const t0 = Date.now();
+  log(`ghost text: ${GHOST.file} line ${GHOST.line}, caret after ${JSON.stringify(GHOST.prefix.trim())}`);
+  await page.keyboard.press('Escape');
+  await page.keyboard.press('Control+P');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible' });
+  await page.keyboard.type(GHOST.file);
+  await page.waitForSelector('.quick-input-list .monaco-list-row', { timeout: 30000 });
+  await page.waitForTimeout(500);
+  await page.keyboard.press('Enter');
+  await page.waitForSelector(`.tab.active[aria-label^="${GHOST.file}"]`, { timeout: 30000 });
+  const original = await waitLine(page, GHOST.line, (t) => t && t.startsWith(GHOST.prefix), 15000);
+  // The caret after the prefix; the rest of the line is cut.
+  await page.keyboard.press('Control+G');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible' });
+  await page.keyboard.type(`${GHOST.line}:${GHOST.prefix.length + 1}`);
+  await page.keyboard.press('Enter');
+  await page.waitForTimeout(300);
+  await page.keyboard.press('Shift+End');
+  await page.keyboard.press('Delete');
+  await waitLine(page, GHOST.line, (t) => t === GHOST.prefix, 5000);
+  await page.keyboard.press('Control+Shift+P');
+  await page.waitForSelector('.quick-input-widget .quick-input-box input', { state: 'visible' });
+  await page.keyboard.type('Trigger Inline Suggestion');
+  await page.waitForSelector('.quick-input-list .monaco-list-row.focused:has-text("Trigger Inline Suggestion")', { timeout: 10000 });
+  await page.keyboard.press('Enter');
+  const asked = Date.now();
+  // VS Code draws the ghost text of the caret's line in .ghost-text-decoration
+  // (more lines in .ghost-text view zones).
+  const ghost = await page.waitForSelector('.part.editor .monaco-editor .ghost-text-decoration',
+    { timeout: Number(process.env.REPILOT_E2E_GHOST_S || 120) * 1000 });
+  await page.waitForTimeout(300);
+  const shown = (await ghost.textContent()).replace(/\u00a0/g, ' ');
+  log(`ghost text shown ${((Date.now() - asked) / 1000).toFixed(1)} s after the invoke: ${JSON.stringify(shown)}`);
+  if (!shown.trim()) await fail('the ghost text is empty');
+  await shot(page, 'vscode-ghost-text');
+  await page.keyboard.press('Tab');
+  const accepted = await waitLine(page, GHOST.line, (t) => t !== GHOST.prefix, 5000).catch(() => null);
+  log(`after Tab, line ${GHOST.line}: ${JSON.stringify(accepted)}`);
+  if (accepted !== GHOST.prefix + shown) {
+    await fail(`Tab did not insert the ghost text: line ${GHOST.line} is ${JSON.stringify(accepted)}`);
+    return;
+  }
+  await page.keyboard.press('Control+S');
+  const ws = process.env.REPILOT_E2E_WORKSPACE;
+  if (!ws) {
+    await fail('REPILOT_E2E_WORKSPACE is not set: cannot compile the project');
+    return;
+  }
+  const src = path.join(ws, 'project', 'src');
+  const onDisk = path.join(src, 'com', 'example', 'shop', GHOST.file);
+  for (let i = 0; i < 40 && !fs.readFileSync(onDisk, 'utf8').split('\n').includes(accepted); i++) await page.waitForTimeout(250);
+  if (!fs.readFileSync(onDisk, 'utf8').split('\n').includes(accepted)) {
+    await fail(`Ctrl+S did not save ${GHOST.file} with the accepted line`);
+    return;
+  }
+  const err = compileWithFix(src);
+  if (err) await fail(`the project does not compile with the accepted ghost text:\n${err}`);
+  else log('javac compiles the project with the accepted ghost text (Cart.java with the developer\'s fix)');
+  await page.keyboard.press('Control+Z');
+  await waitLine(page, GHOST.line, (t) => t === GHOST.prefix, 5000).catch(() => null);
+  await page.keyboard.press('Control+Z');
+  const restored = await waitLine(page, GHOST.line, (t) => t === original, 5000).catch(() => null);
+  await page.keyboard.press('Control+S');
+  if (restored !== original) await fail(`two Undos did not restore line ${GHOST.line}: ${JSON.stringify(restored)}`);
+  log(`ghost-text step: ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+}
+
+// waitLine waits until the rendered line n satisfies ok and returns it.
+async function waitLine(page, n, ok, timeout) {
+  const deadline = Date.now() + timeout;
+  let t = null;
+  while (Date.now() < deadline) {
+    t = await lineText(page, n);
+    if (ok(t)) return t;
+    await page.waitForTimeout(200);
+  }
+  throw new Error(`line ${n} is ${JSON.stringify(t)} after ${timeout / 1000} s`);
+}
+
+// compileWithFix compiles a copy of the sources under src, with Cart.java's
+// bug replaced by REPILOT_E2E_FIX, into a temporary folder; it returns
+// javac's output when that fails, else null.
+function compileWithFix(src) {
+  const { execFileSync } = require('child_process');
+  const os = require('os');
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'repilot-ghost-javac-'));
+  try {
+    fs.cpSync(src, path.join(tmp, 'src'), { recursive: true });
+    const cart = path.join(tmp, 'src', 'com', 'example', 'shop', 'Cart.java');
+    const fix = process.env.REPILOT_E2E_FIX || '';
+    const lines = fs.readFileSync(cart, 'utf8').split('\n');
+    const bug = line - 1; // the buggy line (the driver's LINE argument)
+    lines[bug] = lines[bug].match(/^\s*/)[0] + fix;
+    fs.writeFileSync(cart, lines.join('\n'));
+    const files = [];
+    const walk = (d) => fs.readdirSync(d, { withFileTypes: true }).forEach((e) =>
+      (e.isDirectory() ? walk(path.join(d, e.name)) : e.name.endsWith('.java') && files.push(path.join(d, e.name))));
+    walk(path.join(tmp, 'src'));
+    execFileSync('javac', ['-d', path.join(tmp, 'out'), ...files], { stdio: 'pipe' });
+    return null;
+  } catch (e) {
+    return String((e.stderr || '') + (e.stdout || '')) || String(e);
+  } finally {
+    fs.rmSync(tmp, { recursive: true, force: true });
+  }
 }
 
 async function main() {
@@ -287,6 +413,7 @@ async function main() {
         log(`jumped to ${m[1]}, cursor ${ln}`);
       }
     }
+    if (!failed) await ghostText(page, fail);
   } catch (err) {
     await fail(err && err.stack ? err.stack : String(err));
   } finally {
