@@ -39,6 +39,12 @@ type Request struct {
 	// test run, made for a person reading the result (the CLI), not for
 	// benchmarks.
 	TestBuggy bool
+	// FirstCompilable makes validation compile-check the candidates best
+	// Score first and stop after the first compilable one (and its tests):
+	// the rest come back Unvalidated with NewErrors [NotValidatedStopped].
+	// For callers that need one compilable patch, not the full ranking (the
+	// corpus acceptance test); sampling is unchanged.
+	FirstCompilable bool
 }
 
 // Options are the knobs of Algorithm 1. Prune, Memo and ActiveComplete select
@@ -70,17 +76,24 @@ type Patch struct {
 	Tested     bool     // TestCmd ran
 	Plausible  bool     // Compilable and TestCmd exited 0
 	TestOutput string   // tail of the test output, when Tested
-	// Unvalidated is set only in an interrupted Result (Result.Interrupted):
-	// the interruption came before this candidate's validation finished.
-	// Either its compile check never ran (Compilable false, NewErrors is
+	// Unvalidated is set in an interrupted Result (Result.Interrupted): the
+	// interruption came before this candidate's validation finished. Either
+	// its compile check never ran (Compilable false, NewErrors is
 	// [NotValidated]), or it compiled and its tests did not run to the end
-	// (Compilable true, Tested false).
+	// (Compilable true, Tested false). With Request.FirstCompilable it is
+	// also set on the candidates left after the first compilable one
+	// (Compilable false, NewErrors [NotValidatedStopped]).
 	Unvalidated bool
 }
 
 // NotValidated is the NewErrors entry of a candidate sampled but not
 // compile-checked because the repair was interrupted (Patch.Unvalidated).
 const NotValidated = "not validated: interrupted"
+
+// NotValidatedStopped is the NewErrors entry of a candidate not
+// compile-checked because Request.FirstCompilable stopped validation at an
+// earlier compilable one.
+const NotValidatedStopped = "not validated: validation stopped at the first compilable candidate"
 
 // Stats counts the work behind a Result.
 type Stats struct {

@@ -5,11 +5,13 @@ package repair
 // validates them (validate.go) and ranks them.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -107,7 +109,7 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 
 	var patches []Patch
 	if err != nil { // interrupted while sampling: nothing is validated
-		patches = notValidated(rel, site, cands)
+		patches = notValidated(rel, site, cands, NotValidated)
 	} else {
 		vbegan := time.Now()
 		patches, err = validateAll(ctx, b.Compiler, req, rel, uri, site, cands, st, progress)
@@ -269,14 +271,19 @@ func dedupe(cands []candidate, buggy string, st *Stats) []candidate {
 // compilable ones. When ctx ends, it returns ctx.Err() with a patch for every
 // candidate: those validated, then the rest with Unvalidated set (see
 // notValidated; a candidate whose tests were cut short keeps its compile
-// verdict).
+// verdict). With req.FirstCompilable it checks the candidates best Score
+// first and stops after the first compilable one.
 func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, cands []candidate, st *Stats, progress Progress) ([]Patch, error) {
 	patches := make([]Patch, 0, len(cands))
 	if len(cands) == 0 {
 		return patches, nil
 	}
+	if req.FirstCompilable {
+		cands = slices.Clone(cands)
+		slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score(), a.score()) })
+	}
 	interrupted := func(done []Patch, rest []candidate) ([]Patch, error) {
-		return append(done, notValidated(rel, site, rest)...), ctx.Err()
+		return append(done, notValidated(rel, site, rest, NotValidated)...), ctx.Err()
 	}
 	st.CompileChecks++
 	buggyErrs, err := comp.CompileErrors(ctx, uri, req.Text)
@@ -328,6 +335,9 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 			p.Tested, p.Plausible, p.TestOutput = true, tr.Passed, tr.Output
 		}
 		patches = append(patches, p)
+		if req.FirstCompilable && p.Compilable {
+			return append(patches, notValidated(rel, site, cands[j+1:], NotValidatedStopped)...), nil
+		}
 	}
 	return patches, nil
 }
@@ -345,13 +355,14 @@ func candidatePatch(rel string, site hunkSite, c candidate) Patch {
 	}
 }
 
-// notValidated returns the patches of candidates an interruption left
-// unchecked: Unvalidated, not Compilable, NewErrors [NotValidated].
-func notValidated(rel string, site hunkSite, cands []candidate) []Patch {
+// notValidated returns the patches of candidates left unchecked (by an
+// interruption, or by Request.FirstCompilable): Unvalidated, not Compilable,
+// NewErrors [why].
+func notValidated(rel string, site hunkSite, cands []candidate, why string) []Patch {
 	out := make([]Patch, 0, len(cands))
 	for _, c := range cands {
 		p := candidatePatch(rel, site, c)
-		p.Unvalidated, p.NewErrors = true, []string{NotValidated}
+		p.Unvalidated, p.NewErrors = true, []string{why}
 		out = append(out, p)
 	}
 	return out
