@@ -1,4 +1,4 @@
-// Package corpus loads single-hunk bug fixtures in the shared/bug-corpus.md
+// Package corpus loads single-hunk bug fixtures in the docs/bug-corpus.md
 // format (one folder per bug: bug.json plus the buggy project/ tree) and
 // applies, copies and tests them. It is used by the repair tests, by
 // "repilot-lsp bench repair" and by scripts/check-corpus.sh, which verifies
@@ -23,7 +23,7 @@ import (
 )
 
 // DefaultTimeout bounds a test command whose bug.json sets no timeout_s
-// (shared/bug-corpus.md: default 120 seconds).
+// (docs/bug-corpus.md: default 120 seconds).
 const DefaultTimeout = 120 * time.Second
 
 // Bug is one fixture: the fields of bug.json, plus Dir, the folder holding it.

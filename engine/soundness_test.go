@@ -1,7 +1,7 @@
 package engine
 
 // soundness_test.go forces every bug fixture's developer fix (testdata/bugs,
-// shared/bug-corpus.md) through the engine token by token and requires that
+// docs/bug-corpus.md) through the engine token by token and requires that
 // no token of it is pruned: a strict engine never calls a feasible token
 // infeasible (Repilot Definition 3.4). Tokens are javalex tokens with the
 // whitespace before each attached to it, and, separately, 3-byte chunks that

@@ -2,7 +2,7 @@
 // server behind the proxy and the completion engine.
 //
 // launch.go turns an install directory (the server/ folder of npm coc-java, see
-// shared/RECIPES.md and scripts/install-jdtls.sh) into a process command line.
+// docs/recipes.md and scripts/install-jdtls.sh) into a process command line.
 package jdtls
 
 import (

@@ -26,7 +26,7 @@ type Request struct {
 	// disk for the CLI).
 	Text string
 	// StartLine and EndLine are 1-based and inclusive: the buggy hunk is those
-	// whole lines. An insertion has EndLine == StartLine-1 (shared/bug-corpus.md).
+	// whole lines. An insertion has EndLine == StartLine-1 (docs/bug-corpus.md).
 	StartLine, EndLine int
 	// Options tune sampling; the zero value means DefaultOptions.
 	Options Options

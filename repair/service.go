@@ -53,7 +53,7 @@ func FileURI(path string) string {
 
 // Normalize collapses every run of whitespace to one space and trims the
 // ends: the whitespace normalisation used to deduplicate candidates and to
-// compare a patch with a developer fix (shared/bug-corpus.md).
+// compare a patch with a developer fix (docs/bug-corpus.md).
 func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Repair runs Algorithm 1 on req and returns the ranked patches. Errors: a bad
