@@ -24,6 +24,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 )
 
 // Version is the node-llama-cpp release whose llama.cpp install-llama.sh
@@ -56,9 +58,11 @@ func ServerPath() (string, error) {
 	return bin, nil
 }
 
-// Require returns the llama-server path or ends the test as the rule says.
+// Require returns the llama-server path or ends the test as the rule says;
+// under go test -short it skips (realpart.Llama.Short).
 func Require(t testing.TB) string {
 	t.Helper()
+	realpart.Llama.Short(t)
 	p, err := ServerPath()
 	if err != nil {
 		if os.Getenv("REPILOT_SKIP_LLAMA") == "1" {
