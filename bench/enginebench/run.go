@@ -214,9 +214,10 @@ func loadFixture(b corpus.Bug, root string, newLines int) (fixture, error) {
 	if err != nil {
 		return fixture{}, err
 	}
-	lines := corpus.SplitLines(string(data))
-	prefix := strings.Join(lines[:b.StartLine-1], "")
-	suffix := strings.Join(lines[b.EndLine:], "")
+	prefix, _, suffix, err := corpus.Split(string(data), b.StartLine, b.EndLine)
+	if err != nil {
+		return fixture{}, fmt.Errorf("%s: %w", b.ID, err)
+	}
 	f := fixture{bug: b, uri: jdtls.FileURI(path), text: prefix + b.FixedHunk + suffix}
 	f.targets = append(f.targets, target{prefix: prefix, hunk: b.FixedHunk, suffix: suffix, fix: true})
 	if newLines < 0 {
