@@ -11,25 +11,18 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 )
 
 // EnvHome names the environment variable that points at a JDT LS install
 // (the folder holding plugins/ and config_linux/). The --jdtls flag wins over it.
 const EnvHome = "REPILOT_JDTLS_HOME"
 
-// CacheDir is the project's cache root: $REPILOT_CACHE, else
+// CacheDir is the project's cache root, cachedir.Root: $REPILOT_CACHE, else
 // ~/.cache/repilot-lsp (a temporary directory when there is no home). JDT LS,
 // engine and proxy state, and model caches live below it.
-func CacheDir() string {
-	if c := os.Getenv("REPILOT_CACHE"); c != "" {
-		return c
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "repilot-lsp")
-	}
-	return filepath.Join(home, ".cache", "repilot-lsp")
-}
+func CacheDir() string { return cachedir.Root() }
 
 // DefaultHome is where scripts/install-jdtls.sh puts JDT LS 1.20:
 // CacheDir()/jdtls-1.20.0.

@@ -25,6 +25,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 )
 
@@ -42,15 +43,7 @@ func ServerPath() (string, error) {
 		}
 		return p, nil
 	}
-	cache := os.Getenv("REPILOT_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		cache = filepath.Join(home, ".cache", "repilot-lsp")
-	}
-	dest := filepath.Join(cache, "llama.cpp", "node-llama-cpp-"+Version)
+	dest := filepath.Join(cachedir.Root(), "llama.cpp", "node-llama-cpp-"+Version)
 	bin := filepath.Join(dest, "src", "build", "bin", "llama-server")
 	if _, err := os.Stat(filepath.Join(dest, ".complete")); err != nil {
 		return "", fmt.Errorf("llama-server is not built (no %s): run scripts/install-llama.sh (about 10 minutes once; cached)", bin)
