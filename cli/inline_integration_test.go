@@ -167,11 +167,7 @@ func (ed *ghostEditor) inline(ctx context.Context, offset int, trigger int) (str
 }
 
 func TestGhostTextEndToEnd(t *testing.T) {
-	rep := realRepairer(t)
-	pl, ok := rep.(*pool)
-	if !ok {
-		t.Fatalf("the shared repairer is a %T, not the pool", rep)
-	}
+	pl := realRepairer(t).pool // the shared engine's pool: ghost text acquires from it as serve's does
 	root, err := filepath.Abs("../testdata/bugs/undo-stack-extra-decrement/project")
 	if err != nil {
 		t.Fatal(err)

@@ -27,21 +27,14 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 8*time.Minute)
 	defer cancel()
 	srv := llamatest.StartRandom(ctx, t, "deepseek-coder", "tiny", llamatest.Options{LogFile: filepath.Join(t.TempDir(), "llama-server.log")})
-	r := realRepairer(t)
-
 	bug, err := corpus.LoadBug(integrationBug)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// The package's one JDT LS (team rule) serves as engine; the model is
 	// whatever the command line configured.
-	p := r.(*pool)
-	e, err := p.acquire(ctx, bug.ProjectDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	eng, comp := e.b.Engine, e.b.Compiler
-	p.release(e)
+	b := realBackends(ctx, t, bug.ProjectDir())
+	eng, comp := b.Engine, b.Compiler
 	var built []string
 	old := newRepairer
 	newRepairer = func(cfg RepairConfig) (repair.Repairer, error) {

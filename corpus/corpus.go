@@ -1,4 +1,4 @@
-// Package corpus loads single-hunk bug fixtures in the shared/bug-corpus.md
+// Package corpus loads single-hunk bug fixtures in the docs/bug-corpus.md
 // format (one folder per bug: bug.json plus the buggy project/ tree) and
 // applies, copies and tests them. It is used by the repair tests, by
 // "repilot-lsp bench repair" and by scripts/check-corpus.sh, which verifies
@@ -23,7 +23,7 @@ import (
 )
 
 // DefaultTimeout bounds a test command whose bug.json sets no timeout_s
-// (shared/bug-corpus.md: default 120 seconds).
+// (docs/bug-corpus.md: default 120 seconds).
 const DefaultTimeout = 120 * time.Second
 
 // Bug is one fixture: the fields of bug.json, plus Dir, the folder holding it.
@@ -190,15 +190,26 @@ func SplitLines(text string) []string {
 	return lines
 }
 
+// Split cuts text around lines start..end (1-based, inclusive): prefix +
+// hunk + suffix == text, hunk being those whole lines with their
+// terminators. end == start-1 is an insertion point before line start (hunk
+// ""). It fails when the range is out of bounds. Hunk, Replace and the
+// fixtures' users (bench engine, the engine's corpus tests) all cut files
+// here.
+func Split(text string, start, end int) (prefix, hunk, suffix string, err error) {
+	lines := SplitLines(text)
+	if start < 1 || end < start-1 || end > len(lines) {
+		return "", "", "", fmt.Errorf("lines %d-%d out of range (%d lines)", start, end, len(lines))
+	}
+	return strings.Join(lines[:start-1], ""), strings.Join(lines[start-1:end], ""), strings.Join(lines[end:], ""), nil
+}
+
 // Hunk returns the text of lines start..end (1-based, inclusive) of text; ""
 // when end == start-1 (an insertion point). It fails when the range is out of
 // bounds.
 func Hunk(text string, start, end int) (string, error) {
-	lines := SplitLines(text)
-	if start < 1 || end < start-1 || end > len(lines) {
-		return "", fmt.Errorf("lines %d-%d out of range (%d lines)", start, end, len(lines))
-	}
-	return strings.Join(lines[start-1:end], ""), nil
+	_, hunk, _, err := Split(text, start, end)
+	return hunk, err
 }
 
 // Replace returns text with lines start..end (1-based, inclusive) replaced by
@@ -206,19 +217,11 @@ func Hunk(text string, start, end int) (string, error) {
 // the lines. hunk is inserted exactly as given (it should end with a newline
 // unless it is empty or replaces the file's unterminated last line).
 func Replace(text string, start, end int, hunk string) (string, error) {
-	lines := SplitLines(text)
-	if start < 1 || end < start-1 || end > len(lines) {
-		return "", fmt.Errorf("lines %d-%d out of range (%d lines)", start, end, len(lines))
+	prefix, _, suffix, err := Split(text, start, end)
+	if err != nil {
+		return "", err
 	}
-	var sb strings.Builder
-	for _, l := range lines[:start-1] {
-		sb.WriteString(l)
-	}
-	sb.WriteString(hunk)
-	for _, l := range lines[end:] {
-		sb.WriteString(l)
-	}
-	return sb.String(), nil
+	return prefix + hunk + suffix, nil
 }
 
 // BuggyHunk returns the buggy lines of the fixture's file as it is on disk.

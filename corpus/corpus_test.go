@@ -56,6 +56,29 @@ func TestHunkAndSplitLines(t *testing.T) {
 	}
 }
 
+func TestSplit(t *testing.T) {
+	const text = "a\nb\r\nc"
+	for _, c := range []struct {
+		start, end          int
+		prefix, hunk, suffx string
+	}{
+		{1, 1, "", "a\n", "b\r\nc"},
+		{2, 3, "a\n", "b\r\nc", ""},
+		{2, 1, "a\n", "", "b\r\nc"}, // insertion point
+		{4, 3, "a\nb\r\nc", "", ""}, // after the last line
+	} {
+		p, h, s, err := Split(text, c.start, c.end)
+		if err != nil || p != c.prefix || h != c.hunk || s != c.suffx {
+			t.Errorf("Split(%d,%d) = %q %q %q, %v; want %q %q %q", c.start, c.end, p, h, s, err, c.prefix, c.hunk, c.suffx)
+		}
+	}
+	for _, r := range [][2]int{{0, 0}, {2, 0}, {3, 4}, {5, 4}} {
+		if _, _, _, err := Split(text, r[0], r[1]); err == nil {
+			t.Errorf("Split(%d,%d) succeeded on a 3-line text", r[0], r[1])
+		}
+	}
+}
+
 // writeBug writes a bug folder under corpusDir with the given bug.json and a
 // three-line project file src/A.java.
 func writeBug(t *testing.T, corpusDir, name, bugJSON string) {

@@ -10,7 +10,6 @@ import (
 	"context"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -106,11 +105,11 @@ func openFixture(ctx context.Context, t testing.TB, eng *JDT, b corpus.Bug, root
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := corpus.SplitLines(string(data))
-	s, err := eng.Open(ctx, Hunk{URI: jdtls.FileURI(path),
-		Prefix: strings.Join(lines[:b.StartLine-1], ""),
-		Buggy:  strings.Join(lines[b.StartLine-1:b.EndLine], ""),
-		Suffix: strings.Join(lines[b.EndLine:], "")})
+	prefix, buggy, suffix, err := corpus.Split(string(data), b.StartLine, b.EndLine)
+	if err != nil {
+		t.Fatalf("%s: %v", b.ID, err)
+	}
+	s, err := eng.Open(ctx, Hunk{URI: jdtls.FileURI(path), Prefix: prefix, Buggy: buggy, Suffix: suffix})
 	if err != nil {
 		t.Fatal(err)
 	}

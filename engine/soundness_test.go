@@ -1,7 +1,7 @@
 package engine
 
 // soundness_test.go forces every bug fixture's developer fix (testdata/bugs,
-// shared/bug-corpus.md) through the engine token by token and requires that
+// docs/bug-corpus.md) through the engine token by token and requires that
 // no token of it is pruned: a strict engine never calls a feasible token
 // infeasible (Repilot Definition 3.4). Tokens are javalex tokens with the
 // whitespace before each attached to it, and, separately, 3-byte chunks that
@@ -9,6 +9,12 @@ package engine
 // internal/forcetok splits them for bench engine too. Where Complete knows
 // the names at a caret inside an identifier, the fix's identifier must be
 // among them (forceFix in corpus_test.go).
+//
+// The engine must engage on every fixture: in each token split of a fix
+// with tokens, at least one decision is proven feasible (a strict check), so
+// that no fixture passes by the engine answering Unknown throughout (a
+// project JDT LS did not import, say). A fix with no token (a deletion)
+// forces nothing; its end token is TestEndSoundOnBugCorpus's.
 
 import (
 	"context"
@@ -36,6 +42,9 @@ func TestSoundnessOnBugCorpus(t *testing.T) {
 			toks []string
 		}{{"javalex", forcetok.LexTokens(b.FixedHunk)}, {"3-byte", forcetok.Chunks(b.FixedHunk, 3)}} {
 			n := forceFix(ctx, t, s, b, split.name, split.toks)
+			if len(split.toks) > 0 && n.feasible == 0 {
+				t.Errorf("%s (%s tokens): none of %d decisions proven feasible: the engine did not engage on this fixture", b.ID, split.name, n.checks)
+			}
 			bugFeasible += n.feasible
 			sum.checks += n.checks
 			sum.feasible += n.feasible

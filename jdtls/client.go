@@ -5,7 +5,7 @@
 //
 // LSP references are to the 3.17 specification; JDT LS specifics (language/status,
 // dynamic registration, the item shapes of 1.20 versus 1.45+) are described in
-// shared/RECIPES.md, "Eclipse JDT LS".
+// docs/recipes.md, "Eclipse JDT LS".
 
 package jdtls
 

@@ -2,7 +2,7 @@
 // server behind the proxy and the completion engine.
 //
 // launch.go turns an install directory (the server/ folder of npm coc-java, see
-// shared/RECIPES.md and scripts/install-jdtls.sh) into a process command line.
+// docs/recipes.md and scripts/install-jdtls.sh) into a process command line.
 package jdtls
 
 import (
@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 	"github.com/repilot-lsp/repilot-lsp/internal/proc"
 )
 
@@ -19,19 +20,10 @@ import (
 // (the folder holding plugins/ and config_linux/). The --jdtls flag wins over it.
 const EnvHome = "REPILOT_JDTLS_HOME"
 
-// CacheDir is the project's cache root: $REPILOT_CACHE, else
+// CacheDir is the project's cache root, cachedir.Root: $REPILOT_CACHE, else
 // ~/.cache/repilot-lsp (a temporary directory when there is no home). JDT LS,
 // engine and proxy state, and model caches live below it.
-func CacheDir() string {
-	if c := os.Getenv("REPILOT_CACHE"); c != "" {
-		return c
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "repilot-lsp")
-	}
-	return filepath.Join(home, ".cache", "repilot-lsp")
-}
+func CacheDir() string { return cachedir.Root() }
 
 // DefaultHome is where scripts/install-jdtls.sh puts JDT LS 1.20:
 // CacheDir()/jdtls-1.20.0.

@@ -26,7 +26,7 @@ type Request struct {
 	// disk for the CLI).
 	Text string
 	// StartLine and EndLine are 1-based and inclusive: the buggy hunk is those
-	// whole lines. An insertion has EndLine == StartLine-1 (shared/bug-corpus.md).
+	// whole lines. An insertion has EndLine == StartLine-1 (docs/bug-corpus.md).
 	StartLine, EndLine int
 	// Options tune sampling; the zero value means DefaultOptions.
 	Options Options
@@ -45,6 +45,12 @@ type Request struct {
 	// streams patches with it (issue 14). Calls never overlap; they must not
 	// block for long.
 	OnPatch func(Patch)
+	// FirstCompilable makes validation compile-check the candidates best
+	// Score first and stop after the first compilable one (and its tests):
+	// the rest come back Unvalidated with NewErrors [NotValidatedStopped].
+	// For callers that need one compilable patch, not the full ranking (the
+	// corpus acceptance test); sampling is unchanged.
+	FirstCompilable bool
 }
 
 // Options are the knobs of Algorithm 1. Prune, Memo and ActiveComplete select
@@ -79,17 +85,24 @@ type Patch struct {
 	Plausible    bool     // Compilable and TestCmd exited 0
 	TestOutput   string   // tail of the test output, when Tested
 	TestTimedOut bool     // Tested, and the test command was killed at the test timeout
-	// Unvalidated is set only in an interrupted Result (Result.Interrupted):
+	// Unvalidated is set in an interrupted Result (Result.Interrupted):
 	// the interruption came before this candidate's validation finished.
 	// Either its compile check never ran (Compilable false, NewErrors is
 	// [NotValidated]), or it compiled and its tests did not run to the end
-	// (Compilable true, Tested false).
+	// (Compilable true, Tested false). With Request.FirstCompilable it is
+	// also set on the candidates left after the first compilable one
+	// (Compilable false, NewErrors [NotValidatedStopped]).
 	Unvalidated bool
 }
 
 // NotValidated is the NewErrors entry of a candidate sampled but not
 // compile-checked because the repair was interrupted (Patch.Unvalidated).
 const NotValidated = "not validated: interrupted"
+
+// NotValidatedStopped is the NewErrors entry of a candidate not
+// compile-checked because Request.FirstCompilable stopped validation at an
+// earlier compilable one.
+const NotValidatedStopped = "not validated: validation stopped at the first compilable candidate"
 
 // Stats counts the work behind a Result.
 type Stats struct {

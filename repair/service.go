@@ -5,12 +5,14 @@ package repair
 // validates them (validate.go) and ranks them.
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -53,7 +55,7 @@ func FileURI(path string) string {
 
 // Normalize collapses every run of whitespace to one space and trims the
 // ends: the whitespace normalisation used to deduplicate candidates and to
-// compare a patch with a developer fix (shared/bug-corpus.md).
+// compare a patch with a developer fix (docs/bug-corpus.md).
 func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // Repair runs Algorithm 1 on req and returns the ranked patches. Errors: a bad
@@ -109,7 +111,7 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 
 	var patches []Patch
 	if err != nil { // interrupted while sampling: nothing is validated
-		patches = notValidated(rel, site, cands)
+		patches = notValidated(rel, site, cands, NotValidated)
 	} else {
 		vbegan := time.Now()
 		patches, err = validateAll(ctx, b.Compiler, req, rel, uri, site, cands, st, progress, began)
@@ -275,7 +277,10 @@ func dedupe(cands []candidate, buggy string, st *Stats) []candidate {
 // patch for every candidate: those validated, then the rest with Unvalidated
 // set (see notValidated; a candidate whose tests were cut short keeps its
 // compile verdict). Patches come back in candidate order whatever order
-// their tests end in, so the result does not depend on timing.
+// their tests end in, so the result does not depend on timing. With
+// req.FirstCompilable it checks the candidates best Score first and stops
+// after the first compilable one (its tests still run): the rest come back
+// Unvalidated with NewErrors [NotValidatedStopped].
 //
 // began is when the repair started: Stats.FirstCompilable and
 // FirstPlausible are measured from it.
@@ -284,8 +289,12 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 	if len(cands) == 0 {
 		return patches, nil
 	}
+	if req.FirstCompilable {
+		cands = slices.Clone(cands)
+		slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score(), a.score()) })
+	}
 	interrupted := func(done []Patch, rest []candidate) ([]Patch, error) {
-		return append(done, notValidated(rel, site, rest)...), ctx.Err()
+		return append(done, notValidated(rel, site, rest, NotValidated)...), ctx.Err()
 	}
 	st.CompileChecks++
 	buggyErrs, err := comp.CompileErrors(ctx, uri, req.Text)
@@ -319,6 +328,9 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 		return testErr
 	}
 	rest := []candidate(nil) // candidates left unvalidated by an interruption
+	// stopped are the candidates after the first compilable one, left
+	// unvalidated on purpose with req.FirstCompilable.
+	var stopped []candidate
 	for j, c := range cands {
 		if ctx.Err() != nil || failed() != nil {
 			rest = cands[j:]
@@ -356,6 +368,10 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 			mu.Lock()
 			found(p)
 			mu.Unlock()
+			if req.FirstCompilable && p.Compilable {
+				stopped = cands[j+1:]
+				break
+			}
 			continue
 		}
 		// Compiles: test it in the background. Until its tests end it
@@ -390,15 +406,19 @@ func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, ur
 			q.Tested, q.Plausible, q.TestOutput, q.TestTimedOut = true, tr.Passed, tr.Output, tr.TimedOut
 			found(*q)
 		}(j + 1)
+		if req.FirstCompilable {
+			stopped = cands[j+1:]
+			break
+		}
 	}
 	wg.Wait()
 	if testErr != nil {
 		return nil, testErr
 	}
 	if ctx.Err() != nil {
-		return interrupted(patches, rest)
+		return interrupted(patches, append(rest, stopped...))
 	}
-	return patches, nil
+	return append(patches, notValidated(rel, site, stopped, NotValidatedStopped)...), nil
 }
 
 // TestParallelism is how many candidates' tests run at once: the number of
@@ -418,13 +438,14 @@ func candidatePatch(rel string, site hunkSite, c candidate) Patch {
 	}
 }
 
-// notValidated returns the patches of candidates an interruption left
-// unchecked: Unvalidated, not Compilable, NewErrors [NotValidated].
-func notValidated(rel string, site hunkSite, cands []candidate) []Patch {
+// notValidated returns the patches of candidates left unchecked (by an
+// interruption, or by Request.FirstCompilable): Unvalidated, not Compilable,
+// NewErrors [why].
+func notValidated(rel string, site hunkSite, cands []candidate, why string) []Patch {
 	out := make([]Patch, 0, len(cands))
 	for _, c := range cands {
 		p := candidatePatch(rel, site, c)
-		p.Unvalidated, p.NewErrors = true, []string{NotValidated}
+		p.Unvalidated, p.NewErrors = true, []string{why}
 		out = append(out, p)
 	}
 	return out

@@ -40,7 +40,7 @@ func checkTestCmd(root string, argv []string) error {
 }
 
 // DefaultTestTimeout bounds a test command when Request.TestTimeout is 0
-// (the bug corpus default, shared/bug-corpus.md).
+// (the bug corpus default, docs/bug-corpus.md).
 const DefaultTestTimeout = 120 * time.Second
 
 // testOutputTail is how much of a test command's output a Patch keeps.
@@ -52,7 +52,7 @@ const testOutputTail = 4096
 var SkipDirs = map[string]bool{".git": true, "target": true, "build": true}
 
 // newErrors returns the errors of patched that buggy lacks, as "line N:
-// message" (shared/bug-corpus.md: "compilable: the patched file has no compile
+// message" (docs/bug-corpus.md: "compilable: the patched file has no compile
 // errors that the buggy file lacked"). Errors are matched as multisets of
 // messages, since line numbers shift when a hunk changes length, with one
 // rule on top: only the buggy file's errors outside its hunk (lines

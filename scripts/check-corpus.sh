@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Verifies every bug fixture in testdata/bugs/ and example/ (format:
-# shared/bug-corpus.md): the buggy project fails its test_cmd, because it does
+# docs/bug-corpus.md): the buggy project fails its test_cmd, because it does
 # not compile inside the hunk or because a test fails, and with fixed_hunk
 # applied (in a scratch copy) it compiles and passes. Warms the Maven cache
 # first (scripts/warm-maven.sh). The work is the Go test

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds llama.cpp's llama-server (and llama-quantize) from the llama.cpp
 # source that npm's node-llama-cpp ships as a git bundle (no GitHub access is
-# needed; see shared/RECIPES.md), into a stable cache directory outside the
+# needed; see docs/recipes.md), into a stable cache directory outside the
 # clone keyed by version, so repeated runs and CI reuse it. Idempotent: a
 # finished build is detected by its .complete marker and not rebuilt.
 # Prints the absolute path of the llama-server binary on stdout (progress goes

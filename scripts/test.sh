@@ -2,6 +2,8 @@
 # The project's test command (README; CI runs it through .ci/run):
 #   1. gofmt: fails listing unformatted files
 #   2. go vet ./...
+#   2b. go.mod and go.sum are tidy (go mod tidy -diff prints what tidy would
+#      change, and the step fails)
 #   3. test dependencies, each only when missing: scripts/install.sh --tests
 #      (JDT LS, bin/repilot-lsp, the Maven cache for the fixtures, and for the
 #      model integration tests llama-server, a tiny random model and the
@@ -64,6 +66,14 @@ gofmt_check() {
   info "all Go files formatted"
 }
 
+mod_tidy_check() {
+  if ! go mod tidy -diff; then
+    echo "go.mod or go.sum is not tidy (the diff above): run go mod tidy and commit the result" >&2
+    return 1
+  fi
+  info "go.mod and go.sum are tidy"
+}
+
 go_tests() {
   info "go test -p ${GO_TEST_P:-1} -count=1 -timeout 40m ${GO_TEST_FLAGS:-} ./..."
   # shellcheck disable=SC2086
@@ -93,6 +103,7 @@ engine_on_current_jdtls() {
 
 run_step "1/7 gofmt" gofmt_check
 run_step "2/7 go vet ./..." go vet ./...
+run_step "2b/7 go mod tidy -diff" mod_tidy_check
 run_step "3/7 test dependencies (scripts/install.sh --tests)" scripts/install.sh --tests
 run_step "4/7 go build ./..." go build ./...
 run_step "5/7 go test ./..." go_tests

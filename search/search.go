@@ -39,6 +39,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 	"github.com/repilot-lsp/repilot-lsp/search/dense"
 	"github.com/repilot-lsp/repilot-lsp/search/index"
 	"github.com/repilot-lsp/repilot-lsp/search/lexical"
@@ -175,16 +176,10 @@ type AssocConfig struct {
 }
 
 // DefaultCacheDir is where a workspace's caches live:
-// $REPILOT_CACHE/search/<hash of root>, else ~/.cache/repilot-lsp/search/...
+// <cache>/search/<base name of root>-<hash of root>, <cache> being
+// cachedir.Root ($REPILOT_CACHE, else ~/.cache/repilot-lsp).
 func DefaultCacheDir(root string) string {
-	base := os.Getenv("REPILOT_CACHE")
-	if base == "" {
-		if d, err := os.UserCacheDir(); err == nil {
-			base = filepath.Join(d, "repilot-lsp")
-		} else {
-			base = filepath.Join(os.TempDir(), "repilot-lsp")
-		}
-	}
+	base := cachedir.Root()
 	abs, _ := filepath.Abs(root)
 	sum := sha256.Sum256([]byte(abs))
 	return filepath.Join(base, "search", filepath.Base(abs)+"-"+hex.EncodeToString(sum[:6]))

@@ -1,5 +1,5 @@
 // Package enginebench measures the completion engine (package engine) on a
-// bug corpus (shared/bug-corpus.md format): its pruning power on mutated
+// bug corpus (docs/bug-corpus.md format): its pruning power on mutated
 // developer fixes, its soundness on the unmutated fixes, and what a decision
 // costs (time and JDT LS requests), with and without the engine's per-site
 // member-list cache. "repilot-lsp bench engine" prints its Report.

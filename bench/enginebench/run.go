@@ -35,6 +35,12 @@ type Options struct {
 	NewLines int
 	// Speed also times decisions with and without the site cache.
 	Speed bool
+	// SkipFixSoundness does not force the tokens of the unmutated fixes
+	// (Report.Soundness then counts the "new" lines' tokens and every
+	// hunk's end, the fixes' included): for the package's test, since
+	// engine's TestSoundnessOnBugCorpus forces the same fixes, in the same
+	// token splits, on a JDT LS started the same way.
+	SkipFixSoundness bool
 	// Log receives progress lines (nil: discarded).
 	Log io.Writer
 }
@@ -214,9 +220,10 @@ func loadFixture(b corpus.Bug, root string, newLines int) (fixture, error) {
 	if err != nil {
 		return fixture{}, err
 	}
-	lines := corpus.SplitLines(string(data))
-	prefix := strings.Join(lines[:b.StartLine-1], "")
-	suffix := strings.Join(lines[b.EndLine:], "")
+	prefix, _, suffix, err := corpus.Split(string(data), b.StartLine, b.EndLine)
+	if err != nil {
+		return fixture{}, fmt.Errorf("%s: %w", b.ID, err)
+	}
 	f := fixture{bug: b, uri: jdtls.FileURI(path), text: prefix + b.FixedHunk + suffix}
 	f.targets = append(f.targets, target{prefix: prefix, hunk: b.FixedHunk, suffix: suffix, fix: true})
 	if newLines < 0 {
@@ -292,6 +299,21 @@ func force(ctx context.Context, eng engine.Engine, h engine.Hunk, toks []string,
 		}
 	}
 	return pruned, s.Stats(), feasible, times, strict, nil
+}
+
+// checkEnd judges the end of the hunk after text in a fresh session of eng
+// on h (Session.CheckEnd), without forcing text's tokens.
+func checkEnd(ctx context.Context, eng engine.Engine, h engine.Hunk, text string) (engine.Outcome, error) {
+	s, err := eng.Open(ctx, h)
+	if err != nil {
+		return engine.Unknown, err
+	}
+	defer s.Close()
+	out, err := s.CheckEnd(ctx, text)
+	if err != nil {
+		return engine.Unknown, fmt.Errorf("CheckEnd(%q): %w", text, err)
+	}
+	return out, nil
 }
 
 // fatal reports whether err ends the run: ctx ended or the JDT LS died.
@@ -390,7 +412,22 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 			// Soundness: the unmutated hunk, whole tokens and 3-byte chunks,
 			// and its end.
 			feasibleHere := 0
-			for _, toks := range [][]string{forcetok.LexTokens(t.hunk), forcetok.Chunks(t.hunk, 3)} {
+			splits := [][]string{forcetok.LexTokens(t.hunk), forcetok.Chunks(t.hunk, 3)}
+			if t.fix && o.SkipFixSoundness {
+				// The tokens are engine's TestSoundnessOnBugCorpus's; the
+				// end after the whole fix is still judged here.
+				splits = nil
+				out, err := checkEnd(ctx, w.Engine, h, t.hunk)
+				if err != nil {
+					return nil, fmt.Errorf("%s: %w", b.ID, err)
+				}
+				rep.Soundness.Ends++
+				if out == engine.Infeasible {
+					rep.Soundness.Pruned++
+					rep.Soundness.PrunedAt = append(rep.Soundness.PrunedAt, fmt.Sprintf("%s: the end of the hunk after %q", b.ID, t.hunk))
+				}
+			}
+			for _, toks := range splits {
 				p, st, feas, _, _, err := force(ctx, w.Engine, h, toks, false, true)
 				if err != nil {
 					return nil, fmt.Errorf("%s: %w", b.ID, err)
@@ -410,10 +447,12 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 						fmt.Sprintf("%s: %q after %q", b.ID, toks[p], strings.Join(toks[:p], "")))
 				}
 			}
-			rep.Soundness.Hunks++
+			if splits != nil {
+				rep.Soundness.Hunks++
+			}
 			sites := Sites(t.hunk)
 			hasMember := slices.ContainsFunc(sites, func(s Site) bool { return s.Kind.IsMember() })
-			if hasMember && feasibleHere == 0 {
+			if splits != nil && hasMember && feasibleHere == 0 {
 				rep.Notes = append(rep.Notes, fmt.Sprintf("%s: no decision proven feasible on a hunk with member accesses (JDT LS resolved no receiver): the engine did not engage", b.ID))
 			}
 			// Mutants.

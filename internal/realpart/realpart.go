@@ -5,6 +5,10 @@
 // variable is "1", in which case the test is skipped with that reason. A
 // missing part is never skipped silently.
 //
+// Under go test -short every test that needs a real part skips, saying so,
+// whether the part is installed or not: `go test -short ./...` is the quick
+// inner loop (seconds), the full run is the suite.
+//
 // It imports no package of the module, so that any package's own tests
 // (jdtls's included) can use it.
 package realpart
@@ -28,12 +32,28 @@ var JDTLS = Part{Name: "JDT LS", Install: "run scripts/install-jdtls.sh", SkipEn
 // ngram.FindJDKSrcZip ($JAVA_HOME/lib/src.zip or /usr/lib/jvm/*/lib/src.zip).
 var JDKSource = Part{Name: "JDK src.zip", Install: "install openjdk-17-source", SkipEnv: "REPILOT_SKIP_JDK_SRC"}
 
-// Require does nothing when err is nil. Otherwise err says why the part was
+// Llama is llama.cpp's llama-server, found by llamatest.ServerPath (its own
+// Require applies the same rule).
+var Llama = Part{Name: "llama.cpp's llama-server", Install: "run scripts/install-llama.sh", SkipEnv: "REPILOT_SKIP_LLAMA"}
+
+// Short skips the test under go test -short, naming the part it needs;
+// otherwise it does nothing. Require calls it first; a test that finds its
+// part some other way calls it before starting the part.
+func (p Part) Short(t testing.TB) {
+	t.Helper()
+	if testing.Short() {
+		t.Skipf("-short: skipping an integration test that needs %s (run without -short for it)", p.Name)
+	}
+}
+
+// Require skips the test under -short (Short). Otherwise it does nothing
+// when err is nil. Otherwise err says why the part was
 // not found, and Require ends the test: with t.Skipf when p.SkipEnv is "1",
 // else with t.Fatalf naming the part, how to install it and the variable
 // that skips instead. Both messages include err.
 func (p Part) Require(t testing.TB, err error) {
 	t.Helper()
+	p.Short(t)
 	if err == nil {
 		return
 	}

@@ -6,6 +6,7 @@ package realpart
 
 import (
 	"errors"
+	"flag"
 	"fmt"
 	"runtime"
 	"strings"
@@ -43,7 +44,17 @@ func require(p Part, err error) (how, msg string) {
 	return r.how, r.msg
 }
 
+// setShort sets -short for the rest of the test.
+func setShort(t *testing.T, on bool) {
+	was := testing.Short()
+	if err := flag.Set("test.short", fmt.Sprint(on)); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { flag.Set("test.short", fmt.Sprint(was)) })
+}
+
 func TestRequire(t *testing.T) {
+	setShort(t, false) // the outcomes without -short, also in a -short run
 	missing := errors.New("no JDT LS under /nowhere")
 	for _, tc := range []struct {
 		name, env string
@@ -69,5 +80,17 @@ func TestRequire(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestShortSkipsEvenWhenFound: under -short a test needing a real part
+// skips, saying so, whether the part was found or not.
+func TestShortSkipsEvenWhenFound(t *testing.T) {
+	setShort(t, true)
+	for _, err := range []error{nil, errors.New("no JDT LS under /nowhere")} {
+		how, msg := require(JDTLS, err)
+		if how != "skip" || !strings.Contains(msg, "-short") || !strings.Contains(msg, "JDT LS") {
+			t.Errorf("part error %v under -short: ended with %q (%s), want a skip naming -short and JDT LS", err, how, msg)
+		}
 	}
 }

@@ -1,5 +1,5 @@
 // A quality check on the repository's bug fixtures (testdata/bugs, format of
-// shared/bug-corpus.md): force-decode each developer fix through Next, with
+// docs/bug-corpus.md): force-decode each developer fix through Next, with
 // and without the buggy hunk shown (FIM.Buggy), and count how often each of
 // its tokens is among the candidates the repair loop asks for. The fix is
 // read only here, to score the model; the model never sees it.

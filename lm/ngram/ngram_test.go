@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/jdksrc"
+	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/lm"
 )
@@ -52,9 +53,10 @@ func TestMain(m *testing.M) {
 }
 
 // requireJDK returns src.zip's path, failing (or skipping with
-// REPILOT_SKIP_JDK_SRC=1) when there is none.
+// REPILOT_SKIP_JDK_SRC=1) when there is none; -short skips.
 func requireJDK(t testing.TB) string {
 	t.Helper()
+	realpart.JDKSource.Short(t)
 	return jdksrc.Require(t, FindJDKSrcZip())
 }
 

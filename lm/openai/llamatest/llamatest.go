@@ -24,6 +24,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
+	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 )
 
 // Version is the node-llama-cpp release whose llama.cpp install-llama.sh
@@ -40,15 +43,7 @@ func ServerPath() (string, error) {
 		}
 		return p, nil
 	}
-	cache := os.Getenv("REPILOT_CACHE")
-	if cache == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return "", err
-		}
-		cache = filepath.Join(home, ".cache", "repilot-lsp")
-	}
-	dest := filepath.Join(cache, "llama.cpp", "node-llama-cpp-"+Version)
+	dest := filepath.Join(cachedir.Root(), "llama.cpp", "node-llama-cpp-"+Version)
 	bin := filepath.Join(dest, "src", "build", "bin", "llama-server")
 	if _, err := os.Stat(filepath.Join(dest, ".complete")); err != nil {
 		return "", fmt.Errorf("llama-server is not built (no %s): run scripts/install-llama.sh (about 10 minutes once; cached)", bin)
@@ -56,9 +51,11 @@ func ServerPath() (string, error) {
 	return bin, nil
 }
 
-// Require returns the llama-server path or ends the test as the rule says.
+// Require returns the llama-server path or ends the test as the rule says;
+// under go test -short it skips (realpart.Llama.Short).
 func Require(t testing.TB) string {
 	t.Helper()
+	realpart.Llama.Short(t)
 	p, err := ServerPath()
 	if err != nil {
 		if os.Getenv("REPILOT_SKIP_LLAMA") == "1" {
