@@ -254,16 +254,20 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 	// JDT LS compiles the file with the right classpath.
 	root := repair.ProjectRoot(file, doc.Text, c.Root())
 	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine, TestCmd: a.TestCommand}
-	req.OnPatch = func(pt repair.Patch) {
-		c.Notify(NotifyPatchFound, PatchFoundParams{URI: doc.URI, Version: doc.Version, Patch: RepairPatch{
-			Title:      "Repilot patch found: " + firstLine(pt.Hunk, startLine, endLine),
+	// lspPatch is a patch as the editor gets it: titled, with its edit.
+	lspPatch := func(title string, pt repair.Patch) RepairPatch {
+		return RepairPatch{
+			Title:      title + firstLine(pt.Hunk, startLine, endLine),
 			Edit:       hunkEdit(doc, mp, startLine, endLine, pt.Hunk, c.Capabilities().DocumentChanges),
 			Hunk:       pt.Hunk,
 			Compilable: pt.Compilable,
 			Plausible:  pt.Plausible,
 			LogProb:    pt.LogProb,
 			Diff:       pt.Diff,
-		}})
+		}
+	}
+	req.OnPatch = func(pt repair.Patch) {
+		c.Notify(NotifyPatchFound, PatchFoundParams{URI: doc.URI, Version: doc.Version, Patch: lspPatch("Repilot patch found: ", pt)})
 	}
 
 	base := filepath.Base(file)
@@ -292,15 +296,7 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 	out := RepairResult{Stats: res.Stats}
 	compilable := 0
 	for i, pt := range res.Patches {
-		out.Patches = append(out.Patches, RepairPatch{
-			Title:      fmt.Sprintf("Apply Repilot patch %d: %s", i+1, firstLine(pt.Hunk, startLine, endLine)),
-			Edit:       hunkEdit(doc, mp, startLine, endLine, pt.Hunk, c.Capabilities().DocumentChanges),
-			Hunk:       pt.Hunk,
-			Compilable: pt.Compilable,
-			Plausible:  pt.Plausible,
-			LogProb:    pt.LogProb,
-			Diff:       pt.Diff,
-		})
+		out.Patches = append(out.Patches, lspPatch(fmt.Sprintf("Apply Repilot patch %d: ", i+1), pt))
 		if pt.Compilable {
 			compilable++
 		}
