@@ -79,9 +79,11 @@ type Transport struct {
 	Sleep func(context.Context, time.Duration) error
 }
 
-// New returns a Transport with o's policy. An unparsable
-// $REPILOT_MODEL_MAX_RESPONSE_BYTES is an error naming it.
-func New(o Options) (*Transport, error) {
+// WithRetryDefaults returns o with its unset time limit, concurrency,
+// retries and backoff at their defaults: 60 s, 4 requests in flight, 3
+// retries (a negative MaxRetries means none), 250 ms. Clients that show
+// these settings (lm/openai's Config) fill them the same way.
+func (o Options) WithRetryDefaults() Options {
 	if o.Timeout <= 0 {
 		o.Timeout = 60 * time.Second
 	}
@@ -96,6 +98,13 @@ func New(o Options) (*Transport, error) {
 	if o.RetryBackoff <= 0 {
 		o.RetryBackoff = 250 * time.Millisecond
 	}
+	return o
+}
+
+// New returns a Transport with o's policy. An unparsable
+// $REPILOT_MODEL_MAX_RESPONSE_BYTES is an error naming it.
+func New(o Options) (*Transport, error) {
+	o = o.WithRetryDefaults()
 	if o.MaxResponseBytes <= 0 {
 		o.MaxResponseBytes = DefaultMaxResponseBytes
 		if v := os.Getenv(EnvMaxResponseBytes); v != "" {

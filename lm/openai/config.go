@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/oaihttp"
 )
 
 // Environment variables read for the API key when Config.APIKey is empty, in
@@ -120,20 +122,8 @@ func (c Config) withDefaults() (Config, error) {
 		return c, fmt.Errorf("lm/openai: unknown server dialect %q (want %s, %s, %s, %s or empty to detect)",
 			c.Dialect, DialectLlamaCpp, DialectVLLM, DialectOpenAI, DialectOther)
 	}
-	if c.Timeout <= 0 {
-		c.Timeout = 60 * time.Second
-	}
-	if c.MaxConcurrent <= 0 {
-		c.MaxConcurrent = 4
-	}
-	if c.MaxRetries == 0 {
-		c.MaxRetries = 3
-	} else if c.MaxRetries < 0 {
-		c.MaxRetries = 0
-	}
-	if c.RetryBackoff <= 0 {
-		c.RetryBackoff = 250 * time.Millisecond
-	}
+	d := oaihttp.Options{Timeout: c.Timeout, MaxConcurrent: c.MaxConcurrent, MaxRetries: c.MaxRetries, RetryBackoff: c.RetryBackoff}.WithRetryDefaults()
+	c.Timeout, c.MaxConcurrent, c.MaxRetries, c.RetryBackoff = d.Timeout, d.MaxConcurrent, d.MaxRetries, d.RetryBackoff
 	if c.MaxLogprobs <= 0 {
 		c.MaxLogprobs = 20
 	}
