@@ -69,8 +69,14 @@ func NewClient(cfg Config) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The config holds "no retry" as 0 (withDefaults); the transport reads
+	// 0 as unset and -1 as none.
+	retries := cfg.MaxRetries
+	if retries == 0 {
+		retries = -1
+	}
 	tr, err := oaihttp.New(oaihttp.Options{Timeout: cfg.Timeout, MaxConcurrent: cfg.MaxConcurrent,
-		MaxRetries: cfg.MaxRetries, RetryBackoff: cfg.RetryBackoff, MaxResponseBytes: cfg.MaxResponseBytes})
+		MaxRetries: retries, RetryBackoff: cfg.RetryBackoff, MaxResponseBytes: cfg.MaxResponseBytes})
 	if err != nil {
 		return nil, fmt.Errorf("lm/openai: %w", err)
 	}

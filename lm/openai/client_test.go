@@ -375,6 +375,22 @@ func TestRetriesOn429And5xx(t *testing.T) {
 	}
 }
 
+// TestNoRetriesMeansOneAttempt: MaxRetries < 0 asks for no retry, so a 503
+// ends the request after its one attempt (it took 1+3 when the transport
+// read the config's 0 as "unset").
+func TestNoRetriesMeansOneAttempt(t *testing.T) {
+	f := newFake(t, map[string]http.HandlerFunc{"/v1/completions": func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, `{"error":{"message":"busy"}}`, http.StatusServiceUnavailable)
+	}})
+	m := newTestModel(t, f, Config{Model: "x", Dialect: DialectLlamaCpp, FIM: "none", MaxRetries: -1, RetryBackoff: time.Millisecond})
+	s, _ := m.Start(context.Background(), lm.FIM{})
+	_, err := s.Next(context.Background(), "", 1)
+	var e *Error
+	if !errors.As(err, &e) || e.Status != 503 || m.Client().Attempts() != 1 {
+		t.Errorf("503 with MaxRetries -1: %v after %d attempts, want 1", err, m.Client().Attempts())
+	}
+}
+
 func TestAPIKeyNeverInErrorsOrStrings(t *testing.T) {
 	const key = "sk-test-SECRET-0123456789"
 	echo := func(status int) http.HandlerFunc {
