@@ -313,13 +313,13 @@ func writeFound(w io.Writer, p repair.Patch, elapsed time.Duration) {
 	if !p.Compilable {
 		return
 	}
-	status := "compilable"
+	status := "a compilable patch"
 	if p.Tested && p.Plausible {
-		status = "plausible (tests pass)"
+		status = "a plausible patch (tests pass)"
 	} else if p.Tested {
-		status = "compilable, tests fail"
+		status = "a compilable patch whose tests fail"
 	}
-	fmt.Fprintf(w, "repilot: found a %s patch after %s:\n", status, elapsed.Round(100*time.Millisecond))
+	fmt.Fprintf(w, "repilot: found %s after %s:\n", status, elapsed.Round(100*time.Millisecond))
 	for _, l := range strings.SplitAfter(p.Diff, "\n") {
 		if l != "" {
 			fmt.Fprint(w, "repilot:   "+l)

@@ -245,7 +245,10 @@ func init() {
 		Short: "Semantic search in a project: ranked code units for a query",
 		Long: `search finds the functions, methods and classes of a project (Java, Python,
 Go) that match a query in natural language or code, and prints them ranked,
-with path, range, score and a snippet.
+with path, range, score and a snippet. The order is the fused rank; "match" is
+how much of the query a result contains (rarer words weigh more), a 0-100%
+figure that compares across queries, so a lower-ranked result may match more
+words; "no strong match" means no result reaches 30%.
 
 Offline (no model flags) it ranks with BM25 over code-aware terms. With an
 OpenAI-compatible embeddings server (--embed-url) it adds dense retrieval; with
