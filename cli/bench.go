@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/repair"
@@ -285,18 +286,18 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }
 	var runs []bugRun
 	var stopped error // ctx's error when interrupted
-	for _, backend := range backends {
-		cfg := RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, MaxRoots: 1,
+	for _, lmName := range backends {
+		cfg := backend.Config{JDTLSHome: f.jdtls, StateDir: f.stateDir, MaxRoots: 1,
 			Progress: func(msg string, _ int) { logf("%s", msg) },
 			Engine:   []engine.JDTOption{engine.WithRequestTimeout(f.requestTimeout), engine.WithCompileTimeout(f.compileTimeout)}}
-		if backend == backendOpenAI {
+		if lmName == backendOpenAI {
 			cfg.Model = model
-			if err := checkModel(ctx, model); err != nil {
+			if err := backend.CheckModel(ctx, model); err != nil {
 				return err
 			}
 		}
-		logf("backend %s: %s", backend, cfg.Model)
-		got, err := benchBackend(ctx, cfg, backend, bugs, variants, f, logf)
+		logf("backend %s: %s", lmName, cfg.Model)
+		got, err := benchBackend(ctx, cfg, lmName, bugs, variants, f, logf)
 		runs = append(runs, got...)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -315,9 +316,9 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 		}
 	}()
 	rows := make([]benchRow, 0, len(backends)*len(variants))
-	for _, backend := range backends {
+	for _, lmName := range backends {
 		for _, v := range variants {
-			rows = append(rows, totals(backend, v, runs))
+			rows = append(rows, totals(lmName, v, runs))
 		}
 	}
 	if f.jsonOut {
@@ -331,7 +332,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 			Model     string     `json:"openai_model,omitempty"` // the openai backend's configuration, without the key
 			Rows      []benchRow `json:"variants"`
 			Runs      []bugRun   `json:"runs"`
-		}{f.corpus.dir, f.sampling.samples, f.sampling.seed, f.sampling.maxTokens, modelLabel(model), rows, runs}); err != nil {
+		}{f.corpus.dir, f.sampling.samples, f.sampling.seed, f.sampling.maxTokens, model.Label(), rows, runs}); err != nil {
 			return err
 		}
 		return benchFailed(rows)
@@ -366,7 +367,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 		return err
 	}
 	if model.Remote() {
-		fmt.Fprintf(stdout, "\nopenai = %s\n", modelLabel(model))
+		fmt.Fprintf(stdout, "\nopenai = %s\n", model.Label())
 	}
 	return benchFailed(rows)
 }
@@ -403,7 +404,7 @@ const (
 
 // benchBackends checks --backend against the model configuration; empty
 // means ngram, plus openai when a server is configured.
-func benchBackends(names []string, model ModelConfig) ([]string, error) {
+func benchBackends(names []string, model backend.ModelConfig) ([]string, error) {
 	if len(names) == 0 {
 		names = []string{backendNgram}
 		if model.Remote() {
@@ -431,34 +432,22 @@ func benchBackends(names []string, model ModelConfig) ([]string, error) {
 	return out, nil
 }
 
-// modelLabel names the openai backend's model and server ("" without one).
-func modelLabel(model ModelConfig) string {
-	if !model.Remote() {
-		return ""
-	}
-	m, err := model.build()
-	if err != nil {
-		return model.String()
-	}
-	return m.Name()
-}
-
 // benchBackend runs every bug and variant with one backend's repair service
 // (closed before it returns). It returns the runs so far and the context's
 // error when the benchmark is interrupted.
-func benchBackend(ctx context.Context, cfg RepairConfig, backend string, bugs []corpus.Bug, variants []string, f benchRepairFlags, logf func(string, ...any)) ([]bugRun, error) {
+func benchBackend(ctx context.Context, cfg backend.Config, lmName string, bugs []corpus.Bug, variants []string, f benchRepairFlags, logf func(string, ...any)) ([]bugRun, error) {
 	var (
 		r   repair.Repairer
 		err error
 	)
 	if !f.shared {
-		r, err = buildRepairer(cfg)
+		r, err = backend.New(cfg)
 	} else {
 		roots := make([]string, len(bugs))
 		for i, b := range bugs {
 			roots[i] = b.ProjectDir()
 		}
-		r, err = buildSharedRepairer(cfg, roots)
+		r, err = backend.NewShared(cfg, roots)
 	}
 	if err != nil {
 		return nil, err
@@ -476,15 +465,15 @@ func benchBackend(ctx context.Context, cfg RepairConfig, backend string, bugs []
 			if run.Error != "" && strings.Contains(run.Error, context.DeadlineExceeded.Error()) {
 				// A JDT LS still importing the corpus's projects can miss a
 				// deadline once; a second failure is reported.
-				logf("%s %s %s: %s; retrying once", backend, b.ID, v, run.Error)
+				logf("%s %s %s: %s; retrying once", lmName, b.ID, v, run.Error)
 				run = benchOne(ctx, r, b, v, f)
 				run.Retried = true
 			}
-			run.Backend = backend
+			run.Backend = lmName
 			if run.Error != "" {
-				logf("%s %s %s: error: %s", backend, b.ID, v, run.Error)
+				logf("%s %s %s: error: %s", lmName, b.ID, v, run.Error)
 			} else {
-				logf("%s %s %-10s %2d unique, %2d compilable, %2d plausible, exact=%v, %s, %s", backend, b.ID, v, run.Unique, run.Compilable, run.Plausible, run.Exact, plural(run.Stats.LMRequests, "LM request", "LM requests"), run.Stats.Duration.Round(time.Millisecond))
+				logf("%s %s %-10s %2d unique, %2d compilable, %2d plausible, exact=%v, %s, %s", lmName, b.ID, v, run.Unique, run.Compilable, run.Plausible, run.Exact, plural(run.Stats.LMRequests, "LM request", "LM requests"), run.Stats.Duration.Round(time.Millisecond))
 			}
 			runs = append(runs, run)
 		}
@@ -539,15 +528,15 @@ func benchOne(ctx context.Context, r repair.Repairer, b corpus.Bug, variant stri
 }
 
 // totals sums the runs of one backend and variant into Table-3 columns.
-func totals(backend, variant string, runs []bugRun) benchRow {
-	row := benchRow{Backend: backend, Variant: variant}
+func totals(lmName, variant string, runs []bugRun) benchRow {
+	row := benchRow{Backend: lmName, Variant: variant}
 	var lm, eng, queries, rejected, cuts int64
 	var sample, validate, engTime time.Duration
 	var firstComp, firstPlaus, msPerTok []float64
 	truncated := 0
 	compilable, plausible := 0, 0
 	for _, r := range runs {
-		if r.Variant != variant || r.Backend != backend {
+		if r.Variant != variant || r.Backend != lmName {
 			continue
 		}
 		row.Bugs++

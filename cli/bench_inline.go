@@ -23,6 +23,7 @@ import (
 	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
 
+	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/inline"
 	"github.com/repilot-lsp/repilot-lsp/javalex"
@@ -157,12 +158,12 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		return fmt.Errorf("no position found in %s", root)
 	}
 	progress := func(msg string, _ int) { fmt.Fprintln(stderr, msg) }
-	eng, err := startEngine(ctx, home, filepath.Join(tmp, "engine"), root, nil, progress, nil)
+	eng, err := backend.StartEngine(ctx, backend.EngineSpec{Home: home, Dir: filepath.Join(tmp, "engine"), Root: root, Progress: progress})
 	if err != nil {
 		return err
 	}
 	defer eng.Close()
-	model, err := ngram.Train(ctx, ngram.Sources{}, ngram.Options{UseJDK: true, CacheDir: filepath.Join(jdtls.CacheDir(), "ngram")})
+	model, err := ngram.Train(ctx, ngram.Sources{}, ngram.Options{UseJDK: true, CacheDir: backend.NGramCacheDir()})
 	if err != nil {
 		return fmt.Errorf("training the n-gram model on java.base: %w", err)
 	}

@@ -167,7 +167,7 @@ func (ed *ghostEditor) inline(ctx context.Context, offset int, trigger int) (str
 }
 
 func TestGhostTextEndToEnd(t *testing.T) {
-	pl := realRepairer(t).pool // the shared engine's pool: ghost text acquires from it as serve's does
+	pl := realRepairer(t) // the shared engine's pool: ghost text acquires from it as serve's does
 	root, err := filepath.Abs("../testdata/bugs/undo-stack-extra-decrement/project")
 	if err != nil {
 		t.Fatal(err)
@@ -177,7 +177,7 @@ func TestGhostTextEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rec := &recordingSuggester{s: inline.NewService(pl.inlineAcquire(), inline.Options{}), started: make(chan struct{}, 1)}
+	rec := &recordingSuggester{s: inline.NewService(pl.InlineAcquire(), inline.Options{}), started: make(chan struct{}, 1)}
 	tee := &teeWriter{}
 	launch := proxy.JDTLSLauncher("", 0, io.Discard)
 	state := t.TempDir()

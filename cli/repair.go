@@ -18,6 +18,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -250,10 +251,10 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 		return err
 	}
 	progress("language model: "+model.String(), 0)
-	if err := checkModel(ctx, model); err != nil {
+	if err := backend.CheckModel(ctx, model); err != nil {
 		return err
 	}
-	r, err := newRepairer(RepairConfig{JDTLSHome: f.jdtls, StateDir: f.stateDir, Progress: progress, Model: model})
+	r, err := newRepairer(backend.Config{JDTLSHome: f.jdtls, StateDir: f.stateDir, Progress: progress, Model: model})
 	if err != nil {
 		return err
 	}

@@ -3,7 +3,7 @@ package cli
 // repair_integration_test.go runs the repair command end to end with a real
 // JDT LS (the completion engine and compiler) and the real n-gram model on a
 // fixture of testdata/bugs. One JDT LS serves every test of the package: it
-// imports every fixture's project as a workspace folder (buildSharedRepairer),
+// imports every fixture's project as a workspace folder (backend.NewShared),
 // so that the corpus test (corpus_integration_test.go) starts no server of
 // its own. Without JDT LS the tests fail, saying to run
 // scripts/install-jdtls.sh, unless REPILOT_SKIP_JDTLS=1; -short skips them.
@@ -22,6 +22,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
@@ -37,7 +38,7 @@ const integrationBug = "../testdata/bugs/undo-stack-extra-decrement"
 
 var real struct {
 	once sync.Once
-	r    *sharedRepairer
+	r    *backend.Pool
 	dir  string
 	err  error
 }
@@ -56,7 +57,7 @@ func TestMain(m *testing.M) {
 // realRepairer returns the package's shared repair service: one JDT LS over
 // every fixture's project (testdata/bugs), started on the first repair, and
 // the n-gram model trained per project (one project's at a time).
-func realRepairer(t *testing.T) *sharedRepairer {
+func realRepairer(t *testing.T) *backend.Pool {
 	t.Helper()
 	home, err := jdtls.ResolveHome("")
 	realpart.JDTLS.Require(t, err)
@@ -72,11 +73,7 @@ func realRepairer(t *testing.T) *sharedRepairer {
 		if real.dir, real.err = os.MkdirTemp("", "repilot-cli-test-*"); real.err != nil {
 			return
 		}
-		var r repair.Repairer
-		r, real.err = buildSharedRepairer(RepairConfig{JDTLSHome: home, StateDir: real.dir, MaxRoots: 1}, roots)
-		if real.err == nil {
-			real.r = r.(*sharedRepairer)
-		}
+		real.r, real.err = backend.NewShared(backend.Config{JDTLSHome: home, StateDir: real.dir, MaxRoots: 1}, roots)
 	})
 	if real.err != nil {
 		t.Fatalf("the repair integration tests need JDT LS: %v (run scripts/install-jdtls.sh, or set REPILOT_SKIP_JDTLS=1 to skip)", real.err)
@@ -88,13 +85,11 @@ func realRepairer(t *testing.T) *sharedRepairer {
 // JDT LS and root's model), starting them if needed.
 func realBackends(ctx context.Context, t *testing.T, root string) repair.Backends {
 	t.Helper()
-	p := realRepairer(t).pool
-	e, err := p.acquire(ctx, root)
-	if err != nil {
+	var b repair.Backends
+	if err := realRepairer(t).Use(ctx, root, func(got repair.Backends) error { b = got; return nil }); err != nil {
 		t.Fatal(err)
 	}
-	defer p.release(e)
-	return e.b
+	return b
 }
 
 // sharedService hands the shared service to runRepair without letting it
@@ -130,7 +125,7 @@ func TestRepairCommandFindsCompilablePatch(t *testing.T) {
 	r := realRepairer(t)
 	replay := &replayService{Repairer: r}
 	old := newRepairer
-	newRepairer = func(RepairConfig) (repair.Repairer, error) { return replay, nil }
+	newRepairer = func(backend.Config) (repair.Repairer, error) { return replay, nil }
 	defer func() { newRepairer = old }()
 
 	bug, err := corpus.LoadBug(integrationBug)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -42,7 +43,7 @@ func runInterrupted(t *testing.T, res *repair.Result, jsonOut bool) (stdout stri
 	root := writeProject(t)
 	t.Setenv(EnvModelBaseURL, "")
 	old := newRepairer
-	newRepairer = func(RepairConfig) (repair.Repairer, error) { return interruptingRepairer{res}, nil }
+	newRepairer = func(backend.Config) (repair.Repairer, error) { return interruptingRepairer{res}, nil }
 	defer func() { newRepairer = old }()
 	f := repairFlags{project: root, file: "src/A.java", lines: "3", jsonOut: jsonOut, quiet: true, keep: 5, variant: "full",
 		sampling: samplingFlags{samples: 20, maxTokens: 8, temperature: 1, topP: 1}}

@@ -2,7 +2,7 @@ package cli
 
 // repair_llama_test.go runs the repair command line end to end against a real
 // llama.cpp llama-server (the random-weight deepseek-coder model of
-// scripts/models/make-random.sh): flags -> ModelConfig -> start-up check ->
+// scripts/models/make-random.sh): flags -> backend.ModelConfig -> start-up check ->
 // lm/openai model -> speculative guided decoding over the package's one real
 // JDT LS engine. Team rules: no llama-server fails the test with how to build
 // it unless REPILOT_SKIP_LLAMA=1; no JDT LS likewise unless
@@ -18,6 +18,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/lm/openai/llamatest"
 	"github.com/repilot-lsp/repilot-lsp/repair"
@@ -37,8 +38,8 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 	eng, comp := b.Engine, b.Compiler
 	var built []string
 	old := newRepairer
-	newRepairer = func(cfg RepairConfig) (repair.Repairer, error) {
-		m, err := cfg.Model.build()
+	newRepairer = func(cfg backend.Config) (repair.Repairer, error) {
+		m, err := cfg.Model.Server()
 		if err != nil || m == nil {
 			t.Fatalf("the command line configured no model server: %v", err)
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/repair"
@@ -82,7 +83,7 @@ func runServe(cmd *cobra.Command, args []string) error {
 			// Not fatal: the server may come up later; a repair then reports
 			// the same error.
 			go func() {
-				if err := checkModel(cmd.Context(), model); err != nil {
+				if err := backend.CheckModel(cmd.Context(), model); err != nil {
 					fmt.Fprintf(logw, "repilot-lsp: %v\n", err)
 				}
 			}()
@@ -90,7 +91,7 @@ func runServe(cmd *cobra.Command, args []string) error {
 	}
 	var rep repair.Repairer
 	if err == nil {
-		rep, err = buildRepairer(RepairConfig{JDTLSHome: home, StateDir: serveFlags.stateDir, Model: model})
+		rep, err = buildRepairer(backend.Config{JDTLSHome: home, StateDir: serveFlags.stateDir, Model: model})
 	}
 	if err != nil {
 		fmt.Fprintf(logw, "repilot-lsp: the repair service is not available (%v); serving without it\n", err)

@@ -17,6 +17,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/lm/openai"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
@@ -52,7 +53,7 @@ func TestModelFlagsResolve(t *testing.T) {
 	if s, want := cfg.String(), "model server http://127.0.0.1:8080/v1 (model: qwen2.5-coder; prompt: FIM template qwen; dialect: detected; API key: set)"; s != want {
 		t.Errorf("String() = %q, want %q", s, want)
 	}
-	creds := ModelConfig{OpenAI: openai.Config{BaseURL: "http://user:pw@h:1/v1?token=t1"}}
+	creds := backend.ModelConfig{OpenAI: openai.Config{BaseURL: "http://user:pw@h:1/v1?token=t1"}}
 	if s := creds.String(); strings.Contains(s, "pw") || strings.Contains(s, "t1") || !strings.Contains(s, "model server http://h:1/v1 (model: the first one it lists;") {
 		t.Errorf("String() = %q: want the URL without user info and query, the defaults in words", s)
 	}
@@ -130,7 +131,7 @@ func TestCheckModelAgainstFakeServer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := checkModel(context.Background(), cfg); err != nil {
+	if err := backend.CheckModel(context.Background(), cfg); err != nil {
 		t.Fatalf("working server: %v", err)
 	}
 	f.mu.Lock()
@@ -141,23 +142,23 @@ func TestCheckModelAgainstFakeServer(t *testing.T) {
 	}
 
 	f.noLogprobs = true
-	err = checkModel(context.Background(), cfg)
+	err = backend.CheckModel(context.Background(), cfg)
 	if err == nil || !strings.Contains(err.Error(), "no logprobs") || strings.Contains(err.Error(), "sk-fake-secret") {
 		t.Errorf("server without logprobs: %v", err)
 	}
-	if cfg, err := (ModelConfig{}).build(); cfg != nil || err != nil {
+	if cfg, err := (backend.ModelConfig{}).Server(); cfg != nil || err != nil {
 		t.Errorf("n-gram config builds %v, %v; want no server model", cfg, err)
 	}
-	if err := checkModel(context.Background(), ModelConfig{}); err != nil {
+	if err := backend.CheckModel(context.Background(), backend.ModelConfig{}); err != nil {
 		t.Errorf("n-gram model check: %v", err)
 	}
-	// The wiring trains an n-gram model when lmModel is nil: it must be a nil
+	// The pool trains an n-gram model when LM is nil: it must be a nil
 	// interface, not a nil *openai.Model.
-	if m, err := (ModelConfig{}).lmModel(); m != nil || err != nil {
-		t.Errorf("n-gram config: lmModel() = %#v, %v; want a nil lm.Model", m, err)
+	if m, err := (backend.ModelConfig{}).LM(); m != nil || err != nil {
+		t.Errorf("n-gram config: LM() = %#v, %v; want a nil lm.Model", m, err)
 	}
-	if m, err := cfg.lmModel(); m == nil || err != nil {
-		t.Errorf("server config: lmModel() = %v, %v", m, err)
+	if m, err := cfg.LM(); m == nil || err != nil {
+		t.Errorf("server config: LM() = %v, %v", m, err)
 	}
 }
 
@@ -175,7 +176,7 @@ func TestRepairFailsFastWhenServerDown(t *testing.T) {
 	t.Setenv(openai.EnvAPIKey, "sk-never-printed")
 	started := false
 	old := newRepairer
-	newRepairer = func(c RepairConfig) (repair.Repairer, error) { started = true; return old(c) }
+	newRepairer = func(c backend.Config) (repair.Repairer, error) { started = true; return old(c) }
 	defer func() { newRepairer = old }()
 
 	root := writeProject(t)
@@ -204,18 +205,18 @@ func TestRepairFailsFastWhenServerDown(t *testing.T) {
 }
 
 func TestBenchBackends(t *testing.T) {
-	remote := ModelConfig{OpenAI: openai.Config{BaseURL: "http://h/v1"}}
+	remote := backend.ModelConfig{OpenAI: openai.Config{BaseURL: "http://h/v1"}}
 	for _, tc := range []struct {
 		names []string
-		model ModelConfig
+		model backend.ModelConfig
 		want  string
 		err   string
 	}{
-		{nil, ModelConfig{}, "ngram", ""},
+		{nil, backend.ModelConfig{}, "ngram", ""},
 		{nil, remote, "ngram,openai", ""},
 		{[]string{"openai"}, remote, "openai", ""},
 		{[]string{"ngram", "OpenAI", "ngram"}, remote, "ngram,openai", ""},
-		{[]string{"openai"}, ModelConfig{}, "", "--model-base-url"},
+		{[]string{"openai"}, backend.ModelConfig{}, "", "--model-base-url"},
 		{[]string{"gpt"}, remote, "", "unknown backend"},
 	} {
 		got, err := benchBackends(tc.names, tc.model)

@@ -6,8 +6,6 @@ package proxy
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -18,6 +16,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 	"github.com/repilot-lsp/repilot-lsp/internal/proc"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
@@ -99,8 +98,7 @@ func CacheDir() string { return jdtls.CacheDir() }
 // StateDirFor is the default state directory for a project root:
 // CacheDir()/state/<first 16 hex digits of the SHA-256 of root>.
 func StateDirFor(root string) string {
-	sum := sha256.Sum256([]byte(root))
-	return filepath.Join(CacheDir(), "state", hex.EncodeToString(sum[:8]))
+	return cachedir.ProjectState(root)
 }
 
 // backendProc is one JDT LS generation (1 for the first start, +1 per restart).

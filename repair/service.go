@@ -30,22 +30,21 @@ type Backends struct {
 	Compiler engine.Compiler
 }
 
-// Service implements Repairer with Repilot's loop. Each Repair opens one model
-// session and (unless the variant is base) one engine session, and uses them
-// from one goroutine; the memo lives for one repair, because the engine's
-// verdicts depend on the whole project, which may change between repairs.
+// Service implements Repairer with Repilot's loop over one project's
+// backends, which its caller started (package backend keeps one per project
+// root). Each Repair opens one model session and (unless the variant is base)
+// one engine session, and uses them from one goroutine; the memo lives for
+// one repair, because the engine's verdicts depend on the whole project,
+// which may change between repairs.
 type Service struct {
-	// Backends returns the backends for a project root (absolute); it is
-	// called once per Repair and may start them lazily.
-	Backends func(ctx context.Context, root string) (Backends, error)
+	// Backends serve every Repair; all three are required.
+	Backends Backends
 	// MemoSize bounds the memo's caches (0: DefaultMemoSize).
 	MemoSize int
 }
 
-// NewService returns a Service that uses b for every project.
-func NewService(b Backends) *Service {
-	return &Service{Backends: func(context.Context, string) (Backends, error) { return b, nil }}
-}
+// NewService returns a Service that uses b for every repair.
+func NewService(b Backends) *Service { return &Service{Backends: b} }
 
 // FileURI returns the file:// URI of an absolute path (RFC 8089), as LSP
 // servers spell document URIs.
@@ -70,7 +69,7 @@ func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 // as patches with Unvalidated set, Compilable false and NewErrors
 // [NotValidated]; all are deduplicated and ranked as usual. A caller that
 // only checks the error sees the cancellation as before. When ctx ends
-// before sampling starts (starting the backends), the Result is nil.
+// before sampling starts, the Result is nil.
 func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*Result, error) {
 	began := time.Now()
 	if progress == nil {
@@ -88,13 +87,7 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 		return nil, err
 	}
 	opts := req.Options.withDefaults()
-	if s.Backends == nil {
-		return nil, errors.New("repair service has no backends")
-	}
-	b, err := s.Backends(ctx, req.Root)
-	if err != nil {
-		return nil, err
-	}
+	b := s.Backends
 	if b.Model == nil || b.Engine == nil || b.Compiler == nil {
 		return nil, errors.New("repair service: model, engine and compiler are all required")
 	}

@@ -9,6 +9,8 @@
 package cachedir
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"os"
 	"path/filepath"
 )
@@ -28,4 +30,25 @@ func Root() string {
 		return filepath.Join(os.TempDir(), "repilot-lsp")
 	}
 	return filepath.Join(home, ".cache", "repilot-lsp")
+}
+
+// Path returns the cache entry elem under Root, e.g. Path("ngram") for the
+// n-gram model's counts. It creates nothing.
+func Path(elem ...string) string {
+	return filepath.Join(append([]string{Root()}, elem...)...)
+}
+
+// ProjectState returns the default state directory of a project root (an
+// absolute path): Root()/state/<first 16 hex digits of the SHA-256 of root>.
+// The editor's JDT LS keeps its data in <it>/jdtls, the repair engine's
+// JDT LS in <it>/engine. It creates nothing.
+func ProjectState(root string) string {
+	return Path("state", RootKey(root))
+}
+
+// RootKey is the first 16 hex digits of the SHA-256 of a project root: the
+// name of its state directory.
+func RootKey(root string) string {
+	sum := sha256.Sum256([]byte(root))
+	return hex.EncodeToString(sum[:8])
 }

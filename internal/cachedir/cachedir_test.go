@@ -22,3 +22,18 @@ func TestRoot(t *testing.T) {
 		t.Errorf("without a home: %q, want %q", got, want)
 	}
 }
+
+func TestPaths(t *testing.T) {
+	t.Setenv(Env, "/c")
+	if got, want := Path("ngram"), filepath.Join("/c", "ngram"); got != want {
+		t.Errorf("Path = %q, want %q", got, want)
+	}
+	// The key of a root is fixed: state directories written by earlier
+	// versions must still be found.
+	if got, want := ProjectState("/work/p"), filepath.Join("/c", "state", "1eb39ff2d919a732"); got != want {
+		t.Errorf("ProjectState = %q, want %q", got, want)
+	}
+	if RootKey("/a") == RootKey("/b") {
+		t.Error("two roots share a key")
+	}
+}

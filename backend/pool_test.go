@@ -1,4 +1,4 @@
-package cli
+package backend
 
 // pool_test.go tests the per-root backend pool with a fake start function.
 
@@ -21,7 +21,8 @@ type fakeStarts struct {
 	delay   time.Duration
 }
 
-func (f *fakeStarts) start(ctx context.Context, root string) (repair.Backends, func() error, error) {
+func (f *fakeStarts) start(ctx context.Context, root string, progress repair.Progress) (repair.Backends, func() error, error) {
+	progress("fake start of "+root, 0)
 	time.Sleep(f.delay)
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -48,7 +49,7 @@ func newFakeStarts() *fakeStarts {
 	return &fakeStarts{started: map[string]int{}, closed: map[string]int{}, fail: map[string]error{}}
 }
 
-func use(t *testing.T, p *pool, root string) {
+func use(t *testing.T, p *Pool, root string) {
 	t.Helper()
 	e, err := p.acquire(context.Background(), root)
 	if err != nil {
@@ -60,7 +61,7 @@ func use(t *testing.T, p *pool, root string) {
 func TestPoolStartsOncePerRootAndSerialises(t *testing.T) {
 	f := newFakeStarts()
 	f.delay = 50 * time.Millisecond
-	p := newPool(f.start, 2)
+	p := NewPool(f.start, 2)
 	var active, maxActive atomic.Int32
 	var wg sync.WaitGroup
 	for i := 0; i < 8; i++ {
@@ -94,14 +95,14 @@ func TestPoolStartsOncePerRootAndSerialises(t *testing.T) {
 	if _, c := f.counts("/a"); c != 1 {
 		t.Fatalf("closed %d times", c)
 	}
-	if _, err := p.acquire(context.Background(), "/a"); !errors.Is(err, errPoolClosed) {
+	if _, err := p.acquire(context.Background(), "/a"); !errors.Is(err, ErrClosed) {
 		t.Fatalf("acquire after Close: %v", err)
 	}
 }
 
 func TestPoolEvictsLeastRecentlyUsed(t *testing.T) {
 	f := newFakeStarts()
-	p := newPool(f.start, 2)
+	p := NewPool(f.start, 2)
 	use(t, p, "/a")
 	use(t, p, "/b")
 	use(t, p, "/a")
@@ -128,7 +129,7 @@ func TestPoolRetriesFailedStart(t *testing.T) {
 	f := newFakeStarts()
 	boom := errors.New("no JDT LS")
 	f.fail["/a"] = boom
-	p := newPool(f.start, 2)
+	p := NewPool(f.start, 2)
 	if _, err := p.acquire(context.Background(), "/a"); !errors.Is(err, boom) {
 		t.Fatalf("err = %v", err)
 	}
@@ -142,7 +143,7 @@ func TestPoolRetriesFailedStart(t *testing.T) {
 func TestPoolAcquireCancelled(t *testing.T) {
 	f := newFakeStarts()
 	f.delay = 300 * time.Millisecond
-	p := newPool(f.start, 2)
+	p := NewPool(f.start, 2)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Millisecond)
 	defer cancel()
 	if _, err := p.acquire(ctx, "/a"); !errors.Is(err, context.DeadlineExceeded) {
@@ -157,7 +158,7 @@ func TestPoolAcquireCancelled(t *testing.T) {
 
 func TestPoolRestartsDeadBackends(t *testing.T) {
 	f := newFakeStarts()
-	p := newPool(f.start, 2)
+	p := NewPool(f.start, 2)
 	dead := errors.New("JDT LS exited")
 	var died atomic.Bool
 	p.alive = func(repair.Backends) error {

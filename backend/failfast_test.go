@@ -1,4 +1,4 @@
-package cli
+package backend
 
 // failfast_test.go: a repair request that can be known bad is refused before
 // any backend starts (the engine start is 30-60 s of JDT LS).
@@ -10,11 +10,15 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
 func TestPoolRefusesBadRequestsBeforeStarting(t *testing.T) {
-	root := writeProject(t)
+	root := testtree.New(t, map[string]string{
+		"src/A.java": "class A {\n  int f() {\n    return 1;\n  }\n}\n",
+		"README.txt": "not java\n",
+	})
 	text, err := os.ReadFile(filepath.Join(root, "src/A.java"))
 	if err != nil {
 		t.Fatal(err)
@@ -33,7 +37,7 @@ func TestPoolRefusesBadRequestsBeforeStarting(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			f := newFakeStarts()
-			p := newPool(f.start, 2)
+			p := NewPool(f.start, 2)
 			defer p.Close()
 			req := ok
 			c.edit(&req)

@@ -1,0 +1,298 @@
+package backend
+
+// start.go starts the real backends of a project root:
+//   - a shadow JDT LS as completion engine and compiler (engine.StartJDT),
+//     with its data in <state>/engine/<root key> (EngineStateDir);
+//   - the embedded n-gram model (lm/ngram) trained on the project's .java
+//     files plus the JDK's java.base sources, whose counts are cached on disk
+//     in <cache>/ngram, so a later start only lexes the project; or, when a
+//     model server is configured (ModelConfig), one lm/openai model shared by
+//     every root.
+
+import (
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/lm"
+	"github.com/repilot-lsp/repilot-lsp/lm/ngram"
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+// Config is what a Pool of real backends needs (package cli fills it from
+// flags and environment).
+type Config struct {
+	JDTLSHome string // JDT LS install (flag --jdtls, env REPILOT_JDTLS_HOME; "": jdtls.ResolveHome's default)
+	StateDir  string // engine JDT LS data in <StateDir>/engine/<root key> (flag --state-dir; "": see EngineStateDir)
+	// Progress, if set, receives messages about slow start-up work (starting
+	// JDT LS, training the model) of every root, besides the progress given
+	// to Warm.
+	Progress repair.Progress
+	// MaxRoots bounds how many projects keep a live JDT LS and model at once
+	// (0: DefaultMaxRoots); the least recently used project's are closed
+	// first.
+	MaxRoots int
+	// Model chooses the language model (zero value: the embedded n-gram
+	// model).
+	Model ModelConfig
+	// Engine tunes the shadow JDT LS engine (request and compile timeouts:
+	// bench repair's --request-timeout and --compile-timeout).
+	Engine []engine.JDTOption
+}
+
+// EngineStartTimeout bounds starting a shadow JDT LS until ServiceReady
+// (Maven projects import their build first).
+const EngineStartTimeout = 5 * time.Minute
+
+// EngineStateDir is where the shadow JDT LS of root keeps its data: apart
+// from the editor-facing JDT LS's (<state>/jdtls), since two live servers must
+// not share one. stateDir "" means the cache's (cachedir.ProjectState).
+func EngineStateDir(stateDir, root string) string {
+	if stateDir != "" {
+		return filepath.Join(stateDir, "engine", cachedir.RootKey(root))
+	}
+	return filepath.Join(cachedir.ProjectState(root), "engine")
+}
+
+// NGramCacheDir is where the n-gram model caches its JDK counts:
+// <cache>/ngram.
+func NGramCacheDir() string { return cachedir.Path("ngram") }
+
+// checkJava fails when JDT LS or java is missing; it returns the JDT LS
+// install.
+func checkJava(home string) (string, error) {
+	home, err := jdtls.ResolveHome(home)
+	if err != nil {
+		return "", err
+	}
+	if _, err := jdtls.JavaBinary(); err != nil {
+		return "", err
+	}
+	return home, nil
+}
+
+// tee reports to both a and b (either may be nil).
+func tee(a, b repair.Progress) repair.Progress {
+	return func(msg string, pct int) {
+		if a != nil {
+			a(msg, pct)
+		}
+		if b != nil {
+			b(msg, pct)
+		}
+	}
+}
+
+// New returns the Pool used by serve, repair and bench repair: per root, a
+// shadow JDT LS and the configured model. It fails at once when JDT LS or
+// java is missing or the model configuration is bad; it contacts no server
+// and starts nothing (the first request or Warm of each root does). Close
+// stops every JDT LS it started.
+func New(cfg Config) (*Pool, error) {
+	home, err := checkJava(cfg.JDTLSHome)
+	if err != nil {
+		return nil, err
+	}
+	shared, err := cfg.Model.LM()
+	if err != nil {
+		return nil, err
+	}
+	start := func(ctx context.Context, root string, progress repair.Progress) (repair.Backends, func() error, error) {
+		return startBackends(ctx, home, cfg.StateDir, root, shared, tee(cfg.Progress, progress), cfg.Engine)
+	}
+	p := NewPool(start, cfg.MaxRoots)
+	p.alive = engineAlive
+	return p, nil
+}
+
+// engineAlive reports the exit of a JDT engine's process.
+func engineAlive(b repair.Backends) error {
+	if j, ok := b.Engine.(*engine.JDT); ok {
+		return j.Client().Err()
+	}
+	return nil
+}
+
+// startBackends starts the shadow JDT LS and trains the n-gram model for
+// root, in parallel; with a shared model (a model server) it only starts JDT
+// LS.
+func startBackends(ctx context.Context, home, stateDir, root string, shared lm.Model, progress repair.Progress, opts []engine.JDTOption) (repair.Backends, func() error, error) {
+	ctx, cancel := context.WithTimeout(ctx, EngineStartTimeout)
+	defer cancel()
+	var (
+		wg     sync.WaitGroup
+		eng    *engine.JDT
+		engErr error
+		model  lm.Model = shared
+		lmErr  error
+	)
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		eng, engErr = StartEngine(ctx, EngineSpec{Home: home, Dir: EngineStateDir(stateDir, root), Root: root, Progress: progress, Options: opts})
+	}()
+	if shared == nil {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			model, lmErr = TrainNGram(ctx, []string{root}, progress)
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(engErr, lmErr); err != nil {
+		if eng != nil {
+			eng.Close()
+		}
+		return repair.Backends{}, nil, err
+	}
+	return repair.Backends{Model: model, Engine: eng, Compiler: eng}, eng.Close, nil
+}
+
+// EngineSpec says which shadow JDT LS StartEngine starts.
+type EngineSpec struct {
+	Home    string   // JDT LS install
+	Dir     string   // its data, and its stderr in Dir/stderr.log
+	Root    string   // the project root (absolute)
+	Folders []string // further project folders it imports (one JDT LS for a corpus)
+	// Progress, if set, hears "starting JDT LS ..." and "JDT LS ready after
+	// ...".
+	Progress repair.Progress
+	Options  []engine.JDTOption
+}
+
+// StartEngine starts a shadow JDT LS as completion engine and compiler for
+// s.Root (and s.Folders), giving it 2 GiB of heap when it imports several
+// projects. Errors name the log file.
+func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
+	progress := tee(s.Progress, nil)
+	began := time.Now()
+	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
+		return nil, err
+	}
+	logf, err := os.OpenFile(filepath.Join(s.Dir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+	if err != nil {
+		return nil, err
+	}
+	what := s.Root
+	if len(s.Folders) > 0 {
+		what = fmt.Sprintf("%d projects", 1+len(s.Folders))
+	}
+	progress(fmt.Sprintf("starting JDT LS (completion engine) for %s", what), 0)
+	heap := 0
+	if len(s.Folders) > 0 {
+		heap = 2048
+	}
+	eng, err := engine.StartJDT(ctx, jdtls.Options{Home: s.Home, Root: s.Root, Folders: s.Folders, StateDir: s.Dir, Stderr: logf, HeapMB: heap}, s.Options...)
+	if err != nil {
+		logf.Close()
+		return nil, fmt.Errorf("starting JDT LS for %s (log: %s): %w", what, logf.Name(), err)
+	}
+	go func() { <-eng.Client().Done(); logf.Close() }()
+	progress(fmt.Sprintf("JDT LS ready after %s", time.Since(began).Round(100*time.Millisecond)), 0)
+	return eng, nil
+}
+
+// TrainNGram trains the embedded n-gram model on the .java files under roots
+// plus the JDK's java.base sources (their counts cached in NGramCacheDir);
+// no roots: the JDK's only. progress (nil: none) hears each stage.
+func TrainNGram(ctx context.Context, roots []string, progress repair.Progress) (*ngram.Model, error) {
+	progress = tee(progress, nil)
+	began := time.Now()
+	on := "the JDK sources"
+	if len(roots) > 0 {
+		on = strings.Join(roots, ", ") + " and the JDK sources"
+	}
+	progress(fmt.Sprintf("training the n-gram model on %s", on), 0)
+	last := ""
+	model, err := ngram.Train(ctx, ngram.Sources{Roots: roots}, ngram.Options{
+		UseJDK:   true,
+		CacheDir: NGramCacheDir(),
+		Progress: func(stage string, done, total int) {
+			if stage != last {
+				last = stage
+				progress(fmt.Sprintf("n-gram model: %s (%d/%d)", stage, done, total), 0)
+			}
+		},
+	})
+	if err != nil {
+		return nil, fmt.Errorf("training the n-gram model on %s: %w", cmp.Or(strings.Join(roots, ", "), "the JDK sources"), err)
+	}
+	for _, s := range model.Sources() {
+		if s.Note != "" {
+			progress(fmt.Sprintf("n-gram model: %s source not used: %s", s.Kind, s.Note), 0)
+		} else if s.Chosen != "" {
+			progress(fmt.Sprintf("n-gram model: learned from the sources of %s", s.Chosen), 0)
+		}
+	}
+	progress(fmt.Sprintf("n-gram model %s ready after %s", model.Name(), time.Since(began).Round(100*time.Millisecond)), 0)
+	return model, nil
+}
+
+// NewShared returns a Pool for repairs in roots only (absolute project
+// directories) with one shadow JDT LS for all of them, which imports them
+// all as workspace folders: one start instead of one per project (a bug
+// corpus). It is started on the first request; models are still per root.
+// Close stops it.
+func NewShared(cfg Config, roots []string) (*Pool, error) {
+	home, err := checkJava(cfg.JDTLSHome)
+	if err != nil {
+		return nil, err
+	}
+	if len(roots) == 0 {
+		return nil, errors.New("no project roots")
+	}
+	known := map[string]bool{}
+	for _, r := range roots {
+		known[r] = true
+	}
+	sharedModel, err := cfg.Model.LM()
+	if err != nil {
+		return nil, err
+	}
+	var (
+		once sync.Once
+		eng  *engine.JDT
+		eerr error
+	)
+	dir := EngineStateDir(cfg.StateDir, "shared:"+strings.Join(roots, "\x00"))
+	start := func(ctx context.Context, root string, progress repair.Progress) (repair.Backends, func() error, error) {
+		if !known[root] {
+			return repair.Backends{}, nil, fmt.Errorf("project %s is not one of the shared engine's projects", root)
+		}
+		progress = tee(cfg.Progress, progress)
+		once.Do(func() {
+			ctx, cancel := context.WithTimeout(ctx, EngineStartTimeout)
+			defer cancel()
+			eng, eerr = StartEngine(ctx, EngineSpec{Home: home, Dir: dir, Root: roots[0], Folders: roots[1:], Progress: progress, Options: cfg.Engine})
+		})
+		if eerr != nil {
+			return repair.Backends{}, nil, eerr
+		}
+		var model lm.Model = sharedModel
+		if model == nil {
+			m, err := TrainNGram(ctx, []string{root}, progress)
+			if err != nil {
+				return repair.Backends{}, nil, err
+			}
+			model = m
+		}
+		return repair.Backends{Model: model, Engine: eng, Compiler: eng}, func() error { return nil }, nil
+	}
+	p := NewPool(start, cfg.MaxRoots)
+	p.onClose = func() error {
+		if eng != nil {
+			return eng.Close()
+		}
+		return nil
+	}
+	return p, nil
+}
