@@ -3,7 +3,8 @@ package cli
 // bench.go is "repilot-lsp bench repair": run the repair loop on every bug of
 // a corpus (the README's "Bug fixtures" format) for one or more Repilot variants and
 // print the columns of the paper's ablation table (Repilot, FSE 2023,
-// Table 3).
+// Table 3). The work is in bench/repairbench; this file parses flags and
+// prints.
 
 import (
 	"context"
@@ -11,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -20,6 +20,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/repilot-lsp/repilot-lsp/backend"
+	"github.com/repilot-lsp/repilot-lsp/bench/repairbench"
 	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/repair"
@@ -168,90 +169,6 @@ variants of a bug one after another on that JDT LS.`,
 	Root.AddCommand(benchCmd)
 }
 
-// bugRun is the outcome of one bug under one variant.
-type bugRun struct {
-	Backend    string       `json:"backend"`
-	Bug        string       `json:"bug"`
-	Variant    string       `json:"variant"`
-	Unique     int          `json:"unique"`
-	Compilable int          `json:"compilable"`
-	Plausible  int          `json:"plausible"`
-	Exact      bool         `json:"exact"`
-	ExactRank  int          `json:"exact_rank,omitempty"` // 1-based rank of the exact fix among candidates
-	Stats      repair.Stats `json:"stats"`
-	Error      string       `json:"error,omitempty"`
-	Retried    bool         `json:"retried,omitempty"` // the first attempt timed out
-	// Candidates are the validated unique candidates in ranked order.
-	Candidates []benchCandidate `json:"candidates,omitempty"`
-}
-
-// benchCandidate is one validated candidate in --json output.
-type benchCandidate struct {
-	Hunk       string  `json:"hunk"`
-	Compilable bool    `json:"compilable"`
-	Plausible  bool    `json:"plausible"`
-	Exact      bool    `json:"exact"`
-	LogProb    float64 `json:"logprob"`
-	Tokens     int     `json:"tokens"`
-	Count      int     `json:"count"`
-	// NewErrors are the compile errors the candidate introduces ("line N: message"), empty when it is compilable.
-	NewErrors []string `json:"new_errors,omitempty"`
-	// Tested: test_cmd ran; TestOutput is the tail of its output and
-	// TestTimedOut says it was killed at the bug's timeout.
-	Tested       bool   `json:"tested"`
-	TestOutput   string `json:"test_output,omitempty"`
-	TestTimedOut bool   `json:"test_timed_out,omitempty"`
-}
-
-// benchRow is one variant's totals: the Table-3 columns.
-type benchRow struct {
-	Backend        string  `json:"backend"`
-	Variant        string  `json:"variant"`
-	Bugs           int     `json:"bugs"`
-	Errors         int     `json:"errors"`
-	Samples        int     `json:"samples"`
-	Unique         int     `json:"unique"`
-	TimePerPatch   float64 `json:"time_per_patch_s"`
-	CompilablePct  float64 `json:"compilable_pct"`
-	PlausiblePct   float64 `json:"plausible_pct"`
-	PlausibleFixes int     `json:"plausible_fixes"`
-	ExactFixes     int     `json:"exact_fixes"`
-	LMPerPatch     float64 `json:"lm_requests_per_patch"`
-	// RejectionsPerPatch counts proposed tokens the speculative loop did not
-	// take (repair.Stats.SpecRejected), 0 for models without proposals.
-	RejectionsPerPatch float64 `json:"rejections_per_patch"`
-	// Per sampling attempt (repair.Stats.Samples): model requests, rejected
-	// proposed tokens, and re-proposals for other reasons (SpecCuts). The
-	// speculative loop keeps LMPerSample <= 1 + RejPerSample + CutsPerSample.
-	TimePerSample   float64 `json:"time_per_sample_s"` // sampling wall time per sampling attempt
-	LMPerSample     float64 `json:"lm_requests_per_sample"`
-	RejPerSample    float64 `json:"rejections_per_sample"`
-	CutsPerSample   float64 `json:"cuts_per_sample"`
-	QueriesPerPatch float64 `json:"engine_queries_per_patch"`
-	EnginePerPatch  float64 `json:"jdtls_requests_per_patch"`
-	SampleSeconds   float64 `json:"sample_seconds"`
-	ValidateSeconds float64 `json:"validate_seconds"`
-
-	// Time to results and engine cost (issue 14).
-	Compilable int `json:"compilable"` // compilable unique candidates, all bugs together (a count)
-	// Seconds from the start of a bug's repair (the engine already started)
-	// to its first compilable and first plausible candidate: the median and
-	// worst over the bugs that got one, and how many did.
-	FirstCompilableMedian float64 `json:"first_compilable_median_s"`
-	FirstCompilableWorst  float64 `json:"first_compilable_worst_s"`
-	BugsCompilable        int     `json:"bugs_compilable"`
-	FirstPlausibleMedian  float64 `json:"first_plausible_median_s"`
-	FirstPlausibleWorst   float64 `json:"first_plausible_worst_s"`
-	// Tokens sampled; engine wall time per sampled token (milliseconds), the
-	// median over bugs and over all tokens; JDT LS requests per token.
-	Tokens                 int64   `json:"tokens"`
-	EngineMsPerTokenMedian float64 `json:"engine_ms_per_token_median"`
-	EngineMsPerToken       float64 `json:"engine_ms_per_token"`
-	JDTPerToken            float64 `json:"jdtls_requests_per_token"`
-	// TruncatedPct is the share of samples that reached --max-tokens.
-	TruncatedPct float64 `json:"truncated_pct"`
-}
-
 func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.Writer) (err error) {
 	ctx, interrupted, stop := withSignals(ctx)
 	defer stop()
@@ -284,7 +201,10 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	}
 
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }
-	var runs []bugRun
+	var sampling repair.Options
+	_ = f.sampling.apply(&sampling) // checked above
+	o := repairbench.Options{Variants: variants, Sampling: sampling, NoTests: f.noTests, Shared: f.shared, Log: logf}
+	var runs []repairbench.Run
 	var stopped error // ctx's error when interrupted
 	for _, lmName := range backends {
 		cfg := backend.Config{JDTLSHome: f.jdtls, StateDir: f.stateDir, MaxRoots: 1,
@@ -297,7 +217,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 			}
 		}
 		logf("backend %s: %s", lmName, cfg.Model)
-		got, err := benchBackend(ctx, cfg, lmName, bugs, variants, f, logf)
+		got, err := repairbench.RunBackend(ctx, cfg, lmName, bugs, o)
 		runs = append(runs, got...)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -315,27 +235,27 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 			err = stopped // after the results so far are printed
 		}
 	}()
-	rows := make([]benchRow, 0, len(backends)*len(variants))
+	rows := make([]repairbench.Row, 0, len(backends)*len(variants))
 	for _, lmName := range backends {
 		for _, v := range variants {
-			rows = append(rows, totals(lmName, v, runs))
+			rows = append(rows, repairbench.Totals(lmName, v, runs))
 		}
 	}
 	if f.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(struct {
-			Corpus    string     `json:"corpus"`
-			Samples   int        `json:"samples"`
-			Seed      int64      `json:"seed"`
-			MaxTokens int        `json:"max_tokens"`
-			Model     string     `json:"openai_model,omitempty"` // the openai backend's configuration, without the key
-			Rows      []benchRow `json:"variants"`
-			Runs      []bugRun   `json:"runs"`
+			Corpus    string            `json:"corpus"`
+			Samples   int               `json:"samples"`
+			Seed      int64             `json:"seed"`
+			MaxTokens int               `json:"max_tokens"`
+			Model     string            `json:"openai_model,omitempty"` // the openai backend's configuration, without the key
+			Rows      []repairbench.Row `json:"variants"`
+			Runs      []repairbench.Run `json:"runs"`
 		}{f.corpus.dir, f.sampling.samples, f.sampling.seed, f.sampling.maxTokens, model.Label(), rows, runs}); err != nil {
 			return err
 		}
-		return benchFailed(rows)
+		return repairbench.Failed(rows)
 	}
 	tw := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	if f.perBug {
@@ -369,31 +289,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	if model.Remote() {
 		fmt.Fprintf(stdout, "\nopenai = %s\n", model.Label())
 	}
-	return benchFailed(rows)
-}
-
-// benchFailed is the command's error when a bug's repair failed in some row
-// (the exit status is then non-zero, with --json too).
-func benchFailed(rows []benchRow) error {
-	for _, r := range rows {
-		if r.Errors > 0 {
-			return fmt.Errorf("%d of %s failed for backend %s, variant %s (see stderr)", r.Errors, plural(r.Bugs, "repair", "repairs"), r.Backend, r.Variant)
-		}
-	}
-	return nil
-}
-
-// median returns the median of xs (0 for none); xs is sorted in place.
-func median(xs []float64) float64 {
-	if len(xs) == 0 {
-		return 0
-	}
-	sort.Float64s(xs)
-	n := len(xs)
-	if n%2 == 1 {
-		return xs[n/2]
-	}
-	return (xs[n/2-1] + xs[n/2]) / 2
+	return repairbench.Failed(rows)
 }
 
 // Backend names of bench repair.
@@ -430,182 +326,4 @@ func benchBackends(names []string, model backend.ModelConfig) ([]string, error) 
 		}
 	}
 	return out, nil
-}
-
-// benchBackend runs every bug and variant with one backend's repair service
-// (closed before it returns). It returns the runs so far and the context's
-// error when the benchmark is interrupted.
-func benchBackend(ctx context.Context, cfg backend.Config, lmName string, bugs []corpus.Bug, variants []string, f benchRepairFlags, logf func(string, ...any)) ([]bugRun, error) {
-	var (
-		r   repair.Repairer
-		err error
-	)
-	if !f.shared {
-		r, err = backend.New(cfg)
-	} else {
-		roots := make([]string, len(bugs))
-		for i, b := range bugs {
-			roots[i] = b.ProjectDir()
-		}
-		r, err = backend.NewShared(cfg, roots)
-	}
-	if err != nil {
-		return nil, err
-	}
-	if c, ok := r.(io.Closer); ok {
-		defer c.Close()
-	}
-	var runs []bugRun
-	for _, b := range bugs {
-		for _, v := range variants {
-			run := benchOne(ctx, r, b, v, f)
-			if err := ctx.Err(); err != nil {
-				return runs, err
-			}
-			if run.Error != "" && strings.Contains(run.Error, context.DeadlineExceeded.Error()) {
-				// A JDT LS still importing the corpus's projects can miss a
-				// deadline once; a second failure is reported.
-				logf("%s %s %s: %s; retrying once", lmName, b.ID, v, run.Error)
-				run = benchOne(ctx, r, b, v, f)
-				run.Retried = true
-			}
-			run.Backend = lmName
-			if run.Error != "" {
-				logf("%s %s %s: error: %s", lmName, b.ID, v, run.Error)
-			} else {
-				logf("%s %s %-10s %2d unique, %2d compilable, %2d plausible, exact=%v, %s, %s", lmName, b.ID, v, run.Unique, run.Compilable, run.Plausible, run.Exact, plural(run.Stats.LMRequests, "LM request", "LM requests"), run.Stats.Duration.Round(time.Millisecond))
-			}
-			runs = append(runs, run)
-		}
-	}
-	return runs, nil
-}
-
-// benchOne repairs one bug with one variant; errors are recorded, not returned,
-// so one broken fixture does not stop the benchmark.
-func benchOne(ctx context.Context, r repair.Repairer, b corpus.Bug, variant string, f benchRepairFlags) bugRun {
-	run := bugRun{Bug: b.ID, Variant: variant}
-	opts, _ := repair.DefaultOptions().WithVariant(variant)
-	_ = f.sampling.apply(&opts) // checked in runBenchRepair
-	opts.KeepTop = 1 << 30
-	text, err := os.ReadFile(b.FilePath())
-	if err != nil {
-		run.Error = err.Error()
-		return run
-	}
-	req := repair.Request{
-		Root: b.ProjectDir(), File: b.FilePath(), Text: string(text),
-		StartLine: b.StartLine, EndLine: b.EndLine, Options: opts,
-		TestTimeout: b.Timeout(),
-	}
-	if !f.noTests {
-		req.TestCmd = b.TestCmd
-	}
-	res, err := r.Repair(ctx, req, nil)
-	if err != nil {
-		run.Error = err.Error()
-		return run
-	}
-	run.Stats = res.Stats
-	run.Unique = len(res.Candidates)
-	fixed := repair.Normalize(b.FixedHunk)
-	for i, p := range res.Candidates {
-		if p.Compilable {
-			run.Compilable++
-		}
-		if p.Plausible {
-			run.Plausible++
-		}
-		exact := repair.Normalize(p.Hunk) == fixed
-		if exact && !run.Exact {
-			run.Exact, run.ExactRank = true, i+1
-		}
-		run.Candidates = append(run.Candidates, benchCandidate{Hunk: p.Hunk, Compilable: p.Compilable, Plausible: p.Plausible,
-			Exact: exact, LogProb: p.LogProb, Tokens: p.Tokens, Count: p.Count, NewErrors: p.NewErrors,
-			Tested: p.Tested, TestOutput: p.TestOutput, TestTimedOut: p.TestTimedOut})
-	}
-	return run
-}
-
-// totals sums the runs of one backend and variant into Table-3 columns.
-func totals(lmName, variant string, runs []bugRun) benchRow {
-	row := benchRow{Backend: lmName, Variant: variant}
-	var lm, eng, queries, rejected, cuts int64
-	var sample, validate, engTime time.Duration
-	var firstComp, firstPlaus, msPerTok []float64
-	truncated := 0
-	compilable, plausible := 0, 0
-	for _, r := range runs {
-		if r.Variant != variant || r.Backend != lmName {
-			continue
-		}
-		row.Bugs++
-		if r.Error != "" {
-			row.Errors++
-			continue
-		}
-		row.Samples += r.Stats.Samples
-		row.Unique += r.Unique
-		compilable += r.Compilable
-		plausible += r.Plausible
-		if r.Plausible > 0 {
-			row.PlausibleFixes++
-		}
-		if r.Exact {
-			row.ExactFixes++
-		}
-		lm += r.Stats.LMRequests
-		rejected += r.Stats.SpecRejected
-		cuts += r.Stats.SpecCuts
-		eng += r.Stats.EngineRequests
-		queries += r.Stats.EngineCalls
-		sample += r.Stats.SampleTime
-		validate += r.Stats.ValidateTime
-		engTime += r.Stats.EngineTime
-		row.Tokens += r.Stats.Tokens
-		truncated += r.Stats.Truncated
-		if r.Stats.FirstCompilable > 0 {
-			firstComp = append(firstComp, r.Stats.FirstCompilable.Seconds())
-		}
-		if r.Stats.FirstPlausible > 0 {
-			firstPlaus = append(firstPlaus, r.Stats.FirstPlausible.Seconds())
-		}
-		if r.Stats.Tokens > 0 {
-			msPerTok = append(msPerTok, float64(r.Stats.EngineTime.Microseconds())/1000/float64(r.Stats.Tokens))
-		}
-	}
-	row.Compilable = compilable
-	row.BugsCompilable = len(firstComp)
-	row.FirstCompilableMedian, row.FirstPlausibleMedian = median(firstComp), median(firstPlaus)
-	if n := len(firstComp); n > 0 {
-		row.FirstCompilableWorst = firstComp[n-1] // sorted by median
-	}
-	if n := len(firstPlaus); n > 0 {
-		row.FirstPlausibleWorst = firstPlaus[n-1]
-	}
-	row.EngineMsPerTokenMedian = median(msPerTok)
-	if row.Tokens > 0 {
-		row.EngineMsPerToken = float64(engTime.Microseconds()) / 1000 / float64(row.Tokens)
-		row.JDTPerToken = float64(eng) / float64(row.Tokens)
-	}
-	if row.Samples > 0 {
-		row.TruncatedPct = 100 * float64(truncated) / float64(row.Samples)
-	}
-	row.SampleSeconds, row.ValidateSeconds = sample.Seconds(), validate.Seconds()
-	if row.Samples > 0 {
-		n := float64(row.Samples)
-		row.TimePerSample = sample.Seconds() / n
-		row.LMPerSample, row.RejPerSample, row.CutsPerSample = float64(lm)/n, float64(rejected)/n, float64(cuts)/n
-	}
-	if row.Unique > 0 {
-		u := float64(row.Unique)
-		row.TimePerPatch = sample.Seconds() / u
-		row.CompilablePct = 100 * float64(compilable) / u
-		row.PlausiblePct = 100 * float64(plausible) / u
-		row.LMPerPatch = float64(lm) / u
-		row.RejectionsPerPatch = float64(rejected) / u
-		row.EnginePerPatch = float64(eng) / u
-		row.QueriesPerPatch = float64(queries) / u
-	}
-	return row
 }

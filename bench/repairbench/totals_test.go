@@ -1,4 +1,4 @@
-package cli
+package repairbench
 
 import (
 	"testing"
@@ -7,10 +7,10 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
-// TestTotalsTimeToResultsColumns: the issue-14 columns of bench repair are
+// TestTotalsTimeToResultsColumns: the issue-14 columns of bench repair (Totals) are
 // medians and worsts over the bugs that got a result, and per-token ratios.
 func TestTotalsTimeToResultsColumns(t *testing.T) {
-	runs := []bugRun{
+	runs := []Run{
 		{Backend: "ngram", Variant: "full", Unique: 4, Compilable: 2, Plausible: 1, Stats: repair.Stats{
 			Samples: 10, Truncated: 2, Tokens: 100, EngineTime: 100 * time.Millisecond, EngineRequests: 5,
 			FirstCompilable: 2 * time.Second, FirstPlausible: 3 * time.Second}},
@@ -21,7 +21,7 @@ func TestTotalsTimeToResultsColumns(t *testing.T) {
 			Samples: 10, Truncated: 8, Tokens: 100, EngineTime: 500 * time.Millisecond}},
 		{Backend: "ngram", Variant: "full", Error: "boom"},
 	}
-	r := totals("ngram", "full", runs)
+	r := Totals("ngram", "full", runs)
 	if r.Compilable != 3 || r.BugsCompilable != 2 || r.PlausibleFixes != 1 || r.Errors != 1 {
 		t.Fatalf("counts: %+v", r)
 	}
@@ -32,7 +32,7 @@ func TestTotalsTimeToResultsColumns(t *testing.T) {
 	if r.EngineMsPerTokenMedian != 3 || r.EngineMsPerToken != 3 || r.JDTPerToken != 0.04 || r.TruncatedPct != 100.0*10/30 {
 		t.Fatalf("engine cost: %+v", r)
 	}
-	if benchFailed([]benchRow{r}) == nil {
+	if Failed([]Row{r}) == nil {
 		t.Fatal("a failed bug must fail the command")
 	}
 }
