@@ -28,7 +28,6 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/inline"
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
-	"github.com/repilot-lsp/repilot-lsp/lm/ngram"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -163,9 +162,9 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		return err
 	}
 	defer eng.Close()
-	model, err := ngram.Train(ctx, ngram.Sources{}, ngram.Options{UseJDK: true, CacheDir: backend.NGramCacheDir()})
+	model, err := backend.TrainNGram(ctx, nil, nil) // java.base only: the files under test are held out
 	if err != nil {
-		return fmt.Errorf("training the n-gram model on java.base: %w", err)
+		return err
 	}
 	backends := inline.Backends{Model: model, Engine: eng, Compiler: eng}
 	acquire := func(ctx context.Context, _ string, fn func(inline.Backends) error) error { return fn(backends) }

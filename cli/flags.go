@@ -29,7 +29,7 @@ func addJDTLSFlag(fs *pflag.FlagSet, p *string) {
 // addStateDirFlag registers --state-dir. withEditor is true for serve, whose
 // directory also holds the editor-facing JDT LS's data (proxy.Options.StateDir);
 // repair and bench repair only start the repair engine's JDT LS
-// (engineStateDir).
+// (backend.EngineStateDir).
 func addStateDirFlag(fs *pflag.FlagSet, p *string, withEditor bool) {
 	usage := "state directory: the repair engine's JDT LS keeps its data in <dir>/engine/<root hash> " +
 		"(no env var; default <cache>/state/<root hash>/engine; " + cacheNote + ")"

@@ -26,6 +26,7 @@ var serveFlags struct {
 	stateDir string
 	logFile  string
 	trace    bool
+	warm     bool
 	model    modelFlags
 }
 
@@ -52,6 +53,7 @@ func addServeFlags(fs *pflag.FlagSet) {
 	addStateDirFlag(fs, &serveFlags.stateDir, true)
 	fs.StringVar(&serveFlags.logFile, "log-file", "", "append the log to this file instead of stderr")
 	fs.BoolVar(&serveFlags.trace, "trace", false, "log the method and id of every message routed")
+	fs.BoolVar(&serveFlags.warm, "warm", true, "start a project's repair engine (JDT LS) and model in the background when the editor opens one of its Java files (env "+EnvWarm+"=false turns it off)")
 	addModelFlags(fs, &serveFlags.model)
 	// vscode-languageclient appends --stdio to an executable server's
 	// arguments when the transport is stdio; stdio is the only transport.
@@ -115,6 +117,9 @@ func runServe(cmd *cobra.Command, args []string) error {
 	exts := []proxy.Extension{searchExtension()}
 	if x := inlineExtension(rep); x != nil {
 		exts = append(exts, x) // ghost text (proxy/inline.go)
+	}
+	if w, ok := rep.(warmer); ok && warmEnabled(serveFlags.warm, cmd.Flags().Changed("warm"), os.Getenv) {
+		exts = append(exts, newWarmExt(w)) // warm-up on didOpen (warm.go)
 	}
 	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -13,7 +13,7 @@ import (
 // that is not a .java file or not inside Root, lines outside the file
 // (splitHunk's rule: StartLine..EndLine within lineCount(Text) lines), and a
 // test command whose program cannot be found. Repair runs the same checks;
-// callers that start backends first (the pool in cli) call Check before
+// callers that start backends first (backend.Pool) call Check before
 // that, so that a bad request fails in milliseconds, not after an engine
 // start.
 func (req Request) Check() error {

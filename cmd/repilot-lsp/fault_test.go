@@ -362,12 +362,13 @@ func TestEditorGoesDuringEngineStart(t *testing.T) {
 	open := fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didOpen","params":{"textDocument":{"uri":%q,"languageId":"java","version":1,"text":%s}}}`,
 		uri, mustQuote(string(text)))
 	repair := fmt.Sprintf(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"repilot.repairHunk","arguments":[{"uri":%q,"range":{"start":{"line":2,"character":0},"end":{"line":3,"character":0}}}]}}`, uri)
+	// Before the didOpen: serve's warm-up starts the engine on it.
+	first := javaOf(descendants(e.cmd.Process.Pid))
 	for _, b := range []string{`{"jsonrpc":"2.0","method":"initialized","params":{}}`, open, repair} {
 		if err := e.w.WriteBody([]byte(b)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	first := javaOf(descendants(e.cmd.Process.Pid))
 	var all []int
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(50 * time.Millisecond) {
 		all = descendants(e.cmd.Process.Pid)

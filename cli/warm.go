@@ -1,0 +1,174 @@
+package cli
+
+// warm.go is serve's warm-up (issue 14, "be warm before asked"): when the
+// editor opens a Java document of a project, that project's backends (the
+// shadow JDT LS and the model, backend.Pool.Warm) start in the background, so
+// that the first repair or ghost-text request finds them ready, or joins
+// their start instead of beginning its own. Progress goes to the editor as
+// $/progress (created with window/workDoneProgress/create when the editor
+// supports it). The didOpen itself is forwarded to JDT LS before the proxy
+// calls Observe, which returns at once. The Pool's Close (serve's Stopping,
+// on exit or when the editor goes) cancels a start in progress, so no JDT LS
+// outlives serve. --warm=false or REPILOT_WARM=false turns it off.
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+// EnvWarm, when "false", "0", "off" or "no", turns serve's warm-up off unless
+// --warm is given (what an editor plugin sets from its settings).
+const EnvWarm = "REPILOT_WARM"
+
+// warmEnabled decides the warm-up from --warm (when given on the command
+// line) or else $REPILOT_WARM (default on).
+func warmEnabled(flag, flagGiven bool, getenv func(string) string) bool {
+	if flagGiven {
+		return flag
+	}
+	switch strings.ToLower(strings.TrimSpace(getenv(EnvWarm))) {
+	case "false", "0", "off", "no":
+		return false
+	}
+	return true
+}
+
+// warmer is what the warm-up needs of the repair service (backend.Pool).
+type warmer interface {
+	Warm(ctx context.Context, root string, progress repair.Progress) error
+}
+
+// warmExt is the warm-up as a proxy extension with no commands and no code
+// actions: an Initializer (to learn the editor's handle) and an Observer (to
+// see didOpen).
+type warmExt struct {
+	w warmer
+
+	mu      sync.Mutex
+	ctx     context.Context // from Initialized: ends when the proxy stops
+	c       proxy.Client    // nil until Initialized
+	pending []string        // URIs opened before Initialized ran
+	roots   map[string]bool // project roots warmed or warming
+	done    chan struct{}   // tests: a token sent per finished warm-up, if set
+}
+
+func newWarmExt(w warmer) *warmExt { return &warmExt{w: w, roots: map[string]bool{}} }
+
+func (x *warmExt) Name() string       { return "repilot.warm" }
+func (x *warmExt) Commands() []string { return nil }
+func (x *warmExt) CodeActions(*proxy.Document, *protocol.CodeActionParams) []protocol.CodeAction {
+	return nil
+}
+func (x *warmExt) Execute(context.Context, proxy.Client, string, []json.RawMessage) (any, error) {
+	return nil, errors.New("the warm-up has no commands")
+}
+
+// Initialized keeps the editor's handle and warms the documents opened
+// before it.
+func (x *warmExt) Initialized(ctx context.Context, c proxy.Client) {
+	x.mu.Lock()
+	x.ctx, x.c = ctx, c
+	pending := x.pending
+	x.pending = nil
+	x.mu.Unlock()
+	for _, uri := range pending {
+		x.open(uri)
+	}
+}
+
+// Observe sees textDocument/didOpen on the proxy's read loop: it decodes the
+// URI only and returns at once; the rest happens on a goroutine.
+func (x *warmExt) Observe(method string, params json.RawMessage) {
+	if method != "textDocument/didOpen" {
+		return
+	}
+	var p struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	if json.Unmarshal(params, &p) != nil || !isJavaFileURI(p.TextDocument.URI) {
+		return
+	}
+	x.mu.Lock()
+	if x.c == nil {
+		if len(x.pending) < 64 { // bounded: the first ones name the projects
+			x.pending = append(x.pending, p.TextDocument.URI)
+		}
+		x.mu.Unlock()
+		return
+	}
+	x.mu.Unlock()
+	x.open(p.TextDocument.URI)
+}
+
+// isJavaFileURI reports whether u is a file: URI of a .java file.
+func isJavaFileURI(u string) bool {
+	parsed, err := url.Parse(u)
+	return err == nil && parsed.Scheme == "file" && strings.HasSuffix(parsed.Path, ".java")
+}
+
+// open warms the project of the opened document uri, once per project root,
+// when it lies inside the editor's workspace folder.
+func (x *warmExt) open(uri string) {
+	go func() {
+		x.mu.Lock()
+		ctx, c := x.ctx, x.c
+		x.mu.Unlock()
+		ws := c.Root()
+		if ws == "" {
+			return // no folder open: repair and ghost text need one
+		}
+		parsed, err := url.Parse(uri)
+		if err != nil {
+			return
+		}
+		file := filepath.FromSlash(parsed.Path)
+		if rel, err := filepath.Rel(ws, file); err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return // outside the workspace (a JDK class, another folder)
+		}
+		doc, ok := c.Document(protocol.DocumentURI(uri))
+		if !ok {
+			return // closed again already
+		}
+		// The root a repair of this file would use (proxy/repair.go).
+		root := repair.ProjectRoot(file, doc.Text, ws)
+		x.mu.Lock()
+		if x.roots[root] {
+			x.mu.Unlock()
+			return
+		}
+		x.roots[root] = true
+		x.mu.Unlock()
+		x.warm(ctx, c, root)
+	}()
+}
+
+// warm starts root's backends, reporting to the editor.
+func (x *warmExt) warm(ctx context.Context, c proxy.Client, root string) {
+	defer func() {
+		if x.done != nil {
+			x.done <- struct{}{}
+		}
+	}()
+	pr := c.BeginProgress(ctx, "Repilot: preparing repair")
+	c.Logf("warm-up: starting the repair backends of %s", root)
+	err := x.w.Warm(ctx, root, func(msg string, _ int) { pr.Report(msg, -1) })
+	if err != nil {
+		c.Logf("warm-up of %s: %v", root, err)
+		pr.End("Repilot could not prepare repair: " + err.Error())
+		return
+	}
+	c.Logf("warm-up: the repair backends of %s are ready", root)
+	pr.End("Repilot is ready")
+}

@@ -1,0 +1,231 @@
+package cli
+
+// warm_test.go tests serve's warm-up (warm.go): which didOpens start a
+// project's backends, that a repair after the warm-up reuses them (real JDT
+// LS and n-gram model), and the --warm / REPILOT_WARM switch.
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/repilot-lsp/repilot-lsp/backend"
+	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+// warmClient is a proxy.Client over fixed documents that records progress.
+type warmClient struct {
+	root string
+	docs map[string]string // URI -> text
+
+	mu     sync.Mutex
+	titles []string
+	ends   []string
+	logs   []string
+}
+
+func (c *warmClient) Root() string { return c.root }
+func (c *warmClient) Capabilities() proxy.ClientCapabilities {
+	return proxy.ClientCapabilities{WorkDoneProgress: true}
+}
+func (c *warmClient) Document(uri protocol.DocumentURI) (proxy.Document, bool) {
+	t, ok := c.docs[string(uri)]
+	return proxy.Document{URI: uri, LanguageID: "java", Version: 1, Text: t}, ok
+}
+func (c *warmClient) ShowMessage(protocol.MessageType, string) {}
+func (c *warmClient) ApplyEdit(context.Context, string, protocol.WorkspaceEdit) (bool, error) {
+	return false, nil
+}
+func (c *warmClient) BeginProgress(_ context.Context, title string) proxy.Progress {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.titles = append(c.titles, title)
+	return warmProgress{c}
+}
+func (c *warmClient) Logf(format string, args ...any) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.logs = append(c.logs, fmt.Sprintf(format, args...))
+}
+func (c *warmClient) Notify(string, any) {}
+
+type warmProgress struct{ c *warmClient }
+
+func (warmProgress) Report(string, int) {}
+func (p warmProgress) End(msg string) {
+	p.c.mu.Lock()
+	defer p.c.mu.Unlock()
+	p.c.ends = append(p.c.ends, msg)
+}
+
+// recordingWarmer records the roots it is asked to warm.
+type recordingWarmer struct {
+	mu    sync.Mutex
+	roots []string
+}
+
+func (w *recordingWarmer) Warm(_ context.Context, root string, _ repair.Progress) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.roots = append(w.roots, root)
+	return nil
+}
+
+func didOpen(uri string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"textDocument": map[string]any{"uri": uri, "languageId": "java", "version": 1, "text": "class A {}"}})
+	return b
+}
+
+// waitWarm waits for n warm-ups to finish.
+func waitWarm(t *testing.T, x *warmExt, n int, limit time.Duration) {
+	t.Helper()
+	for i := 0; i < n; i++ {
+		select {
+		case <-x.done:
+		case <-time.After(limit):
+			t.Fatalf("warm-up %d of %d did not finish in %s", i+1, n, limit)
+		}
+	}
+}
+
+func TestWarmStartsOncePerJavaProjectInTheWorkspace(t *testing.T) {
+	ws := testtree.New(t, map[string]string{
+		"a/pom.xml":                    "<project/>",
+		"a/src/main/java/p/A.java":     "package p;\nclass A {}\n",
+		"a/src/main/java/p/B.java":     "package p;\nclass B {}\n",
+		"b/build.gradle":               "",
+		"b/src/main/java/q/C.java":     "package q;\nclass C {}\n",
+		"b/src/main/resources/x.java~": "",
+	})
+	outside := filepath.Join(t.TempDir(), "D.java")
+	uri := func(p string) string { return repair.FileURI(p) }
+	docs := map[string]string{}
+	for _, p := range []string{"a/src/main/java/p/A.java", "a/src/main/java/p/B.java", "b/src/main/java/q/C.java"} {
+		text, _ := os.ReadFile(filepath.Join(ws, p))
+		docs[uri(filepath.Join(ws, p))] = string(text)
+	}
+	docs[uri(outside)] = "class D {}\n"
+	w := &recordingWarmer{}
+	x := newWarmExt(w)
+	x.done = make(chan struct{}, 8)
+	c := &warmClient{root: ws, docs: docs}
+	// Opened before initialized: warmed once the handle is known.
+	x.Observe("textDocument/didOpen", didOpen(uri(filepath.Join(ws, "a/src/main/java/p/A.java"))))
+	x.Initialized(context.Background(), c)
+	waitWarm(t, x, 1, 10*time.Second)
+	for _, p := range []string{"a/src/main/java/p/B.java", "b/src/main/java/q/C.java"} {
+		x.Observe("textDocument/didOpen", didOpen(uri(filepath.Join(ws, p))))
+	}
+	x.Observe("textDocument/didOpen", didOpen(uri(outside)))                                           // outside the workspace
+	x.Observe("textDocument/didOpen", didOpen(uri(filepath.Join(ws, "b/src/main/resources/x.java~")))) // not Java
+	x.Observe("textDocument/didChange", didOpen(uri(filepath.Join(ws, "b/src/main/java/q/C.java"))))   // not didOpen
+	waitWarm(t, x, 1, 10*time.Second)
+	time.Sleep(100 * time.Millisecond) // no further warm-up
+	w.mu.Lock()
+	got := strings.Join(w.roots, ",")
+	w.mu.Unlock()
+	if want := filepath.Join(ws, "a") + "," + filepath.Join(ws, "b"); got != want {
+		t.Errorf("warmed %s, want %s (once per project, the roots a repair uses)", got, want)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.titles) != 2 || len(c.ends) != 2 || c.ends[0] != "Repilot is ready" {
+		t.Errorf("progress: begun %q, ended %q", c.titles, c.ends)
+	}
+}
+
+func TestWarmSwitch(t *testing.T) {
+	env := func(v string) func(string) string { return func(string) string { return v } }
+	for _, c := range []struct {
+		flag, given bool
+		env         string
+		want        bool
+	}{
+		{true, false, "", true},
+		{true, false, "false", false},
+		{true, false, "0", false},
+		{true, false, "yes", true},
+		{true, true, "false", true},
+		{false, true, "", false},
+	} {
+		if got := warmEnabled(c.flag, c.given, env(c.env)); got != c.want {
+			t.Errorf("--warm=%v (given %v), %s=%q: %v, want %v", c.flag, c.given, EnvWarm, c.env, got, c.want)
+		}
+	}
+}
+
+// TestDidOpenWarmsAndRepairReuses: with the real backends (JDT LS, the
+// n-gram model), a didOpen starts the project's engine and a repair that
+// follows uses it: the engine is started once.
+func TestDidOpenWarmsAndRepairReuses(t *testing.T) {
+	home, err := jdtls.ResolveHome("")
+	realpart.JDTLS.Require(t, err)
+	root := testtree.New(t, map[string]string{
+		"src/A.java": "class A {\n  int f(int x) {\n    return x + 1;\n  }\n}\n",
+	})
+	file := filepath.Join(root, "src", "A.java")
+	text, _ := os.ReadFile(file)
+	var mu sync.Mutex
+	var starts []string
+	p, err := backend.New(backend.Config{JDTLSHome: home, StateDir: t.TempDir(), Progress: func(msg string, _ int) {
+		if strings.HasPrefix(msg, "starting JDT LS") || strings.HasPrefix(msg, "training the n-gram model") {
+			mu.Lock()
+			starts = append(starts, msg)
+			mu.Unlock()
+		}
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.Close()
+	x := newWarmExt(p)
+	x.done = make(chan struct{}, 1)
+	c := &warmClient{root: root, docs: map[string]string{repair.FileURI(file): string(text)}}
+	x.Initialized(context.Background(), c)
+	began := time.Now()
+	x.Observe("textDocument/didOpen", didOpen(repair.FileURI(file)))
+	waitWarm(t, x, 1, 5*time.Minute)
+	t.Logf("warm-up: %s", time.Since(began).Round(time.Millisecond))
+	c.mu.Lock()
+	ends := c.ends
+	c.mu.Unlock()
+	if len(ends) != 1 || ends[0] != "Repilot is ready" {
+		t.Fatalf("warm-up ended %q; log %q", ends, c.logs)
+	}
+	mu.Lock()
+	warmed := len(starts)
+	mu.Unlock()
+	if warmed != 2 {
+		t.Fatalf("after the warm-up, start-up work %q: want one JDT LS start and one model training", starts)
+	}
+	opts := repair.DefaultOptions()
+	opts.Samples, opts.MaxTokens = 2, 16
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	began = time.Now()
+	res, err := p.Repair(ctx, repair.Request{Root: root, File: file, Text: string(text), StartLine: 3, EndLine: 3, Options: opts}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("the repair after it: %s", time.Since(began).Round(time.Millisecond))
+	if res.Stats.Samples != 2 {
+		t.Errorf("repair stats %+v: want 2 samples", res.Stats)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(starts) != 2 {
+		t.Errorf("start-up work %q: the repair started backends again instead of using the warm-up's", starts)
+	}
+}
