@@ -14,6 +14,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -160,9 +161,17 @@ func startBackends(ctx context.Context, home, stateDir, root string, shared lm.M
 // EngineSpec says which shadow JDT LS StartEngine starts.
 type EngineSpec struct {
 	Home    string   // JDT LS install
-	Dir     string   // its data, and its stderr in Dir/stderr.log
+	Dir     string   // its data (created if missing)
 	Root    string   // the project root (absolute)
 	Folders []string // further project folders it imports (one JDT LS for a corpus)
+	// Stderr receives JDT LS's standard error; nil: the file
+	// Dir/stderr.log, which errors then name.
+	Stderr io.Writer
+	// HeapMB bounds the Java heap in MiB (0: 2048 with Folders, else
+	// jdtls.Options' default).
+	HeapMB int
+	// Settings are JDT LS client settings over jdtls.DefaultSettings.
+	Settings map[string]any
 	// Progress, if set, hears "starting JDT LS ..." and "JDT LS ready after
 	// ...".
 	Progress repair.Progress
@@ -170,33 +179,37 @@ type EngineSpec struct {
 }
 
 // StartEngine starts a shadow JDT LS as completion engine and compiler for
-// s.Root (and s.Folders), giving it 2 GiB of heap when it imports several
-// projects. Errors name the log file.
+// s.Root (and s.Folders). Errors: the data directory's, and JDT LS's start
+// (naming its log file when it writes one).
 func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
 	progress := tee(s.Progress, nil)
 	began := time.Now()
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
 		return nil, err
 	}
-	logf, err := os.OpenFile(filepath.Join(s.Dir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
-	if err != nil {
-		return nil, err
+	stderr, where, closeLog := s.Stderr, "", func() {}
+	if stderr == nil {
+		logf, err := os.OpenFile(filepath.Join(s.Dir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		if err != nil {
+			return nil, err
+		}
+		stderr, where, closeLog = logf, " (log: "+logf.Name()+")", func() { logf.Close() }
 	}
 	what := s.Root
 	if len(s.Folders) > 0 {
 		what = fmt.Sprintf("%d projects", 1+len(s.Folders))
 	}
 	progress(fmt.Sprintf("starting JDT LS (completion engine) for %s", what), 0)
-	heap := 0
-	if len(s.Folders) > 0 {
+	heap := s.HeapMB
+	if heap == 0 && len(s.Folders) > 0 {
 		heap = 2048
 	}
-	eng, err := engine.StartJDT(ctx, jdtls.Options{Home: s.Home, Root: s.Root, Folders: s.Folders, StateDir: s.Dir, Stderr: logf, HeapMB: heap}, s.Options...)
+	eng, err := engine.StartJDT(ctx, jdtls.Options{Home: s.Home, Root: s.Root, Folders: s.Folders, StateDir: s.Dir, Stderr: stderr, HeapMB: heap, Settings: s.Settings}, s.Options...)
 	if err != nil {
-		logf.Close()
-		return nil, fmt.Errorf("starting JDT LS for %s (log: %s): %w", what, logf.Name(), err)
+		closeLog()
+		return nil, fmt.Errorf("starting JDT LS for %s%s: %w", what, where, err)
 	}
-	go func() { <-eng.Client().Done(); logf.Close() }()
+	go func() { <-eng.Client().Done(); closeLog() }()
 	progress(fmt.Sprintf("JDT LS ready after %s", time.Since(began).Round(100*time.Millisecond)), 0)
 	return eng, nil
 }

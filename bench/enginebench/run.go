@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/internal/forcetok"
@@ -181,13 +182,16 @@ func Start(ctx context.Context, bugs []corpus.Bug, home string, stderr io.Writer
 		w.Roots = append(w.Roots, dst)
 	}
 	began := time.Now()
-	w.Engine, err = engine.StartJDT(ctx, jdtls.Options{Home: home, Root: w.Roots[0], Folders: w.Roots[1:],
-		StateDir: filepath.Join(dir, "state"), Stderr: stderr, HeapMB: 2048,
-		Settings: map[string]any{"java.import.maven.offline.enabled": true}},
-		engine.WithRequestTimeout(2*time.Minute), engine.WithCompileTimeout(2*time.Minute))
+	if stderr == nil {
+		stderr = io.Discard
+	}
+	w.Engine, err = backend.StartEngine(ctx, backend.EngineSpec{Home: home, Dir: filepath.Join(dir, "state"),
+		Root: w.Roots[0], Folders: w.Roots[1:], Stderr: stderr, HeapMB: 2048,
+		Settings: map[string]any{"java.import.maven.offline.enabled": true},
+		Options:  []engine.JDTOption{engine.WithRequestTimeout(2 * time.Minute), engine.WithCompileTimeout(2 * time.Minute)}})
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, fmt.Errorf("starting JDT LS for %d projects: %w", len(bugs), err)
+		return nil, err
 	}
 	w.Startup = time.Since(began)
 	return w, nil
