@@ -57,41 +57,6 @@ func (p *proxy) handleExecuteCommand(m *jsonrpc.Message) {
 	p.forward(m, nil)
 }
 
-// handleWorkspaceSymbol lets a SymbolProvider answer the queries it claims.
-func (p *proxy) handleWorkspaceSymbol(m *jsonrpc.Message) {
-	if !m.IsRequest() || len(p.symbols) == 0 {
-		p.forward(m, nil)
-		return
-	}
-	var params protocol.WorkspaceSymbolParams
-	if err := json.Unmarshal(m.Params, &params); err != nil {
-		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidParams, "workspace/symbol: bad params: %v", err))
-		return
-	}
-	var tok struct {
-		WorkDoneToken json.RawMessage `json:"workDoneToken"`
-	}
-	_ = json.Unmarshal(m.Params, &tok)
-	for _, sp := range p.symbols {
-		claims := false
-		func() {
-			defer p.recoverBug(sp, "ClaimsSymbolQuery")
-			claims = sp.ClaimsSymbolQuery(params.Query)
-		}()
-		if claims {
-			p.runOwn(m, tok.WorkDoneToken, "workspace/symbol "+sp.Name(), func(ctx context.Context, c Client) (any, error) {
-				syms, err := sp.WorkspaceSymbols(ctx, c, &params)
-				if syms == nil {
-					syms = []protocol.SymbolInformation{}
-				}
-				return syms, err
-			})
-			return
-		}
-	}
-	p.forward(m, nil)
-}
-
 // handleCancelRequest cancels a request the proxy is answering itself, and
 // forwards every other cancellation to JDT LS.
 func (p *proxy) handleCancelRequest(m *jsonrpc.Message) {

@@ -599,7 +599,8 @@ func TestRepairTimeout(t *testing.T) {
 	}
 }
 
-// panicky is an extension that panics everywhere, and a SymbolProvider.
+// panicky is an extension that panics everywhere, and answers
+// workspace/symbol queries that start with "?".
 type panicky struct{}
 
 func (panicky) Name() string       { return "panicky" }
@@ -610,10 +611,22 @@ func (panicky) CodeActions(*Document, *protocol.CodeActionParams) []protocol.Cod
 func (panicky) Execute(context.Context, Client, string, []json.RawMessage) (any, error) {
 	panic("Execute bug")
 }
-func (panicky) ClaimsSymbolQuery(q string) bool { return strings.HasPrefix(q, "?") }
-func (panicky) WorkspaceSymbols(ctx context.Context, c Client, p *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
-	return []protocol.SymbolInformation{{Name: "found " + p.Query, Kind: protocol.SymbolKindMethod,
-		Location: protocol.Location{URI: javaURI}}}, nil
+func (panicky) Methods() []Method {
+	query := func(raw json.RawMessage) string {
+		var p protocol.WorkspaceSymbolParams
+		_ = json.Unmarshal(raw, &p)
+		return p.Query
+	}
+	return []Method{{Name: "workspace/symbol", Capability: "workspaceSymbolProvider",
+		Claims: func(raw json.RawMessage) bool { return strings.HasPrefix(query(raw), "?") },
+		Request: func(ctx context.Context, c Client, raw json.RawMessage) (any, error) {
+			return []protocol.SymbolInformation{{Name: "found " + query(raw), Kind: protocol.SymbolKindMethod,
+				Location: protocol.Location{URI: javaURI}}}, nil
+		}},
+		{Name: "textDocument/didOpen", Notify: func(Client, json.RawMessage) { panic("Notify bug") }},
+		{Name: "textDocument/hover", Claims: func(json.RawMessage) bool { panic("Claims bug") },
+			Request: func(context.Context, Client, json.RawMessage) (any, error) { return "never", nil }},
+	}
 }
 
 func TestExtensionBugsAndSymbols(t *testing.T) {
@@ -622,9 +635,14 @@ func TestExtensionBugsAndSymbols(t *testing.T) {
 	if !strings.Contains(string(caps["executeCommandProvider"]), "panicky.run") {
 		t.Errorf("caps %s", caps["executeCommandProvider"])
 	}
-	e.open(javaURI, greeter, 1)
+	e.open(javaURI, greeter, 1) // Notify panics
+	f.expectMethod("textDocument/didOpen")
 	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Invert conditions]" {
 		t.Errorf("code actions with a panicking extension: %v", got)
+	}
+	// A Claims that panics leaves the request to JDT LS.
+	if r := e.response(e.request("textDocument/hover", map[string]any{})); !strings.Contains(string(r.Result), "hover from fake") {
+		t.Errorf("hover with a panicking Claims: %s", r.Raw)
 	}
 	r := e.response(e.request("workspace/executeCommand", map[string]any{"command": "panicky.run"}))
 	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError || !strings.Contains(r.Error.Message, "Execute bug") {

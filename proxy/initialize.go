@@ -150,8 +150,9 @@ func (p *proxy) handleInitialized(m *jsonrpc.Message) {
 //     its vim.lsp.protocol.make_client_capabilities(). A client that
 //     declares dynamic registration and ignores it is broken for JDT LS
 //     alone as well, so the proxy does not work around it.
-//   - workspaceSymbolProvider: set when an extension answers symbol queries
-//     and JDT LS does not declare it.
+//   - the capabilities of the features' request handlers (Method.Capability,
+//     e.g. workspaceSymbolProvider, inlineCompletionProvider): set where JDT
+//     LS does not declare them (mergeFeatureCapabilities).
 //
 // A JDT LS error, or a result that is not an object, is passed on unchanged.
 func (p *proxy) mergeInitialize(resp *jsonrpc.Message) []byte {
@@ -201,13 +202,8 @@ func (p *proxy) mergeInitialize(resp *jsonrpc.Message) []byte {
 		caps["codeActionProvider"] = json.RawMessage("true")
 		caRoute = "static, declared by the proxy"
 	}
-	if len(p.symbols) > 0 {
-		if raw, ok := caps["workspaceSymbolProvider"]; !ok || isNullOrFalse(raw) {
-			caps["workspaceSymbolProvider"] = json.RawMessage("true")
-		}
-	}
-	p.mergeInlineCapability(caps)
-	p.log.Printf("initialize: commands %v: %s; code actions: %s", ours, route, caRoute)
+	added := p.mergeFeatureCapabilities(caps)
+	p.log.Printf("initialize: commands %v: %s; code actions: %s; features' capabilities set: %v", ours, route, caRoute, added)
 	result["capabilities"] = mustJSON(caps)
 	body, err := responseBody(resp.ID, result)
 	if err != nil {

@@ -78,17 +78,43 @@ func (*inlineExtension) CodeActions(*Document, *protocol.CodeActionParams) []pro
 	return nil
 }
 
-// Observe forgets a closed document's suggestions.
-func (x *inlineExtension) Observe(method string, params json.RawMessage) {
-	if method != "textDocument/didClose" {
-		return
+// Methods answers textDocument/inlineCompletion (advertised as
+// inlineCompletionProvider when the editor declared
+// textDocument.inlineCompletion) and forgets a closed document's
+// suggestions.
+func (x *inlineExtension) Methods() []Method {
+	return []Method{
+		{Name: "textDocument/inlineCompletion", Request: x.inlineCompletion,
+			Capability: "inlineCompletionProvider", Advertise: inlineDeclared},
+		{Name: "textDocument/didClose", Notify: func(_ Client, params json.RawMessage) {
+			var p struct {
+				TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
+			}
+			if json.Unmarshal(params, &p) == nil {
+				x.s.Forget(string(p.TextDocument.URI))
+			}
+		}},
 	}
-	var p struct {
-		TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
+}
+
+// inlineDeclared returns true when the editor declared
+// textDocument.inlineCompletion in its initialize capabilities (LSP 3.18),
+// else nil.
+func inlineDeclared(initParams json.RawMessage) json.RawMessage {
+	var ip struct {
+		Capabilities struct {
+			TextDocument struct {
+				InlineCompletion json.RawMessage `json:"inlineCompletion"`
+			} `json:"textDocument"`
+		} `json:"capabilities"`
 	}
-	if json.Unmarshal(params, &p) == nil {
-		x.s.Forget(string(p.TextDocument.URI))
+	if json.Unmarshal(initParams, &ip) != nil {
+		return nil
 	}
+	if raw := ip.Capabilities.TextDocument.InlineCompletion; len(raw) > 0 && !isNullOrFalse(raw) {
+		return json.RawMessage("true")
+	}
+	return nil
 }
 
 // Execute runs repilot.inlineSuggest.
@@ -111,8 +137,12 @@ func (x *inlineExtension) Execute(ctx context.Context, c Client, command string,
 	return x.complete(ctx, c, a.URI, a.Position, trig)
 }
 
-// InlineCompletion answers textDocument/inlineCompletion.
-func (x *inlineExtension) InlineCompletion(ctx context.Context, c Client, p *InlineCompletionParams) (any, error) {
+// inlineCompletion answers textDocument/inlineCompletion.
+func (x *inlineExtension) inlineCompletion(ctx context.Context, c Client, raw json.RawMessage) (any, error) {
+	var p InlineCompletionParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: %v", err)
+	}
 	trig := inline.Automatic
 	if p.Context.TriggerKind == 1 {
 		trig = inline.Invoked
@@ -147,54 +177,4 @@ func (x *inlineExtension) complete(ctx context.Context, c Client, uri protocol.D
 	at := fromTextpos(mp.Position(sug.Offset))
 	empty.Items = append(empty.Items, InlineCompletionItem{InsertText: sug.Text, Range: protocol.Range{Start: at, End: at}})
 	return empty, nil
-}
-
-// inlineProvider finds the extension answering textDocument/inlineCompletion.
-func (p *proxy) inlineProvider() *inlineExtension {
-	for _, e := range p.exts {
-		if x, ok := e.(*inlineExtension); ok {
-			return x
-		}
-	}
-	return nil
-}
-
-// handleInlineCompletion answers textDocument/inlineCompletion with the
-// ghost-text extension, or forwards it to JDT LS when there is none.
-func (p *proxy) handleInlineCompletion(m *jsonrpc.Message) {
-	x := p.inlineProvider()
-	if x == nil || !m.IsRequest() {
-		p.forward(m, nil)
-		return
-	}
-	var params InlineCompletionParams
-	if err := json.Unmarshal(m.Params, &params); err != nil {
-		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: %v", err))
-		return
-	}
-	p.runOwn(m, nil, "textDocument/inlineCompletion", func(ctx context.Context, c Client) (any, error) {
-		return x.InlineCompletion(ctx, c, &params)
-	})
-}
-
-// mergeInlineCapability declares inlineCompletionProvider (LSP 3.18) when the
-// ghost-text extension is present and the editor declared
-// textDocument.inlineCompletion in its initialize capabilities.
-func (p *proxy) mergeInlineCapability(caps map[string]json.RawMessage) {
-	if p.inlineProvider() == nil {
-		return
-	}
-	var ip struct {
-		Capabilities struct {
-			TextDocument struct {
-				InlineCompletion json.RawMessage `json:"inlineCompletion"`
-			} `json:"textDocument"`
-		} `json:"capabilities"`
-	}
-	if json.Unmarshal(p.initRaw, &ip) != nil {
-		return
-	}
-	if raw := ip.Capabilities.TextDocument.InlineCompletion; len(raw) > 0 && !isNullOrFalse(raw) {
-		caps["inlineCompletionProvider"] = json.RawMessage("true")
-	}
 }

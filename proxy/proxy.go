@@ -16,7 +16,6 @@ import (
 	"runtime/debug"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -121,7 +120,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	opts.setDefaults()
 	p := newProxy(ctx, out, opts)
 	defer p.cancel()
-	p.log.Printf("proxy started; intercepting %s; forwarding everything else unchanged", strings.Join(intercepted, ", "))
+	p.log.Printf("proxy started; intercepting %s; forwarding everything else unchanged", p.intercepted())
 
 	loopDone := make(chan error, 1)
 	go func() { loopDone <- p.clientLoop(in) }()
@@ -195,7 +194,7 @@ type proxy struct {
 	mirror  *mirror
 	exts    []Extension
 	cmds    map[string]Extension // our command ids
-	symbols []SymbolProvider
+	routes  map[string]*route    // the method table (routes.go)
 	nextID  atomic.Int64
 
 	// Set once by handleInitialize, before JDT LS starts; read-only after.
@@ -252,10 +251,8 @@ func newProxy(ctx context.Context, out io.Writer, opts Options) *proxy {
 			}
 			p.cmds[c] = e
 		}
-		if sp, ok := e.(SymbolProvider); ok {
-			p.symbols = append(p.symbols, sp)
-		}
 	}
+	p.buildRoutes()
 	return p
 }
 
@@ -331,13 +328,9 @@ func (p *proxy) fromClient(m *jsonrpc.Message) bool {
 		p.clientResponse(m)
 		return false
 	}
-	switch m.Method {
-	case "exit":
-		p.handleExit(m)
-		return true
-	case "initialize":
-		p.handleInitialize(m)
-		return false
+	if r := p.routes[m.Method]; r != nil && r.core != nil && r.core.beforeInit {
+		r.core.handle(p, m)
+		return m.Method == "exit"
 	}
 	p.mu.Lock()
 	st := p.state
@@ -350,46 +343,8 @@ func (p *proxy) fromClient(m *jsonrpc.Message) bool {
 		}
 		return false
 	}
-	switch m.Method {
-	case "initialized":
-		p.handleInitialized(m)
-	case "shutdown":
-		p.handleShutdown(m)
-	case "textDocument/didOpen", "textDocument/didChange", "textDocument/didClose":
-		p.handleDocSync(m)
-	case "textDocument/codeAction":
-		p.handleCodeAction(m)
-	case "codeAction/resolve":
-		p.handleCodeActionResolve(m)
-	case "workspace/executeCommand":
-		p.handleExecuteCommand(m)
-	case "workspace/symbol":
-		p.handleWorkspaceSymbol(m)
-	case "textDocument/inlineCompletion":
-		p.handleInlineCompletion(m)
-	case "$/cancelRequest":
-		p.handleCancelRequest(m)
-	case "window/workDoneProgress/cancel":
-		p.handleProgressCancel(m)
-	default:
-		p.forward(m, nil)
-	}
-	if m.IsNotification() {
-		p.observe(m)
-	}
+	p.dispatch(m)
 	return false
-}
-
-// observe passes a client notification to the Observer extensions.
-func (p *proxy) observe(m *jsonrpc.Message) {
-	for _, e := range p.exts {
-		if o, ok := e.(Observer); ok {
-			func() {
-				defer p.recoverBug(e, "Observe")
-				o.Observe(m.Method, m.Params)
-			}()
-		}
-	}
 }
 
 // forward sends a client message to JDT LS (or queues it, or answers it with

@@ -217,8 +217,21 @@ func (x *searchExt) current() (*search.Engine, error) {
 	return nil, lspError(jsonrpc.CodeRequestFailed, "semantic search is starting: try again in a moment")
 }
 
-// Observe queues document changes for the index (it never blocks).
-func (x *searchExt) Observe(method string, params json.RawMessage) {
+// Methods answers the workspace/symbol queries that start with "?"
+// (advertised as workspaceSymbolProvider where JDT LS declares none) and
+// observes the document notifications that keep the index in step.
+func (x *searchExt) Methods() []Method {
+	ms := []Method{{Name: "workspace/symbol", Request: x.workspaceSymbol, Claims: x.claimsSymbolQuery,
+		Capability: "workspaceSymbolProvider"}}
+	for _, n := range []string{"textDocument/didOpen", "textDocument/didChange", "textDocument/didSave",
+		"textDocument/didClose", "workspace/didChangeWatchedFiles"} {
+		ms = append(ms, Method{Name: n, Notify: func(_ Client, params json.RawMessage) { x.observe(n, params) }})
+	}
+	return ms
+}
+
+// observe queues a document change for the index (it never blocks).
+func (x *searchExt) observe(method string, params json.RawMessage) {
 	var p struct {
 		TextDocument struct {
 			URI string `json:"uri"`
@@ -412,9 +425,26 @@ func clipQuery(q string) string {
 	return q
 }
 
-// ClaimsSymbolQuery claims queries starting with "?".
-func (x *searchExt) ClaimsSymbolQuery(q string) bool {
-	return strings.HasPrefix(strings.TrimSpace(q), SymbolQueryPrefix)
+// claimsSymbolQuery claims the workspace/symbol queries starting with "?".
+func (x *searchExt) claimsSymbolQuery(raw json.RawMessage) bool {
+	var p protocol.WorkspaceSymbolParams
+	if json.Unmarshal(raw, &p) != nil {
+		return false
+	}
+	return strings.HasPrefix(strings.TrimSpace(p.Query), SymbolQueryPrefix)
+}
+
+// workspaceSymbol answers a claimed workspace/symbol request.
+func (x *searchExt) workspaceSymbol(ctx context.Context, c Client, raw json.RawMessage) (any, error) {
+	var p protocol.WorkspaceSymbolParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, lspError(jsonrpc.CodeInvalidParams, "workspace/symbol: bad params: %v", err)
+	}
+	syms, err := x.WorkspaceSymbols(ctx, c, &p)
+	if syms == nil {
+		syms = []protocol.SymbolInformation{}
+	}
+	return syms, err
 }
 
 // WorkspaceSymbols answers "?query" with the lexical and dense streams only:
