@@ -186,16 +186,16 @@ type regInfo struct {
 }
 
 type proxy struct {
-	opts    Options
-	log     *log.Logger
-	ctx     context.Context // ends when Run returns
-	cancel  context.CancelFunc
-	cout    *jsonrpc.Writer
-	mirror  *mirror
-	exts    []Extension
-	cmds    map[string]Extension // our command ids
-	routes  map[string]*route    // the method table (routes.go)
-	nextID  atomic.Int64
+	opts   Options
+	log    *log.Logger
+	ctx    context.Context // ends when Run returns
+	cancel context.CancelFunc
+	cout   *jsonrpc.Writer
+	mirror *mirror
+	exts   []Extension
+	cmds   map[string]Extension // our command ids
+	routes map[string]*route    // the method table (routes.go)
+	nextID atomic.Int64
 
 	// Set once by handleInitialize, before JDT LS starts; read-only after.
 	initRaw  json.RawMessage
