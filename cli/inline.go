@@ -11,6 +11,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/inline"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/inlinefeat"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -36,7 +37,7 @@ func inlineExtension(rep repair.Repairer) proxy.Extension {
 	if !ok {
 		return nil
 	}
-	return proxy.NewInlineExtension(inline.NewService(p.inlineAcquire(), inline.Options{AutomaticBudget: inlineAutomaticBudget}))
+	return inlinefeat.New(inline.NewService(p.inlineAcquire(), inline.Options{AutomaticBudget: inlineAutomaticBudget}))
 }
 
 // inlineAutomaticBudget bounds the generation of an automatic ghost-text

@@ -28,12 +28,12 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 	again := p.state != stateNew
 	p.mu.Unlock()
 	if again {
-		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidRequest, "initialize was already received"))
+		p.replyError(m.ID, Errorf(jsonrpc.CodeInvalidRequest, "initialize was already received"))
 		return
 	}
 	var ip initializeParams
 	if err := json.Unmarshal(m.Params, &ip); err != nil {
-		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidParams, "initialize: bad params: %v", err))
+		p.replyError(m.ID, Errorf(jsonrpc.CodeInvalidParams, "initialize: bad params: %v", err))
 		return
 	}
 	// JDT LS watches the process named by processId and exits when it has
@@ -75,7 +75,7 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 		p.deadReason = fmt.Sprintf("it could not be started: %v", err)
 		p.mu.Unlock()
 		p.log.Printf("cannot start JDT LS: %v", err)
-		p.replyError(m.ID, lspError(jsonrpc.CodeRequestFailed, "repilot-lsp cannot start JDT LS: %v", err))
+		p.replyError(m.ID, Errorf(jsonrpc.CodeRequestFailed, "repilot-lsp cannot start JDT LS: %v", err))
 		return
 	}
 	p.mu.Lock()
@@ -89,12 +89,12 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 // else rootPath.
 func rootOf(ip *initializeParams) string {
 	for _, f := range ip.WorkspaceFolders {
-		if path, err := uriPath(f.URI); err == nil {
+		if path, err := URIPath(f.URI); err == nil {
 			return path
 		}
 	}
 	if ip.RootURI != "" {
-		if path, err := uriPath(ip.RootURI); err == nil {
+		if path, err := URIPath(ip.RootURI); err == nil {
 			return path
 		}
 	}

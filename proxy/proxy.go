@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
-	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
 // Options configure Run. The zero value of every field but the ones marked
@@ -36,10 +35,9 @@ type Options struct {
 	StateDir string
 	// HeapMB bounds JDT LS's Java heap in MiB; 0 means 1024.
 	HeapMB int
-	// Repairer backs the "Repair with Repilot" extension (added first,
-	// before Extensions); nil leaves repair out. See UnavailableRepairer.
-	Repairer repair.Repairer
-	// Extensions are further features, e.g. semantic search.
+	// Extensions are the features beside JDT LS, in order (their code
+	// actions are listed in this order): the packages under proxy/feature
+	// (repairfeat, searchfeat, inlinefeat), or any other Extension.
 	Extensions []Extension
 	// Log receives the proxy's log; nil means os.Stderr. Never stdout: that
 	// is the LSP stream.
@@ -67,11 +65,6 @@ type Options struct {
 	// InitTimeout bounds JDT LS's answer to the initialize request the proxy
 	// re-sends after a restart (default 2 minutes).
 	InitTimeout time.Duration
-	// RepairMaxBytes is the largest file the repair extension accepts
-	// (default 1 MiB).
-	RepairMaxBytes int
-	// RepairTimeout bounds one repair (default 10 minutes).
-	RepairTimeout time.Duration
 }
 
 func (o *Options) setDefaults() {
@@ -89,12 +82,6 @@ func (o *Options) setDefaults() {
 	}
 	if o.InitTimeout == 0 {
 		o.InitTimeout = 2 * time.Minute
-	}
-	if o.RepairMaxBytes == 0 {
-		o.RepairMaxBytes = 1 << 20
-	}
-	if o.RepairTimeout == 0 {
-		o.RepairTimeout = 10 * time.Minute
 	}
 	if o.Launch == nil {
 		o.Launch = JDTLSLauncher(o.JDTLSHome, o.HeapMB, o.Log)
@@ -239,9 +226,6 @@ func newProxy(ctx context.Context, out io.Writer, opts Options) *proxy {
 		own: map[string]*ownCall{}, active: map[string]func(){}, progress: map[string]func(){},
 		regs: map[string]*regInfo{}, regAlias: map[string]string{}, jdtCommands: map[string]bool{},
 	}
-	if opts.Repairer != nil {
-		p.exts = append(p.exts, newRepairExtension(opts.Repairer, opts.RepairMaxBytes, opts.RepairTimeout))
-	}
 	p.exts = append(p.exts, opts.Extensions...)
 	for _, e := range p.exts {
 		for _, c := range e.Commands() {
@@ -291,12 +275,12 @@ func (p *proxy) clientLoop(in io.Reader) error {
 		m, err := jsonrpc.Decode(body)
 		if err != nil {
 			p.log.Printf("editor sent a body that is not JSON (%d bytes): answering ParseError", len(body))
-			p.writeClient(errorBody(nil, lspError(jsonrpc.CodeParseError, "parse error: the message body is not valid JSON")))
+			p.writeClient(errorBody(nil, Errorf(jsonrpc.CodeParseError, "parse error: the message body is not valid JSON")))
 			continue
 		}
 		if m.Method == "" && len(m.ID) == 0 {
 			p.log.Printf("editor sent a message with neither method nor id: answering InvalidRequest")
-			p.writeClient(errorBody(nil, lspError(jsonrpc.CodeInvalidRequest, "invalid request: a message needs a method or an id")))
+			p.writeClient(errorBody(nil, Errorf(jsonrpc.CodeInvalidRequest, "invalid request: a message needs a method or an id")))
 			continue
 		}
 		if p.opts.Trace {
@@ -337,7 +321,7 @@ func (p *proxy) fromClient(m *jsonrpc.Message) bool {
 	p.mu.Unlock()
 	if st == stateNew {
 		if m.IsRequest() {
-			p.replyError(m.ID, lspError(jsonrpc.CodeServerNotReady, "%s before initialize: the server is not initialized yet", m.Method))
+			p.replyError(m.ID, Errorf(jsonrpc.CodeServerNotReady, "%s before initialize: the server is not initialized yet", m.Method))
 		} else {
 			p.log.Printf("dropping %s sent before initialize", m.Method)
 		}
@@ -389,9 +373,9 @@ func (p *proxy) routeLocked(m *jsonrpc.Message, hook respHook) func() {
 		if !m.IsRequest() {
 			return func() {}
 		}
-		e := lspError(jsonrpc.CodeRequestFailed, "JDT LS is not running (%s)", p.deadReason)
+		e := Errorf(jsonrpc.CodeRequestFailed, "JDT LS is not running (%s)", p.deadReason)
 		if p.state == stateStopped {
-			e = lspError(jsonrpc.CodeInvalidRequest, "%s after shutdown: the server is shutting down", m.Method)
+			e = Errorf(jsonrpc.CodeInvalidRequest, "%s after shutdown: the server is shutting down", m.Method)
 		}
 		return func() { p.answerWithError(m.ID, e, hook) }
 	}
@@ -473,7 +457,7 @@ func (p *proxy) safeFromClient(m *jsonrpc.Message) (exit bool) {
 		if r := recover(); r != nil {
 			p.log.Printf("bug: handling %s from the editor panicked: %v\n%s", describe(m), r, debug.Stack())
 			if m.IsRequest() {
-				p.replyError(m.ID, lspError(jsonrpc.CodeInternalError, "internal error in repilot-lsp while handling %s: %v", m.Method, r))
+				p.replyError(m.ID, Errorf(jsonrpc.CodeInternalError, "internal error in repilot-lsp while handling %s: %v", m.Method, r))
 			}
 			exit = false
 		}
@@ -558,7 +542,7 @@ func (p *proxy) reply(id json.RawMessage, result any) {
 	body, err := responseBody(id, result)
 	if err != nil {
 		p.log.Printf("bug: cannot encode a result: %v", err)
-		body = errorBody(id, lspError(jsonrpc.CodeInternalError, "internal error: cannot encode the result: %v", err))
+		body = errorBody(id, Errorf(jsonrpc.CodeInternalError, "internal error: cannot encode the result: %v", err))
 	}
 	p.writeClient(body)
 }

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 // routes_test.go checks, over the wire, that the method table the features
 // register drives both dispatch and the advertised capabilities: every
@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/inlinefeat"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/searchfeat"
 	"github.com/repilot-lsp/repilot-lsp/search"
 )
 
@@ -27,9 +30,9 @@ var tableParams = map[string]any{
 }
 
 func TestMethodTable(t *testing.T) {
-	exts := []Extension{
-		NewSearchExtension(func(string) (*search.Engine, error) { return nil, errors.New("no engine in this test") }),
-		NewInlineExtension(&fakeSuggester{}),
+	exts := []proxy.Extension{
+		searchfeat.New(func(string) (*search.Engine, error) { return nil, errors.New("no engine in this test") }),
+		inlinefeat.New(&fakeSuggester{}),
 	}
 	e := startEditor(t, harness{repairer: &fakeRepairer{result: onePatch()}, exts: exts})
 	caps := clientCaps(false)
@@ -52,7 +55,7 @@ func TestMethodTable(t *testing.T) {
 	jdtCaps := []string{"hoverProvider", "textDocumentSync", "codeActionProvider", "executeCommandProvider"}
 	var registered []string
 	for _, x := range exts {
-		mh, ok := x.(MethodHandler)
+		mh, ok := x.(proxy.MethodHandler)
 		if !ok {
 			continue
 		}

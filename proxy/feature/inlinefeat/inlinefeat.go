@@ -1,12 +1,13 @@
-package proxy
-
-// inline.go is the LSP glue of ghost text (package inline): the
-// textDocument/inlineCompletion request of LSP 3.18, the
-// inlineCompletionProvider capability merged into JDT LS's initialize result
-// when the editor declares textDocument.inlineCompletion, and the command
-// repilot.inlineSuggest for editors without the 3.18 method. The proxy answers
-// inlineCompletion itself (JDT LS 1.20 has no such method), off the read loop,
-// with $/cancelRequest cancelling it.
+// Package inlinefeat is the ghost-text feature of the proxy: the LSP glue of
+// package inline behind proxy.Extension. It registers the
+// textDocument/inlineCompletion request of LSP 3.18 (advertised as
+// inlineCompletionProvider when the editor declares
+// textDocument.inlineCompletion), observes didClose to forget a document's
+// cached suggestions, and offers the command repilot.inlineSuggest for
+// editors without the 3.18 method. The proxy answers inlineCompletion itself
+// (JDT LS 1.20 has no such method), off the read loop, with $/cancelRequest
+// cancelling it.
+package inlinefeat
 
 import (
 	"context"
@@ -18,6 +19,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/inline"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
@@ -69,12 +71,12 @@ type InlineSuggestArgs struct {
 // inlineExtension serves ghost text from a Suggester.
 type inlineExtension struct{ s Suggester }
 
-// NewInlineExtension returns the ghost-text extension over s.
-func NewInlineExtension(s Suggester) Extension { return &inlineExtension{s: s} }
+// New returns the ghost-text feature over s.
+func New(s Suggester) proxy.Extension { return &inlineExtension{s: s} }
 
 func (*inlineExtension) Name() string       { return "inline" }
 func (*inlineExtension) Commands() []string { return []string{InlineSuggestCommand} }
-func (*inlineExtension) CodeActions(*Document, *protocol.CodeActionParams) []protocol.CodeAction {
+func (*inlineExtension) CodeActions(*proxy.Document, *protocol.CodeActionParams) []protocol.CodeAction {
 	return nil
 }
 
@@ -82,11 +84,11 @@ func (*inlineExtension) CodeActions(*Document, *protocol.CodeActionParams) []pro
 // inlineCompletionProvider when the editor declared
 // textDocument.inlineCompletion) and forgets a closed document's
 // suggestions.
-func (x *inlineExtension) Methods() []Method {
-	return []Method{
+func (x *inlineExtension) Methods() []proxy.Method {
+	return []proxy.Method{
 		{Name: "textDocument/inlineCompletion", Request: x.inlineCompletion,
 			Capability: "inlineCompletionProvider", Advertise: inlineDeclared},
-		{Name: "textDocument/didClose", Notify: func(_ Client, params json.RawMessage) {
+		{Name: "textDocument/didClose", Notify: func(_ proxy.Client, params json.RawMessage) {
 			var p struct {
 				TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
 			}
@@ -111,24 +113,24 @@ func inlineDeclared(initParams json.RawMessage) json.RawMessage {
 	if json.Unmarshal(initParams, &ip) != nil {
 		return nil
 	}
-	if raw := ip.Capabilities.TextDocument.InlineCompletion; len(raw) > 0 && !isNullOrFalse(raw) {
+	if raw := ip.Capabilities.TextDocument.InlineCompletion; len(raw) > 0 && string(raw) != "null" && string(raw) != "false" {
 		return json.RawMessage("true")
 	}
 	return nil
 }
 
 // Execute runs repilot.inlineSuggest.
-func (x *inlineExtension) Execute(ctx context.Context, c Client, command string, args []json.RawMessage) (any, error) {
+func (x *inlineExtension) Execute(ctx context.Context, c proxy.Client, command string, args []json.RawMessage) (any, error) {
 	if len(args) != 1 {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "%s takes one argument {uri, position, version}, got %d", command, len(args))
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s takes one argument {uri, position, version}, got %d", command, len(args))
 	}
 	var a InlineSuggestArgs
 	if err := json.Unmarshal(args[0], &a); err != nil || a.URI == "" {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, position, version}): %v", command, err)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, position, version}): %v", command, err)
 	}
 	doc, ok := c.Document(a.URI)
 	if ok && a.Version != nil && *a.Version != doc.Version {
-		return nil, lspError(jsonrpc.CodeContentModified, "the document changed (version %d, now %d)", *a.Version, doc.Version)
+		return nil, proxy.Errorf(jsonrpc.CodeContentModified, "the document changed (version %d, now %d)", *a.Version, doc.Version)
 	}
 	trig := inline.Invoked
 	if a.Invoked != nil && !*a.Invoked {
@@ -138,10 +140,10 @@ func (x *inlineExtension) Execute(ctx context.Context, c Client, command string,
 }
 
 // inlineCompletion answers textDocument/inlineCompletion.
-func (x *inlineExtension) inlineCompletion(ctx context.Context, c Client, raw json.RawMessage) (any, error) {
+func (x *inlineExtension) inlineCompletion(ctx context.Context, c proxy.Client, raw json.RawMessage) (any, error) {
 	var p InlineCompletionParams
 	if err := json.Unmarshal(raw, &p); err != nil {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: %v", err)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: %v", err)
 	}
 	trig := inline.Automatic
 	if p.Context.TriggerKind == 1 {
@@ -150,31 +152,31 @@ func (x *inlineExtension) inlineCompletion(ctx context.Context, c Client, raw js
 	return x.complete(ctx, c, p.TextDocument.URI, p.Position, trig)
 }
 
-func (x *inlineExtension) complete(ctx context.Context, c Client, uri protocol.DocumentURI, pos protocol.Position, trig inline.Trigger) (*InlineCompletionList, error) {
+func (x *inlineExtension) complete(ctx context.Context, c proxy.Client, uri protocol.DocumentURI, pos protocol.Position, trig inline.Trigger) (*InlineCompletionList, error) {
 	empty := &InlineCompletionList{Items: []InlineCompletionItem{}}
-	if !isJavaURI(string(uri)) {
+	if !proxy.IsJavaURI(string(uri)) {
 		return empty, nil
 	}
 	doc, ok := c.Document(uri)
 	if !ok {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "%s is not open in the editor", uri)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s is not open in the editor", uri)
 	}
 	mp := textpos.New(doc.Text)
-	off, err := mp.Offset(toTextpos(pos))
+	off, err := mp.Offset(proxy.ToTextpos(pos))
 	if err != nil {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "position %d:%d: %v", pos.Line, pos.Character, err)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "position %d:%d: %v", pos.Line, pos.Character, err)
 	}
 	sug, err := x.s.Suggest(ctx, inline.Request{URI: string(uri), Root: c.Root(), Text: doc.Text, Offset: off, Trigger: trig})
 	if err != nil {
 		if ctx.Err() != nil || strings.Contains(err.Error(), inline.ErrSuperseded.Error()) {
-			return nil, lspError(jsonrpc.CodeRequestCancelled, "inline completion cancelled: %v", err)
+			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "inline completion cancelled: %v", err)
 		}
 		return nil, fmt.Errorf("Repilot ghost text failed: %w", err)
 	}
 	if sug == nil {
 		return empty, nil
 	}
-	at := fromTextpos(mp.Position(sug.Offset))
+	at := proxy.FromTextpos(mp.Position(sug.Offset))
 	empty.Items = append(empty.Items, InlineCompletionItem{InsertText: sug.Text, Range: protocol.Range{Start: at, End: at}})
 	return empty, nil
 }
