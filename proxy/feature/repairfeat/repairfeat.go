@@ -72,10 +72,14 @@ type RepairResult struct {
 }
 
 // RepairPatch is one candidate patch, ready to apply: Edit replaces the
-// hunk's whole lines in the document version the repair read.
+// hunk's whole lines in the document version the repair read. Command, set
+// when the editor declares workspace.applyEdit, applies it in one step
+// (CommandApplyPatch, which refuses when the document has changed since);
+// without it, the editor applies Edit itself.
 type RepairPatch struct {
 	Title      string                 `json:"title"`
 	Edit       protocol.WorkspaceEdit `json:"edit"`
+	Command    *protocol.Command      `json:"command,omitempty"`
 	Hunk       string                 `json:"hunk"`
 	Compilable bool                   `json:"compilable"`
 	Plausible  bool                   `json:"plausible"`
@@ -119,8 +123,11 @@ type repairExt struct {
 	maxBytes int
 	timeout  time.Duration
 
-	mu   sync.Mutex
-	last map[protocol.DocumentURI]*remembered // the latest result per document
+	mu     sync.Mutex
+	last   map[protocol.DocumentURI]*remembered // the latest result per document
+	caps   proxy.ClientCapabilities             // from Initialized
+	ctx    context.Context                      // from Initialized: ends when the proxy stops
+	warmed map[string]bool                      // project roots whose backends were warmed
 }
 
 // remembered is a repair result for a document version and hunk, offered as
@@ -148,11 +155,12 @@ func New(r repair.Repairer, o Options) proxy.Extension {
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Minute
 	}
-	return &repairExt{r: r, maxBytes: o.MaxBytes, timeout: o.Timeout, last: map[protocol.DocumentURI]*remembered{}}
+	return &repairExt{r: r, maxBytes: o.MaxBytes, timeout: o.Timeout,
+		last: map[protocol.DocumentURI]*remembered{}, warmed: map[string]bool{}}
 }
 
 func (x *repairExt) Name() string       { return "repair" }
-func (x *repairExt) Commands() []string { return []string{CommandRepairHunk} }
+func (x *repairExt) Commands() []string { return []string{CommandRepairHunk, CommandApplyPatch} }
 
 // CodeActions offers "Repair with Repilot" on a non-empty range of an
 // open .java document, and the remembered patches for the same lines and
@@ -173,9 +181,18 @@ func (x *repairExt) CodeActions(doc *proxy.Document, params *protocol.CodeAction
 	rem := x.last[doc.URI]
 	x.mu.Unlock()
 	if rem != nil && rem.version == doc.Version && rem.startLine == start && rem.endLn == end {
+		x.mu.Lock()
+		caps := x.caps
+		x.mu.Unlock()
 		for _, pt := range rem.patches {
 			edit := pt.Edit
-			acts = append(acts, protocol.CodeAction{Title: pt.Title, Kind: RepairActionKind, Edit: &edit})
+			act := protocol.CodeAction{Title: pt.Title, Kind: RepairActionKind, Edit: &edit}
+			if !caps.CodeActionLiterals {
+				// The editor takes Commands only: the patch's own command
+				// (nil without workspace.applyEdit, and then nothing to offer).
+				act = protocol.CodeAction{Title: pt.Title, Kind: RepairActionKind, Command: pt.Command}
+			}
+			acts = append(acts, act)
 		}
 	}
 	return acts
@@ -212,8 +229,11 @@ func hunkLines(r protocol.Range) (start, end int) {
 	return start, end
 }
 
-// Execute runs CommandRepairHunk.
+// Execute runs CommandRepairHunk or CommandApplyPatch.
 func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string, args []json.RawMessage) (any, error) {
+	if command == CommandApplyPatch {
+		return x.applyPatch(ctx, c, command, args)
+	}
 	if command != CommandRepairHunk {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the repair extension has no command %q", command)
 	}
@@ -276,7 +296,7 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine, TestCmd: a.TestCommand}
 	// lspPatch is a patch as the editor gets it: titled, with its edit.
 	lspPatch := func(title string, pt repair.Patch) RepairPatch {
-		return RepairPatch{
+		out := RepairPatch{
 			Title:      title + firstLine(pt.Hunk, startLine, endLine),
 			Edit:       hunkEdit(doc, mp, startLine, endLine, pt.Hunk, c.Capabilities().DocumentChanges),
 			Hunk:       pt.Hunk,
@@ -285,6 +305,10 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 			LogProb:    pt.LogProb,
 			Diff:       pt.Diff,
 		}
+		if c.Capabilities().ApplyEdit {
+			out.Command = applyCommand(doc.URI, doc.Version, out)
+		}
+		return out
 	}
 	req.OnPatch = func(pt repair.Patch) {
 		c.Notify(NotifyPatchFound, PatchFoundParams{URI: doc.URI, Version: doc.Version, Patch: lspPatch("Repilot patch found: ", pt)})
@@ -326,7 +350,7 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	x.mu.Unlock()
 	summary := fmt.Sprintf("%d patches, %d compilable", len(out.Patches), compilable)
 	pr.End(summary)
-	c.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Repilot: %s for %s lines %d-%d. Open the code actions on those lines to apply one.",
+	c.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Repilot: %s for %s lines %d-%d; each is offered as \"Apply Repilot patch k\" among the code actions on those lines.",
 		summary, base, startLine, endLine))
 	return out, nil
 }
