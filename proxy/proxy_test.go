@@ -114,7 +114,7 @@ func TestIDSpacesDoNotCollide(t *testing.T) {
 }
 
 func TestInitializeMerge(t *testing.T) {
-	ours := []string{repairfeat.CommandRepairHunk}
+	ours := []string{repairfeat.CommandApplyPatch, repairfeat.CommandRepairHunk} // sorted
 	t.Run("static", func(t *testing.T) {
 		e := startEditor(t, harness{repairer: &fakeRepairer{}})
 		_, caps := e.initialize(false)
@@ -159,7 +159,7 @@ func TestInitializeMerge(t *testing.T) {
 		_, caps := e.initialize(true)
 		var ecp struct{ Commands []string }
 		json.Unmarshal(caps["executeCommandProvider"], &ecp)
-		if len(ecp.Commands) != 3 {
+		if len(ecp.Commands) != 4 {
 			t.Errorf("commands %v", ecp.Commands)
 		}
 	})
@@ -173,7 +173,7 @@ func TestInitializeMerge(t *testing.T) {
 		}
 		e := startEditor(t, harness{repairer: &fakeRepairer{}, handle: handle})
 		_, caps := e.initialize(false)
-		if string(caps["executeCommandProvider"]) != `{"commands":["repilot.repairHunk"]}` || string(caps["codeActionProvider"]) != "true" {
+		if string(caps["executeCommandProvider"]) != `{"commands":["repilot.applyPatch","repilot.repairHunk"]}` || string(caps["codeActionProvider"]) != "true" {
 			t.Errorf("caps %v", caps)
 		}
 	})
