@@ -1,6 +1,7 @@
 // Package proxy is the editor-facing language server of repilot-lsp: it sits
 // between the editor and Eclipse JDT LS, forwards every LSP message both ways
-// as raw bytes, and adds a few features (extensions) of its own.
+// as raw bytes, and hosts a few features (extensions, in proxy/feature/...)
+// beside JDT LS.
 //
 // # Bird's-eye view
 //
@@ -25,11 +26,16 @@
 //     positions through package textpos).
 //   - initialize.go: merging the proxy's capabilities into JDT LS's initialize
 //     result and into its dynamic registrations.
-//   - codeaction.go, command.go: the intercepted feature requests, and the
-//     Client handle extensions use to talk to the editor.
+//   - codeaction.go, command.go: the intercepted feature requests
+//     (code actions, commands, cancellation), and the Client handle
+//     extensions use to talk to the editor.
 //   - supervise.go: starting JDT LS, crash handling, restart, shutdown.
-//   - extension.go: the Extension interface features implement.
-//   - repair.go: the "Repair with Repilot" extension.
+//   - extension.go: the Extension interface features implement, with
+//     MethodHandler (the methods a feature adds to the table) and
+//     Initializer.
+//   - feature/...: the features, one package each (repairfeat, searchfeat,
+//     inlinefeat); they import this package, never the reverse, so the
+//     forwarder knows no feature by name.
 //   - EXTENSIONS.md: what editors see beyond JDT LS (commands, results,
 //     errors), kept in step by extensions_doc_test.go.
 //
