@@ -10,6 +10,7 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/inline"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/inlinefeat"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -20,7 +21,7 @@ func inlineExtension(rep repair.Repairer) proxy.Extension {
 	if !ok {
 		return nil
 	}
-	return proxy.NewInlineExtension(inline.NewService(p.InlineAcquire(), inline.Options{AutomaticBudget: inlineAutomaticBudget}))
+	return inlinefeat.New(inline.NewService(p.InlineAcquire(), inline.Options{AutomaticBudget: inlineAutomaticBudget}))
 }
 
 // inlineAutomaticBudget bounds the generation of an automatic ghost-text

@@ -23,6 +23,7 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/inline"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/inlinefeat"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
@@ -152,7 +153,7 @@ func (ed *ghostEditor) inline(ctx context.Context, offset int, trigger int) (str
 	if err != nil {
 		return "", err
 	}
-	var list proxy.InlineCompletionList
+	var list inlinefeat.InlineCompletionList
 	if err := json.Unmarshal(raw, &list); err != nil {
 		return "", err
 	}
@@ -188,7 +189,7 @@ func TestGhostTextEndToEnd(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		done <- proxy.Run(ctx, pin, pout, proxy.Options{StateDir: state, Log: io.Discard,
-			Extensions: []proxy.Extension{proxy.NewInlineExtension(rec)},
+			Extensions: []proxy.Extension{inlinefeat.New(rec)},
 			Launch: func(ctx context.Context, dir string) (*proxy.Backend, error) {
 				b, err := launch(ctx, dir)
 				if err == nil {

@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/searchfeat"
 	"github.com/repilot-lsp/repilot-lsp/search"
 	"github.com/repilot-lsp/repilot-lsp/search/index"
 	"github.com/repilot-lsp/repilot-lsp/search/lexical"
@@ -397,7 +398,7 @@ func editorSearchConfig(root string) (search.Config, error) {
 // searchExtension is the "Semantic search in repo" feature of serve
 // (editorSearchConfig).
 func searchExtension() proxy.Extension {
-	return proxy.NewSearchExtension(func(root string) (*search.Engine, error) {
+	return searchfeat.New(func(root string) (*search.Engine, error) {
 		cfg, err := editorSearchConfig(root)
 		if err != nil {
 			return nil, err

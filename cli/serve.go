@@ -17,6 +17,7 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/repairfeat"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -97,7 +98,7 @@ func runServe(cmd *cobra.Command, args []string) error {
 	}
 	if err != nil {
 		fmt.Fprintf(logw, "repilot-lsp: the repair service is not available (%v); serving without it\n", err)
-		rep = proxy.UnavailableRepairer(err)
+		rep = repairfeat.UnavailableRepairer(err)
 	}
 	// Stop the repair engines (cancelling one still starting) at the same
 	// time as the editor's JDT LS, so that all are gone within 5 s.
@@ -114,9 +115,9 @@ func runServe(cmd *cobra.Command, args []string) error {
 	// the process with SIGPIPE (os/signal: "SIGPIPE"), so that the proxy
 	// stops through its normal shutdown and takes JDT LS with it.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	exts := []proxy.Extension{searchExtension()}
+	exts := []proxy.Extension{repairfeat.New(rep, repairfeat.Options{}), searchExtension()}
 	if x := inlineExtension(rep); x != nil {
-		exts = append(exts, x) // ghost text (proxy/inline.go)
+		exts = append(exts, x) // ghost text (proxy/feature/inlinefeat)
 	}
 	if w, ok := rep.(warmer); ok && warmEnabled(serveFlags.warm, cmd.Flags().Changed("warm"), os.Getenv) {
 		exts = append(exts, newWarmExt(w)) // warm-up on didOpen (warm.go)
@@ -127,7 +128,6 @@ func runServe(cmd *cobra.Command, args []string) error {
 		Stopping:   closeRep,
 		JDTLSHome:  home,
 		StateDir:   serveFlags.stateDir,
-		Repairer:   rep,
 		Extensions: exts,
 		Log:        logw,
 		Trace:      serveFlags.trace,

@@ -7,7 +7,7 @@ package cli
 // their start instead of beginning its own. Progress goes to the editor as
 // $/progress (created with window/workDoneProgress/create when the editor
 // supports it). The didOpen itself is forwarded to JDT LS before the proxy
-// calls Observe, which returns at once. The Pool's Close (serve's Stopping,
+// calls the Notify of Methods, which returns at once. The Pool's Close (serve's Stopping,
 // on exit or when the editor goes) cancels a start in progress, so no JDT LS
 // outlives serve. --warm=false or REPILOT_WARM=false turns it off.
 
@@ -49,8 +49,8 @@ type warmer interface {
 }
 
 // warmExt is the warm-up as a proxy extension with no commands and no code
-// actions: an Initializer (to learn the editor's handle) and an Observer (to
-// see didOpen).
+// actions: an Initializer (to learn the editor's handle) and a MethodHandler (to
+// observe didOpen).
 type warmExt struct {
 	w warmer
 
@@ -86,12 +86,15 @@ func (x *warmExt) Initialized(ctx context.Context, c proxy.Client) {
 	}
 }
 
-// Observe sees textDocument/didOpen on the proxy's read loop: it decodes the
-// URI only and returns at once; the rest happens on a goroutine.
-func (x *warmExt) Observe(method string, params json.RawMessage) {
-	if method != "textDocument/didOpen" {
-		return
-	}
+// Methods registers the warm-up's one method: it observes
+// textDocument/didOpen (after the proxy has forwarded it).
+func (x *warmExt) Methods() []proxy.Method {
+	return []proxy.Method{{Name: "textDocument/didOpen", Notify: func(_ proxy.Client, params json.RawMessage) { x.observeOpen(params) }}}
+}
+
+// observeOpen sees textDocument/didOpen on the proxy's read loop: it decodes
+// the URI only and returns at once; the rest happens on a goroutine.
+func (x *warmExt) observeOpen(params json.RawMessage) {
 	var p struct {
 		TextDocument struct {
 			URI string `json:"uri"`
@@ -141,7 +144,7 @@ func (x *warmExt) open(uri string) {
 		if !ok {
 			return // closed again already
 		}
-		// The root a repair of this file would use (proxy/repair.go).
+		// The root a repair of this file would use (proxy/feature/repairfeat).
 		root := repair.ProjectRoot(file, doc.Text, ws)
 		x.mu.Lock()
 		if x.roots[root] {

@@ -122,15 +122,14 @@ func TestWarmStartsOncePerJavaProjectInTheWorkspace(t *testing.T) {
 	x.done = make(chan struct{}, 8)
 	c := &warmClient{root: ws, docs: docs}
 	// Opened before initialized: warmed once the handle is known.
-	x.Observe("textDocument/didOpen", didOpen(uri(filepath.Join(ws, "a/src/main/java/p/A.java"))))
+	x.observeOpen(didOpen(uri(filepath.Join(ws, "a/src/main/java/p/A.java"))))
 	x.Initialized(context.Background(), c)
 	waitWarm(t, x, 1, 10*time.Second)
 	for _, p := range []string{"a/src/main/java/p/B.java", "b/src/main/java/q/C.java"} {
-		x.Observe("textDocument/didOpen", didOpen(uri(filepath.Join(ws, p))))
+		x.observeOpen(didOpen(uri(filepath.Join(ws, p))))
 	}
-	x.Observe("textDocument/didOpen", didOpen(uri(outside)))                                           // outside the workspace
-	x.Observe("textDocument/didOpen", didOpen(uri(filepath.Join(ws, "b/src/main/resources/x.java~")))) // not Java
-	x.Observe("textDocument/didChange", didOpen(uri(filepath.Join(ws, "b/src/main/java/q/C.java"))))   // not didOpen
+	x.observeOpen(didOpen(uri(outside)))                                           // outside the workspace
+	x.observeOpen(didOpen(uri(filepath.Join(ws, "b/src/main/resources/x.java~")))) // not Java
 	waitWarm(t, x, 1, 10*time.Second)
 	time.Sleep(100 * time.Millisecond) // no further warm-up
 	w.mu.Lock()
@@ -195,7 +194,7 @@ func TestDidOpenWarmsAndRepairReuses(t *testing.T) {
 	c := &warmClient{root: root, docs: map[string]string{repair.FileURI(file): string(text)}}
 	x.Initialized(context.Background(), c)
 	began := time.Now()
-	x.Observe("textDocument/didOpen", didOpen(repair.FileURI(file)))
+	x.observeOpen(didOpen(repair.FileURI(file)))
 	waitWarm(t, x, 1, 5*time.Minute)
 	t.Logf("warm-up: %s", time.Since(began).Round(time.Millisecond))
 	c.mu.Lock()

@@ -12,7 +12,7 @@
 // flight.
 //
 // Architecture invariant: inline knows no LSP. It speaks in document text and
-// byte offsets; the proxy converts positions (proxy/inline.go).
+// byte offsets; the proxy converts positions (proxy/feature/inlinefeat).
 package inline
 
 import (

@@ -27,7 +27,7 @@ func (p *proxy) handleCodeAction(m *jsonrpc.Message) {
 	}
 	var params protocol.CodeActionParams
 	if err := json.Unmarshal(m.Params, &params); err != nil {
-		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidParams, "textDocument/codeAction: bad params: %v", err))
+		p.replyError(m.ID, Errorf(jsonrpc.CodeInvalidParams, "textDocument/codeAction: bad params: %v", err))
 		return
 	}
 	ours := p.extensionActions(&params)

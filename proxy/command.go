@@ -32,7 +32,7 @@ func (p *proxy) handleExecuteCommand(m *jsonrpc.Message) {
 		if err != nil {
 			msg = err.Error()
 		}
-		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidParams, "workspace/executeCommand: bad params: %s", msg))
+		p.replyError(m.ID, Errorf(jsonrpc.CodeInvalidParams, "workspace/executeCommand: bad params: %s", msg))
 		return
 	}
 	if e, ok := p.cmds[params.Command]; ok {
@@ -50,44 +50,9 @@ func (p *proxy) handleExecuteCommand(m *jsonrpc.Message) {
 	p.mu.Unlock()
 	if known && !has {
 		sort.Strings(jdt)
-		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidParams, "unknown command %q. repilot-lsp offers: %s. JDT LS offers: %s",
+		p.replyError(m.ID, Errorf(jsonrpc.CodeInvalidParams, "unknown command %q. repilot-lsp offers: %s. JDT LS offers: %s",
 			params.Command, strings.Join(p.ourCommands(), ", "), strings.Join(jdt, ", ")))
 		return
-	}
-	p.forward(m, nil)
-}
-
-// handleWorkspaceSymbol lets a SymbolProvider answer the queries it claims.
-func (p *proxy) handleWorkspaceSymbol(m *jsonrpc.Message) {
-	if !m.IsRequest() || len(p.symbols) == 0 {
-		p.forward(m, nil)
-		return
-	}
-	var params protocol.WorkspaceSymbolParams
-	if err := json.Unmarshal(m.Params, &params); err != nil {
-		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidParams, "workspace/symbol: bad params: %v", err))
-		return
-	}
-	var tok struct {
-		WorkDoneToken json.RawMessage `json:"workDoneToken"`
-	}
-	_ = json.Unmarshal(m.Params, &tok)
-	for _, sp := range p.symbols {
-		claims := false
-		func() {
-			defer p.recoverBug(sp, "ClaimsSymbolQuery")
-			claims = sp.ClaimsSymbolQuery(params.Query)
-		}()
-		if claims {
-			p.runOwn(m, tok.WorkDoneToken, "workspace/symbol "+sp.Name(), func(ctx context.Context, c Client) (any, error) {
-				syms, err := sp.WorkspaceSymbols(ctx, c, &params)
-				if syms == nil {
-					syms = []protocol.SymbolInformation{}
-				}
-				return syms, err
-			})
-			return
-		}
 	}
 	p.forward(m, nil)
 }
@@ -148,7 +113,7 @@ func (p *proxy) runOwn(m *jsonrpc.Message, token json.RawMessage, what string, f
 			defer func() {
 				if r := recover(); r != nil {
 					p.log.Printf("bug: %s panicked: %v", what, r)
-					err = lspError(jsonrpc.CodeInternalError, "internal error in %s: %v", what, r)
+					err = Errorf(jsonrpc.CodeInternalError, "internal error in %s: %v", what, r)
 				}
 			}()
 			res, err = fn(ctx, c)
@@ -175,9 +140,9 @@ func toLSPError(ctx context.Context, err error) *jsonrpc.Error {
 		return e
 	}
 	if errors.Is(err, context.Canceled) && ctx.Err() != nil {
-		return lspError(jsonrpc.CodeRequestCancelled, "cancelled")
+		return Errorf(jsonrpc.CodeRequestCancelled, "cancelled")
 	}
-	return lspError(jsonrpc.CodeRequestFailed, "%s", err.Error())
+	return Errorf(jsonrpc.CodeRequestFailed, "%s", err.Error())
 }
 
 // reqClient is the Client handle for one request.

@@ -1,13 +1,15 @@
 // Package proxy is the editor-facing language server of repilot-lsp: it sits
 // between the editor and Eclipse JDT LS, forwards every LSP message both ways
-// as raw bytes, and adds a few features (extensions) of its own.
+// as raw bytes, and hosts a few features (extensions, in proxy/feature/...)
+// beside JDT LS.
 //
 // # Bird's-eye view
 //
 //	editor --stdin--> clientLoop --(raw bytes, arrival order)--> JDT LS stdin
 //	editor <--stdout-- (raw bytes) <-- serverLoop <------------- JDT LS stdout
 //
-// Only a short, named list of methods is intercepted (see intercepted below);
+// Only the methods in the proxy's method table are intercepted (routes.go:
+// the forwarder's own, and those the features register);
 // everything else, including JDT LS's own extensions (language/status, java/*,
 // workspace/executeClientCommand "_java.reloadBundles.command") and opaque
 // "data" fields, passes through byte-for-byte. Server-to-client requests and
@@ -17,16 +19,23 @@
 //
 //   - proxy.go: Options, Run, the routing loops and the tables of requests in
 //     flight.
+//   - routes.go: the method table, which drives dispatch, the intercepted
+//     list and the features' capabilities.
 //   - lsp.go: the few LSP 3.17 shapes decoded locally, and message builders.
 //   - mirror.go: the document mirror (didOpen/didChange/didClose, UTF-16
 //     positions through package textpos).
 //   - initialize.go: merging the proxy's capabilities into JDT LS's initialize
 //     result and into its dynamic registrations.
-//   - codeaction.go, command.go: the intercepted feature requests, and the
-//     Client handle extensions use to talk to the editor.
+//   - codeaction.go, command.go: the intercepted feature requests
+//     (code actions, commands, cancellation), and the Client handle
+//     extensions use to talk to the editor.
 //   - supervise.go: starting JDT LS, crash handling, restart, shutdown.
-//   - extension.go: the Extension interface features implement.
-//   - repair.go: the "Repair with Repilot" extension.
+//   - extension.go: the Extension interface features implement, with
+//     MethodHandler (the methods a feature adds to the table) and
+//     Initializer.
+//   - feature/...: the features, one package each (repairfeat, searchfeat,
+//     inlinefeat); they import this package, never the reverse, so the
+//     forwarder knows no feature by name.
 //   - EXTENSIONS.md: what editors see beyond JDT LS (commands, results,
 //     errors), kept in step by extensions_doc_test.go.
 //
@@ -48,21 +57,3 @@
 //   - Extensions see editor terms (documents, ranges, commands); only this
 //     package speaks the wire.
 package proxy
-
-// intercepted lists the client-to-server methods the proxy looks at before
-// (or instead of) forwarding them. Everything else is forwarded unchanged.
-var intercepted = []string{
-	"initialize",       // remember params; merge our capabilities into the result
-	"initialized",      // remember params for a restart
-	"shutdown", "exit", // lifecycle
-	"textDocument/didOpen",           // document mirror
-	"textDocument/didChange",         // document mirror
-	"textDocument/didClose",          // document mirror
-	"textDocument/codeAction",        // add extension code actions to JDT LS's
-	"codeAction/resolve",             // answer for our own code actions
-	"workspace/executeCommand",       // run our commands; reject unknown ones
-	"workspace/symbol",               // let an extension answer some queries
-	"textDocument/inlineCompletion",  // ghost text (LSP 3.18; proxy/inline.go)
-	"$/cancelRequest",                // cancel our own requests
-	"window/workDoneProgress/cancel", // cancel our own progress
-}

@@ -1,8 +1,8 @@
 package proxy
 
 // extension.go defines what a feature added beside JDT LS implements
-// (Extension, and the optional SymbolProvider, Initializer and Observer), and
-// the Client handle through which it reaches the editor.
+// (Extension, and the optional MethodHandler and Initializer), and the Client
+// handle through which it reaches the editor.
 
 import (
 	"context"
@@ -49,18 +49,51 @@ type Extension interface {
 	Execute(ctx context.Context, c Client, command string, args []json.RawMessage) (any, error)
 }
 
-// SymbolProvider is an Extension that answers some workspace/symbol queries
-// itself (semantic search answers queries starting with "?").
-type SymbolProvider interface {
-	Extension
+// MethodHandler is an optional Extension method: the client methods the
+// extension handles beside its commands and code actions. The proxy puts
+// them in its method table (routes.go), which drives dispatch, the list of
+// intercepted methods and the capabilities merged into JDT LS's initialize
+// result alike. Methods is called once, when the proxy starts.
+type MethodHandler interface {
+	Methods() []Method
+}
 
-	// ClaimsSymbolQuery reports, cheaply and on the read loop, whether the
-	// extension answers query; unclaimed queries go to JDT LS.
-	ClaimsSymbolQuery(query string) bool
+// Method is one client method an extension handles: a request it answers
+// instead of JDT LS (Request), a notification it observes (Notify), or
+// both.
+type Method struct {
+	// Name is the LSP method, e.g. "workspace/symbol".
+	Name string
 
-	// WorkspaceSymbols answers a claimed query (LSP 3.17 "workspace/symbol").
-	// It runs off the read loop; ctx is cancelled by $/cancelRequest.
-	WorkspaceSymbols(ctx context.Context, c Client, params *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error)
+	// Request answers the request, off the read loop, with its raw params;
+	// the result is marshalled as the response's result, and errors are
+	// treated as Execute's are. ctx is cancelled by $/cancelRequest, by
+	// window/workDoneProgress/cancel for its progress (the request's own
+	// workDoneToken is used when it has one), and when the proxy stops.
+	// A feature may not answer a method the proxy handles itself
+	// (initialize, codeAction, executeCommand, ...).
+	Request func(ctx context.Context, c Client, params json.RawMessage) (any, error)
+
+	// Claims, when set, reports cheaply and on the read loop whether Request
+	// answers a request with these params; unclaimed requests go to JDT LS.
+	// nil claims every request.
+	Claims func(params json.RawMessage) bool
+
+	// Notify observes the notification on the read loop, after the document
+	// mirror has been updated, in arrival order (the notification still
+	// reaches JDT LS). It must return at once; params must not be retained
+	// without copying.
+	Notify func(c Client, params json.RawMessage)
+
+	// Capability names the ServerCapabilities member (LSP 3.17 "initialize")
+	// that advertises Request, e.g. "workspaceSymbolProvider"; "" for none.
+	// The proxy sets it where JDT LS declares none of its own.
+	Capability string
+
+	// Advertise returns Capability's value given the editor's initialize
+	// params (raw JSON); nil or empty leaves the capability out. A nil
+	// Advertise means the value true.
+	Advertise func(initializeParams json.RawMessage) json.RawMessage
 }
 
 // Initializer is an optional Extension method, called once on a goroutine
@@ -68,15 +101,6 @@ type SymbolProvider interface {
 // (search starts indexing there). ctx ends when the proxy stops.
 type Initializer interface {
 	Initialized(ctx context.Context, c Client)
-}
-
-// Observer is an optional Extension method: Observe is called on the read loop
-// for every notification the editor sends (textDocument/didSave,
-// workspace/didChangeWatchedFiles, ...), after the document mirror has been
-// updated, in arrival order. It must return at once; params must not be
-// retained without copying.
-type Observer interface {
-	Observe(method string, params json.RawMessage)
 }
 
 // Document is an immutable snapshot of an editor buffer as the document

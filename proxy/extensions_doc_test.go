@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 // extensions_doc_test.go keeps EXTENSIONS.md in step with the code: every
 // command id, result field and user-facing error it documents must exist.
@@ -8,6 +8,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/repairfeat"
 )
 
 func TestExtensionsDocInStep(t *testing.T) {
@@ -16,8 +19,10 @@ func TestExtensionsDocInStep(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc := string(b)
-	want := []string{CommandRepairHunk, MsgNoCandidate, string(RepairActionKind), dataKey, "Repair with Repilot"}
-	for _, typ := range []reflect.Type{reflect.TypeOf(RepairPatch{}), reflect.TypeOf(RepairResult{}), reflect.TypeOf(RepairArgs{})} {
+	want := []string{repairfeat.CommandRepairHunk, repairfeat.CommandApplyPatch, repairfeat.MsgNoCandidate, repairfeat.MsgDocumentChanged,
+		string(repairfeat.RepairActionKind), proxy.DataKey, "Repair with Repilot"}
+	for _, typ := range []reflect.Type{reflect.TypeOf(repairfeat.RepairPatch{}), reflect.TypeOf(repairfeat.RepairResult{}), reflect.TypeOf(repairfeat.RepairArgs{}),
+		reflect.TypeOf(repairfeat.ApplyPatchArgs{}), reflect.TypeOf(repairfeat.ApplyPatchResult{})} {
 		for i := 0; i < typ.NumField(); i++ {
 			name, _, _ := strings.Cut(typ.Field(i).Tag.Get("json"), ",")
 			want = append(want, `"`+name+`"`)
@@ -30,7 +35,7 @@ func TestExtensionsDocInStep(t *testing.T) {
 	}
 	// Every error message in the table appears in the code.
 	src := ""
-	for _, f := range []string{"repair.go", "command.go", "supervise.go"} {
+	for _, f := range []string{"feature/repairfeat/repairfeat.go", "feature/repairfeat/apply.go", "command.go", "supervise.go"} {
 		b, err := os.ReadFile(f)
 		if err != nil {
 			t.Fatal(err)

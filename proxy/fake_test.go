@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 // fake_test.go is the unit tests' wire-level fakes: fakeJDT speaks LSP over
 // pipes like a JDT LS process (and can crash on demand), testEditor drives
@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/repairfeat"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -173,12 +175,13 @@ type testEditor struct {
 
 // harness options for startEditor.
 type harness struct {
-	dynamic  bool // the fake JDT LS (and the editor) use dynamic registration
-	handle   func(f *fakeJDT, m *jsonrpc.Message)
-	repairer repair.Repairer
-	exts     []Extension
-	mutate   func(o *Options)
-	gate     func(gen int) // called before launching generation gen
+	dynamic    bool // the fake JDT LS (and the editor) use dynamic registration
+	handle     func(f *fakeJDT, m *jsonrpc.Message)
+	repairer   repair.Repairer // added first, as repairfeat.New(repairer, repairOpts)
+	repairOpts repairfeat.Options
+	exts       []proxy.Extension
+	mutate     func(o *proxy.Options)
+	gate       func(gen int) // called before launching generation gen
 }
 
 // startEditor runs the proxy with a fake JDT LS launcher.
@@ -193,7 +196,7 @@ func startEditor(t *testing.T, h harness) *testEditor {
 		runErr: make(chan error, 1), servers: make(chan *fakeJDT, 10)}
 	gen := 0
 	var mu sync.Mutex
-	launch := func(ctx context.Context, stateDir string) (*Backend, error) {
+	launch := func(ctx context.Context, stateDir string) (*proxy.Backend, error) {
 		mu.Lock()
 		gen++
 		g := gen
@@ -229,18 +232,22 @@ func startEditor(t *testing.T, h harness) *testEditor {
 			}
 		}()
 		e.servers <- f
-		return &Backend{Stdin: toFakeW, Stdout: fromFakeR,
+		return &proxy.Backend{Stdin: toFakeW, Stdout: fromFakeR,
 			Wait: func() error { return <-f.exitErr },
 			Kill: func() error { f.exit(errors.New("signal: killed")); return nil }}, nil
 	}
-	opts := Options{Repairer: h.repairer, Extensions: h.exts, Launch: launch, Log: testLog{t},
+	var exts []proxy.Extension
+	if h.repairer != nil { // first, as serve adds it
+		exts = append(exts, repairfeat.New(h.repairer, h.repairOpts))
+	}
+	opts := proxy.Options{Extensions: append(exts, h.exts...), Launch: launch, Log: testLog{t},
 		StateDir: t.TempDir(), ExitTimeout: 2 * time.Second}
 	if h.mutate != nil {
 		h.mutate(&opts)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e.cancel = cancel
-	go func() { e.runErr <- Run(ctx, inR, outW, opts); outW.Close() }()
+	go func() { e.runErr <- proxy.Run(ctx, inR, outW, opts); outW.Close() }()
 	go func() {
 		r := jsonrpc.NewReader(outR)
 		for {
@@ -285,13 +292,13 @@ func (e *testEditor) request(method string, params any) json.RawMessage {
 	e.t.Helper()
 	e.nextID++
 	id := json.RawMessage(fmt.Sprint(e.nextID))
-	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, mustJSON(params)))
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, proxy.MustJSON(params)))
 	return id
 }
 
 func (e *testEditor) notify(method string, params any) {
 	e.t.Helper()
-	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, method, mustJSON(params)))
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","method":%q,"params":%s}`, method, proxy.MustJSON(params)))
 }
 
 // expect returns the first message (oldest first, including ones skipped by

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 // features_test.go tests the extension side with a fake JDT LS and a fake
 // Repairer: code action merging, the repair command (progress, cancellation,
@@ -16,6 +16,8 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/repairfeat"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -28,7 +30,7 @@ func onePatch() *repair.Result {
 
 // repairCmd is executeCommand params for repilot.repairHunk.
 func repairCmd(uri string, sl, sc, el, ec, version int) map[string]any {
-	return map[string]any{"command": CommandRepairHunk, "arguments": []any{map[string]any{
+	return map[string]any{"command": repairfeat.CommandRepairHunk, "arguments": []any{map[string]any{
 		"uri": uri, "version": version,
 		"range": map[string]any{"start": map[string]any{"line": sl, "character": sc}, "end": map[string]any{"line": el, "character": ec}}}}}
 }
@@ -74,11 +76,11 @@ func TestCodeActionMerge(t *testing.T) {
 	var acts []protocol.CodeAction
 	json.Unmarshal(r.Result, &acts)
 	cmd := acts[1].Command
-	if cmd == nil || cmd.Command != CommandRepairHunk {
+	if cmd == nil || cmd.Command != repairfeat.CommandRepairHunk {
 		t.Fatalf("repair action %+v", acts[1])
 	}
 	raw, _ := json.Marshal(cmd.Arguments[0])
-	var args RepairArgs
+	var args repairfeat.RepairArgs
 	json.Unmarshal(raw, &args)
 	if args.URI != javaURI || args.Range != (protocol.Range{Start: protocol.Position{Line: 5}, End: protocol.Position{Line: 6}}) ||
 		args.Version == nil || *args.Version != 1 {
@@ -160,14 +162,14 @@ func TestRepairCommand(t *testing.T) {
 	id := e.request("workspace/executeCommand", repairCmd(javaURI, 5, 4, 6, 0, 2))
 	create := e.expectMethod("window/workDoneProgress/create")
 	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
-	var tok tokenParams
+	var tok proxy.TokenParams
 	json.Unmarshal(create.Params, &tok)
 	var kinds []string
 	for len(kinds) == 0 || kinds[len(kinds)-1] != "end" {
 		m := e.expectMethod("$/progress")
 		var pp struct {
 			Token json.RawMessage
-			Value workDoneProgressValue
+			Value proxy.WorkDoneProgressValue
 		}
 		json.Unmarshal(m.Params, &pp)
 		if string(pp.Token) != string(tok.Token) {
@@ -182,7 +184,7 @@ func TestRepairCommand(t *testing.T) {
 	if r.Error != nil {
 		t.Fatalf("repair: %v", r.Error)
 	}
-	var res RepairResult
+	var res repairfeat.RepairResult
 	if err := json.Unmarshal(r.Result, &res); err != nil {
 		t.Fatal(err)
 	}
@@ -249,16 +251,16 @@ func TestRepairUnhappyPaths(t *testing.T) {
 		{"past the end", &fakeRepairer{result: onePatch()}, repairCmd(javaURI, 5, 0, 40, 0, 1), jsonrpc.CodeInvalidParams, "the range ends at line 40 but Greeter.java has 11 lines"},
 		{"repairer error", &fakeRepairer{err: errors.New("engine: JDT LS did not start")}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, "Repilot repair failed: engine: JDT LS did not start"},
 		{"unavailable", nil, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, "the repair service is not available: repair service not wired yet"},
-		{"no patch", &fakeRepairer{result: &repair.Result{}}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, MsgNoCandidate},
+		{"no patch", &fakeRepairer{result: &repair.Result{}}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, repairfeat.MsgNoCandidate},
 		{"huge file", &fakeRepairer{result: onePatch()}, repairCmd("file:///work/project/Big.java", 1, 0, 2, 0, 1), jsonrpc.CodeRequestFailed, "Repilot repairs files up to 1024 KiB"},
-		{"bad args", &fakeRepairer{result: onePatch()}, map[string]any{"command": CommandRepairHunk, "arguments": []any{"x"}}, jsonrpc.CodeInvalidParams, "bad argument"},
-		{"no args", &fakeRepairer{result: onePatch()}, map[string]any{"command": CommandRepairHunk}, jsonrpc.CodeInvalidParams, "takes one argument"},
+		{"bad args", &fakeRepairer{result: onePatch()}, map[string]any{"command": repairfeat.CommandRepairHunk, "arguments": []any{"x"}}, jsonrpc.CodeInvalidParams, "bad argument"},
+		{"no args", &fakeRepairer{result: onePatch()}, map[string]any{"command": repairfeat.CommandRepairHunk}, jsonrpc.CodeInvalidParams, "takes one argument"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			var rep repair.Repairer = c.rep
 			if c.rep == nil {
-				rep = UnavailableRepairer(errors.New("repair service not wired yet"))
+				rep = repairfeat.UnavailableRepairer(errors.New("repair service not wired yet"))
 			}
 			e := startEditor(t, harness{repairer: rep})
 			f, _ := e.initialize(false)
@@ -280,7 +282,7 @@ func TestRepairUnhappyPaths(t *testing.T) {
 			}
 			if c.name == "no patch" {
 				e.expect("showMessage", func(m *jsonrpc.Message) bool {
-					return m.Method == "window/showMessage" && strings.Contains(string(m.Params), MsgNoCandidate)
+					return m.Method == "window/showMessage" && strings.Contains(string(m.Params), repairfeat.MsgNoCandidate)
 				})
 			}
 			// The server keeps serving.
@@ -305,7 +307,7 @@ func TestRepairCancellation(t *testing.T) {
 			create := e.expectMethod("window/workDoneProgress/create")
 			e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
 			<-rep.started
-			var tok tokenParams
+			var tok proxy.TokenParams
 			json.Unmarshal(create.Params, &tok)
 			if how == "progressCancel" {
 				e.notify("window/workDoneProgress/cancel", map[string]any{"token": tok.Token})
@@ -357,7 +359,7 @@ func TestRepairTestCommand(t *testing.T) {
 	if fmt.Sprint(got) != "[mvn -q test]" {
 		t.Errorf("TestCmd %q", got)
 	}
-	for _, bad := range [][]string{{""}, make([]string, maxTestArgs+1), {"sh", strings.Repeat("x", maxTestArgBytes+1)}} {
+	for _, bad := range [][]string{{""}, make([]string, repairfeat.MaxTestArgs+1), {"sh", strings.Repeat("x", repairfeat.MaxTestArgBytes+1)}} {
 		r := e.response(e.request("workspace/executeCommand", withTest(bad)))
 		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "testCommand") {
 			t.Errorf("testCommand of %d words: %s", len(bad), r.Raw)
@@ -382,7 +384,7 @@ func TestCancelEscapedToken(t *testing.T) {
 			e := startEditor(t, harness{repairer: rep})
 			e.initialize(false)
 			e.open(javaURI, greeter, 1)
-			cmd := mustJSON(repairCmd(javaURI, 5, 0, 6, 0, 1))
+			cmd := proxy.MustJSON(repairCmd(javaURI, 5, 0, 6, 0, 1))
 			id := json.RawMessage(`"req/1"`)
 			switch how {
 			case "our token escaped":
@@ -390,7 +392,7 @@ func TestCancelEscapedToken(t *testing.T) {
 				create := e.expectMethod("window/workDoneProgress/create")
 				e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
 				<-rep.started
-				var tok tokenParams
+				var tok proxy.TokenParams
 				json.Unmarshal(create.Params, &tok)
 				if !strings.Contains(string(tok.Token), "/") {
 					t.Fatalf("token %s has no slash to escape", tok.Token)
@@ -459,7 +461,7 @@ func TestCrashRestartReopen(t *testing.T) {
 	qid := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 1, "character": 0}})
 	// The proxy answers this itself, in order: once the answer is here, the
 	// edit and the hover above have been read (and queued).
-	rid := e.request("codeAction/resolve", map[string]any{"title": "Repair with Repilot", "data": map[string]any{dataKey: "repair"}})
+	rid := e.request("codeAction/resolve", map[string]any{"title": "Repair with Repilot", "data": map[string]any{proxy.DataKey: "repair"}})
 	e.response(rid)
 	close(sent)
 
@@ -491,7 +493,7 @@ func TestCrashRestartReopen(t *testing.T) {
 	// Unregistering with the new id reaches the editor with the id it knows.
 	f2.send(`{"jsonrpc":"2.0","id":"9","method":"client/unregisterCapability","params":{"unregisterations":[{"id":"ca-1","method":"textDocument/codeAction"}]}}`)
 	u := e.expectMethod("client/unregisterCapability")
-	var rp registrationParams
+	var rp proxy.RegistrationParams
 	json.Unmarshal(regs[1].Params, &rp)
 	if !strings.Contains(string(u.Params), `"id":"`+rp.Registrations[0].ID+`"`) {
 		t.Errorf("unregister %s", u.Params)
@@ -527,14 +529,14 @@ func TestCrashRestartIDsAreNotReused(t *testing.T) {
 	// Our commands left with that registration; the next one carries them.
 	f2.send(`{"jsonrpc":"2.0","id":"3","method":"client/registerCapability","params":{"registrations":[{"id":"exec-3","method":"workspace/executeCommand","registerOptions":{"commands":["java.edit.organizeImports","java.reloadBundles"]}}]}}`)
 	reg := e.expectMethod("client/registerCapability")
-	if !strings.Contains(string(reg.Params), CommandRepairHunk) {
+	if !strings.Contains(string(reg.Params), repairfeat.CommandRepairHunk) {
 		t.Errorf("re-registration without our commands: %s", reg.Params)
 	}
 }
 
 func TestRestartLimit(t *testing.T) {
 	rep := &fakeRepairer{result: onePatch()}
-	e := startEditor(t, harness{repairer: rep, mutate: func(o *Options) { o.MaxRestarts = 1 }})
+	e := startEditor(t, harness{repairer: rep, mutate: func(o *proxy.Options) { o.MaxRestarts = 1 }})
 	f1, _ := e.initialize(false)
 	e.open(javaURI, greeter, 1)
 	f1.crash()
@@ -588,7 +590,7 @@ func TestCrashDuringRepair(t *testing.T) {
 func TestRepairTimeout(t *testing.T) {
 	rep := &fakeRepairer{block: make(chan struct{}), result: onePatch(), ignore: true}
 	defer close(rep.block)
-	e := startEditor(t, harness{repairer: rep, mutate: func(o *Options) { o.RepairTimeout = 200 * time.Millisecond }})
+	e := startEditor(t, harness{repairer: rep, repairOpts: repairfeat.Options{Timeout: 200 * time.Millisecond}})
 	id := e.request("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{}}) // no progress support
 	e.server()
 	e.response(id)
@@ -599,32 +601,50 @@ func TestRepairTimeout(t *testing.T) {
 	}
 }
 
-// panicky is an extension that panics everywhere, and a SymbolProvider.
+// panicky is an extension that panics everywhere, and answers
+// workspace/symbol queries that start with "?".
 type panicky struct{}
 
 func (panicky) Name() string       { return "panicky" }
 func (panicky) Commands() []string { return []string{"panicky.run"} }
-func (panicky) CodeActions(*Document, *protocol.CodeActionParams) []protocol.CodeAction {
+func (panicky) CodeActions(*proxy.Document, *protocol.CodeActionParams) []protocol.CodeAction {
 	panic("CodeActions bug")
 }
-func (panicky) Execute(context.Context, Client, string, []json.RawMessage) (any, error) {
+func (panicky) Execute(context.Context, proxy.Client, string, []json.RawMessage) (any, error) {
 	panic("Execute bug")
 }
-func (panicky) ClaimsSymbolQuery(q string) bool { return strings.HasPrefix(q, "?") }
-func (panicky) WorkspaceSymbols(ctx context.Context, c Client, p *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
-	return []protocol.SymbolInformation{{Name: "found " + p.Query, Kind: protocol.SymbolKindMethod,
-		Location: protocol.Location{URI: javaURI}}}, nil
+func (panicky) Methods() []proxy.Method {
+	query := func(raw json.RawMessage) string {
+		var p protocol.WorkspaceSymbolParams
+		_ = json.Unmarshal(raw, &p)
+		return p.Query
+	}
+	return []proxy.Method{{Name: "workspace/symbol", Capability: "workspaceSymbolProvider",
+		Claims: func(raw json.RawMessage) bool { return strings.HasPrefix(query(raw), "?") },
+		Request: func(ctx context.Context, c proxy.Client, raw json.RawMessage) (any, error) {
+			return []protocol.SymbolInformation{{Name: "found " + query(raw), Kind: protocol.SymbolKindMethod,
+				Location: protocol.Location{URI: javaURI}}}, nil
+		}},
+		{Name: "textDocument/didOpen", Notify: func(proxy.Client, json.RawMessage) { panic("Notify bug") }},
+		{Name: "textDocument/hover", Claims: func(json.RawMessage) bool { panic("Claims bug") },
+			Request: func(context.Context, proxy.Client, json.RawMessage) (any, error) { return "never", nil }},
+	}
 }
 
 func TestExtensionBugsAndSymbols(t *testing.T) {
-	e := startEditor(t, harness{exts: []Extension{panicky{}}})
+	e := startEditor(t, harness{exts: []proxy.Extension{panicky{}}})
 	f, caps := e.initialize(false)
 	if !strings.Contains(string(caps["executeCommandProvider"]), "panicky.run") {
 		t.Errorf("caps %s", caps["executeCommandProvider"])
 	}
-	e.open(javaURI, greeter, 1)
+	e.open(javaURI, greeter, 1) // Notify panics
+	f.expectMethod("textDocument/didOpen")
 	if got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))); fmt.Sprint(got) != "[Invert conditions]" {
 		t.Errorf("code actions with a panicking extension: %v", got)
+	}
+	// A Claims that panics leaves the request to JDT LS.
+	if r := e.response(e.request("textDocument/hover", map[string]any{})); !strings.Contains(string(r.Result), "hover from fake") {
+		t.Errorf("hover with a panicking Claims: %s", r.Raw)
 	}
 	r := e.response(e.request("workspace/executeCommand", map[string]any{"command": "panicky.run"}))
 	if r.Error == nil || r.Error.Code != jsonrpc.CodeInternalError || !strings.Contains(r.Error.Message, "Execute bug") {

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 // framing_test.go checks how the proxy treats the editor's framing: bytes real
 // clients put between messages are skipped, a message cut off at the end of

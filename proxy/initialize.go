@@ -28,12 +28,12 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 	again := p.state != stateNew
 	p.mu.Unlock()
 	if again {
-		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidRequest, "initialize was already received"))
+		p.replyError(m.ID, Errorf(jsonrpc.CodeInvalidRequest, "initialize was already received"))
 		return
 	}
 	var ip initializeParams
 	if err := json.Unmarshal(m.Params, &ip); err != nil {
-		p.replyError(m.ID, lspError(jsonrpc.CodeInvalidParams, "initialize: bad params: %v", err))
+		p.replyError(m.ID, Errorf(jsonrpc.CodeInvalidParams, "initialize: bad params: %v", err))
 		return
 	}
 	// JDT LS watches the process named by processId and exits when it has
@@ -75,7 +75,7 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 		p.deadReason = fmt.Sprintf("it could not be started: %v", err)
 		p.mu.Unlock()
 		p.log.Printf("cannot start JDT LS: %v", err)
-		p.replyError(m.ID, lspError(jsonrpc.CodeRequestFailed, "repilot-lsp cannot start JDT LS: %v", err))
+		p.replyError(m.ID, Errorf(jsonrpc.CodeRequestFailed, "repilot-lsp cannot start JDT LS: %v", err))
 		return
 	}
 	p.mu.Lock()
@@ -89,12 +89,12 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 // else rootPath.
 func rootOf(ip *initializeParams) string {
 	for _, f := range ip.WorkspaceFolders {
-		if path, err := uriPath(f.URI); err == nil {
+		if path, err := URIPath(f.URI); err == nil {
 			return path
 		}
 	}
 	if ip.RootURI != "" {
-		if path, err := uriPath(ip.RootURI); err == nil {
+		if path, err := URIPath(ip.RootURI); err == nil {
 			return path
 		}
 	}
@@ -150,8 +150,9 @@ func (p *proxy) handleInitialized(m *jsonrpc.Message) {
 //     its vim.lsp.protocol.make_client_capabilities(). A client that
 //     declares dynamic registration and ignores it is broken for JDT LS
 //     alone as well, so the proxy does not work around it.
-//   - workspaceSymbolProvider: set when an extension answers symbol queries
-//     and JDT LS does not declare it.
+//   - the capabilities of the features' request handlers (Method.Capability,
+//     e.g. workspaceSymbolProvider, inlineCompletionProvider): set where JDT
+//     LS does not declare them (mergeFeatureCapabilities).
 //
 // A JDT LS error, or a result that is not an object, is passed on unchanged.
 func (p *proxy) mergeInitialize(resp *jsonrpc.Message) []byte {
@@ -201,13 +202,8 @@ func (p *proxy) mergeInitialize(resp *jsonrpc.Message) []byte {
 		caps["codeActionProvider"] = json.RawMessage("true")
 		caRoute = "static, declared by the proxy"
 	}
-	if len(p.symbols) > 0 {
-		if raw, ok := caps["workspaceSymbolProvider"]; !ok || isNullOrFalse(raw) {
-			caps["workspaceSymbolProvider"] = json.RawMessage("true")
-		}
-	}
-	p.mergeInlineCapability(caps)
-	p.log.Printf("initialize: commands %v: %s; code actions: %s", ours, route, caRoute)
+	added := p.mergeFeatureCapabilities(caps)
+	p.log.Printf("initialize: commands %v: %s; code actions: %s; features' capabilities set: %v", ours, route, caRoute, added)
 	result["capabilities"] = mustJSON(caps)
 	body, err := responseBody(resp.ID, result)
 	if err != nil {

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"context"
@@ -10,6 +10,8 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/inline"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/inlinefeat"
 )
 
 // fakeSuggester suggests "x();" at every caret and records the requests.
@@ -29,7 +31,7 @@ func (f *fakeSuggester) Forget(string) {}
 
 func TestInlineCapabilityOnlyWhenDeclared(t *testing.T) {
 	for _, declared := range []bool{false, true} {
-		e := startEditor(t, harness{exts: []Extension{NewInlineExtension(&fakeSuggester{})}})
+		e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(&fakeSuggester{})}})
 		caps := clientCaps(false)
 		if declared {
 			caps["textDocument"].(map[string]any)["inlineCompletion"] = map[string]any{}
@@ -46,14 +48,14 @@ func TestInlineCapabilityOnlyWhenDeclared(t *testing.T) {
 
 func TestInlineCompletionAnsweredByProxy(t *testing.T) {
 	s := &fakeSuggester{}
-	e := startEditor(t, harness{exts: []Extension{NewInlineExtension(s)}})
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
 	f, _ := e.initialize(false)
 	e.open(javaURI, greeter, 3)
 	// Line 4 "        int n = 0;": caret after "int n = " (character 16).
 	id := e.request("textDocument/inlineCompletion", map[string]any{
 		"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, 16), "context": map[string]any{"triggerKind": 2}})
 	resp := e.response(id)
-	var list InlineCompletionList
+	var list inlinefeat.InlineCompletionList
 	if resp.Error != nil || json.Unmarshal(resp.Result, &list) != nil || len(list.Items) != 1 {
 		t.Fatalf("inlineCompletion: %s %v", resp.Result, resp.Error)
 	}
@@ -71,12 +73,12 @@ func TestInlineCompletionAnsweredByProxy(t *testing.T) {
 
 	// The command for older editors: same result; a stale version is
 	// ContentModified.
-	id = e.request("workspace/executeCommand", map[string]any{"command": InlineSuggestCommand,
+	id = e.request("workspace/executeCommand", map[string]any{"command": inlinefeat.InlineSuggestCommand,
 		"arguments": []any{map[string]any{"uri": javaURI, "position": pos(4, 16), "version": 3}}})
 	if r := e.response(id); r.Error != nil || !strings.Contains(string(r.Result), `"insertText":"x();"`) {
-		t.Errorf("%s: %s %v", InlineSuggestCommand, r.Result, r.Error)
+		t.Errorf("%s: %s %v", inlinefeat.InlineSuggestCommand, r.Result, r.Error)
 	}
-	id = e.request("workspace/executeCommand", map[string]any{"command": InlineSuggestCommand,
+	id = e.request("workspace/executeCommand", map[string]any{"command": inlinefeat.InlineSuggestCommand,
 		"arguments": []any{map[string]any{"uri": javaURI, "position": pos(4, 16), "version": 2}}})
 	if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeContentModified {
 		t.Errorf("stale version: %s %v, want ContentModified", r.Result, r.Error)

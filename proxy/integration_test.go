@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 // integration_test.go runs a fake *editor* (jsonrpc.Conn) against the real
 // JDT LS 1.20, once straight and once through the proxy, on the small
@@ -22,6 +22,8 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/repairfeat"
 )
 
 // requireJDTLS returns the JDT LS install or fails (skips only with
@@ -42,7 +44,7 @@ type lspEditor struct {
 
 	mu     sync.Mutex
 	notes  []*jsonrpc.Message
-	regs   []registration
+	regs   []proxy.Registration
 	signal chan struct{}
 }
 
@@ -55,7 +57,7 @@ func newLSPEditor(t *testing.T, name string, r io.Reader, w io.Writer) *lspEdito
 			_ = json.Unmarshal(m.Params, &p)
 			return make([]any, len(p.Items)), nil
 		case "client/registerCapability":
-			var p registrationParams
+			var p proxy.RegistrationParams
 			_ = json.Unmarshal(m.Params, &p)
 			ed.mu.Lock()
 			ed.regs = append(ed.regs, p.Registrations...)
@@ -248,8 +250,8 @@ func TestRealJDTLS(t *testing.T) {
 		kmu     sync.Mutex
 		killers []*killOnWrite
 	)
-	realLaunch := JDTLSLauncher(home, 0, testLog{t})
-	launch := func(ctx context.Context, dir string) (*Backend, error) {
+	realLaunch := proxy.JDTLSLauncher(home, 0, testLog{t})
+	launch := func(ctx context.Context, dir string) (*proxy.Backend, error) {
 		b, err := realLaunch(ctx, dir)
 		if err != nil {
 			return nil, err
@@ -266,8 +268,8 @@ func TestRealJDTLS(t *testing.T) {
 	runErr := make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		runErr <- Run(ctx, inR, outW, Options{Launch: launch, StateDir: t.TempDir(), Log: testLog{t},
-			Repairer: &fakeRepairer{result: onePatch()}})
+		runErr <- proxy.Run(ctx, inR, outW, proxy.Options{Launch: launch, StateDir: t.TempDir(), Log: testLog{t},
+			Extensions: []proxy.Extension{repairfeat.New(&fakeRepairer{result: onePatch()}, repairfeat.Options{})}})
 		outW.Close()
 	}()
 	t.Cleanup(func() {
@@ -317,11 +319,11 @@ func TestRealJDTLS(t *testing.T) {
 		var exec []string
 		for _, r := range proxied.regs {
 			if r.Method == "workspace/executeCommand" {
-				_, cmds, _ := commandOptions(r.RegisterOptions)
+				_, cmds, _ := proxy.CommandOptions(r.RegisterOptions)
 				exec = append(exec, cmds...)
 			}
 		}
-		if !strings.Contains(strings.Join(exec, " "), CommandRepairHunk) || !strings.Contains(strings.Join(exec, " "), "java.edit.organizeImports") {
+		if !strings.Contains(strings.Join(exec, " "), repairfeat.CommandRepairHunk) || !strings.Contains(strings.Join(exec, " "), "java.edit.organizeImports") {
 			t.Errorf("executeCommand registrations carry %v", exec)
 		}
 	})

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 // isolation_test.go checks the engine isolation of ARCHITECTURE.md against
 // real JDT LS servers: a fake editor opens a file through the proxy, asks
@@ -33,6 +33,8 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/lm/ngram"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/repairfeat"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
@@ -98,8 +100,8 @@ func TestEngineIsolationWhileTyping(t *testing.T) {
 	runErr := make(chan error, 1)
 	pctx, pcancel := context.WithCancel(context.Background())
 	go func() {
-		runErr <- Run(pctx, inR, outW, Options{Launch: JDTLSLauncher(home, 0, testLog{t}), StateDir: t.TempDir(),
-			Log: testLog{t}, Repairer: svc})
+		runErr <- proxy.Run(pctx, inR, outW, proxy.Options{Launch: proxy.JDTLSLauncher(home, 0, testLog{t}), StateDir: t.TempDir(),
+			Log: testLog{t}, Extensions: []proxy.Extension{repairfeat.New(svc, repairfeat.Options{})}})
 		outW.Close()
 	}()
 	defer func() {
@@ -139,7 +141,7 @@ func TestEngineIsolationWhileTyping(t *testing.T) {
 	var repairing atomic.Bool
 	repairing.Store(true)
 	go func() {
-		raw, err := ed.conn.CallRaw(ctx, "workspace/executeCommand", map[string]any{"command": CommandRepairHunk,
+		raw, err := ed.conn.CallRaw(ctx, "workspace/executeCommand", map[string]any{"command": repairfeat.CommandRepairHunk,
 			"arguments": []any{map[string]any{"uri": uri, "range": map[string]any{"start": pos(hunkLine-1, 0), "end": pos(hunkLine, 0)}}}})
 		repairing.Store(false)
 		done <- answer{raw, err}
@@ -183,7 +185,7 @@ func TestEngineIsolationWhileTyping(t *testing.T) {
 	if res.err != nil {
 		t.Fatalf("the repair failed: %v", res.err)
 	}
-	var rr RepairResult
+	var rr repairfeat.RepairResult
 	if err := json.Unmarshal(res.raw, &rr); err != nil {
 		t.Fatal(err)
 	}

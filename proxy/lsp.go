@@ -168,24 +168,26 @@ func requestBody(id json.RawMessage, method string, params json.RawMessage) ([]b
 	return jsonrpc.Encode(&jsonrpc.Message{ID: id, Method: method, Params: params})
 }
 
-// lspError returns an *jsonrpc.Error with code and a formatted message.
-func lspError(code int64, format string, args ...any) *jsonrpc.Error {
+// Errorf returns a response error (JSON-RPC 2.0 "Error Object") with code
+// (jsonrpc.Code*, LSP 3.17 "ErrorCodes") and a formatted message for users.
+// Features return it from Execute and Method.Request to choose the code.
+func Errorf(code int64, format string, args ...any) *jsonrpc.Error {
 	return &jsonrpc.Error{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// toTextpos converts a protocol position to the textpos mapper's.
-func toTextpos(p protocol.Position) textpos.Position {
+// ToTextpos converts an LSP position (UTF-16 code units) to the textpos mapper's.
+func ToTextpos(p protocol.Position) textpos.Position {
 	return textpos.Position{Line: int(p.Line), Character: int(p.Character)}
 }
 
-// fromTextpos converts a textpos position to a protocol position.
-func fromTextpos(p textpos.Position) protocol.Position {
+// FromTextpos converts a textpos position to a protocol position.
+func FromTextpos(p textpos.Position) protocol.Position {
 	return protocol.Position{Line: uint32(p.Line), Character: uint32(p.Character)}
 }
 
-// uriPath returns the local path of a file: URI, or an error naming the
+// URIPath returns the local path of a file: URI, or an error naming the
 // scheme for anything else (untitled:, jdt:, ...).
-func uriPath(u string) (string, error) {
+func URIPath(u string) (string, error) {
 	parsed, err := url.Parse(u)
 	if err != nil {
 		return "", fmt.Errorf("bad document URI %q: %v", u, err)
@@ -196,8 +198,8 @@ func uriPath(u string) (string, error) {
 	return filepath.FromSlash(parsed.Path), nil
 }
 
-// isJavaURI reports whether the URI's path ends in ".java".
-func isJavaURI(u string) bool {
+// IsJavaURI reports whether the URI's path ends in ".java".
+func IsJavaURI(u string) bool {
 	parsed, err := url.Parse(u)
 	if err != nil {
 		return false

@@ -114,11 +114,11 @@ func applyChanges(text string, changes []contentChange) (string, error) {
 			continue
 		}
 		mp := textpos.New(text)
-		start, err := mp.Offset(toTextpos(c.Range.Start))
+		start, err := mp.Offset(ToTextpos(c.Range.Start))
 		if err != nil {
 			return "", fmt.Errorf("change %d: start: %v", i, err)
 		}
-		end, err := mp.Offset(toTextpos(c.Range.End))
+		end, err := mp.Offset(ToTextpos(c.Range.End))
 		if err != nil {
 			return "", fmt.Errorf("change %d: end: %v", i, err)
 		}

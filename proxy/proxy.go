@@ -16,13 +16,11 @@ import (
 	"runtime/debug"
 	"sort"
 	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
-	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
 // Options configure Run. The zero value of every field but the ones marked
@@ -37,10 +35,9 @@ type Options struct {
 	StateDir string
 	// HeapMB bounds JDT LS's Java heap in MiB; 0 means 1024.
 	HeapMB int
-	// Repairer backs the "Repair with Repilot" extension (added first,
-	// before Extensions); nil leaves repair out. See UnavailableRepairer.
-	Repairer repair.Repairer
-	// Extensions are further features, e.g. semantic search.
+	// Extensions are the features beside JDT LS, in order (their code
+	// actions are listed in this order): the packages under proxy/feature
+	// (repairfeat, searchfeat, inlinefeat), or any other Extension.
 	Extensions []Extension
 	// Log receives the proxy's log; nil means os.Stderr. Never stdout: that
 	// is the LSP stream.
@@ -68,11 +65,6 @@ type Options struct {
 	// InitTimeout bounds JDT LS's answer to the initialize request the proxy
 	// re-sends after a restart (default 2 minutes).
 	InitTimeout time.Duration
-	// RepairMaxBytes is the largest file the repair extension accepts
-	// (default 1 MiB).
-	RepairMaxBytes int
-	// RepairTimeout bounds one repair (default 10 minutes).
-	RepairTimeout time.Duration
 }
 
 func (o *Options) setDefaults() {
@@ -90,12 +82,6 @@ func (o *Options) setDefaults() {
 	}
 	if o.InitTimeout == 0 {
 		o.InitTimeout = 2 * time.Minute
-	}
-	if o.RepairMaxBytes == 0 {
-		o.RepairMaxBytes = 1 << 20
-	}
-	if o.RepairTimeout == 0 {
-		o.RepairTimeout = 10 * time.Minute
 	}
 	if o.Launch == nil {
 		o.Launch = JDTLSLauncher(o.JDTLSHome, o.HeapMB, o.Log)
@@ -121,7 +107,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	opts.setDefaults()
 	p := newProxy(ctx, out, opts)
 	defer p.cancel()
-	p.log.Printf("proxy started; intercepting %s; forwarding everything else unchanged", strings.Join(intercepted, ", "))
+	p.log.Printf("proxy started; intercepting %s; forwarding everything else unchanged", p.intercepted())
 
 	loopDone := make(chan error, 1)
 	go func() { loopDone <- p.clientLoop(in) }()
@@ -187,16 +173,16 @@ type regInfo struct {
 }
 
 type proxy struct {
-	opts    Options
-	log     *log.Logger
-	ctx     context.Context // ends when Run returns
-	cancel  context.CancelFunc
-	cout    *jsonrpc.Writer
-	mirror  *mirror
-	exts    []Extension
-	cmds    map[string]Extension // our command ids
-	symbols []SymbolProvider
-	nextID  atomic.Int64
+	opts   Options
+	log    *log.Logger
+	ctx    context.Context // ends when Run returns
+	cancel context.CancelFunc
+	cout   *jsonrpc.Writer
+	mirror *mirror
+	exts   []Extension
+	cmds   map[string]Extension // our command ids
+	routes map[string]*route    // the method table (routes.go)
+	nextID atomic.Int64
 
 	// Set once by handleInitialize, before JDT LS starts; read-only after.
 	initRaw  json.RawMessage
@@ -240,9 +226,6 @@ func newProxy(ctx context.Context, out io.Writer, opts Options) *proxy {
 		own: map[string]*ownCall{}, active: map[string]func(){}, progress: map[string]func(){},
 		regs: map[string]*regInfo{}, regAlias: map[string]string{}, jdtCommands: map[string]bool{},
 	}
-	if opts.Repairer != nil {
-		p.exts = append(p.exts, newRepairExtension(opts.Repairer, opts.RepairMaxBytes, opts.RepairTimeout))
-	}
 	p.exts = append(p.exts, opts.Extensions...)
 	for _, e := range p.exts {
 		for _, c := range e.Commands() {
@@ -252,10 +235,8 @@ func newProxy(ctx context.Context, out io.Writer, opts Options) *proxy {
 			}
 			p.cmds[c] = e
 		}
-		if sp, ok := e.(SymbolProvider); ok {
-			p.symbols = append(p.symbols, sp)
-		}
 	}
+	p.buildRoutes()
 	return p
 }
 
@@ -294,12 +275,12 @@ func (p *proxy) clientLoop(in io.Reader) error {
 		m, err := jsonrpc.Decode(body)
 		if err != nil {
 			p.log.Printf("editor sent a body that is not JSON (%d bytes): answering ParseError", len(body))
-			p.writeClient(errorBody(nil, lspError(jsonrpc.CodeParseError, "parse error: the message body is not valid JSON")))
+			p.writeClient(errorBody(nil, Errorf(jsonrpc.CodeParseError, "parse error: the message body is not valid JSON")))
 			continue
 		}
 		if m.Method == "" && len(m.ID) == 0 {
 			p.log.Printf("editor sent a message with neither method nor id: answering InvalidRequest")
-			p.writeClient(errorBody(nil, lspError(jsonrpc.CodeInvalidRequest, "invalid request: a message needs a method or an id")))
+			p.writeClient(errorBody(nil, Errorf(jsonrpc.CodeInvalidRequest, "invalid request: a message needs a method or an id")))
 			continue
 		}
 		if p.opts.Trace {
@@ -331,65 +312,23 @@ func (p *proxy) fromClient(m *jsonrpc.Message) bool {
 		p.clientResponse(m)
 		return false
 	}
-	switch m.Method {
-	case "exit":
-		p.handleExit(m)
-		return true
-	case "initialize":
-		p.handleInitialize(m)
-		return false
+	if r := p.routes[m.Method]; r != nil && r.core != nil && r.core.beforeInit {
+		r.core.handle(p, m)
+		return m.Method == "exit"
 	}
 	p.mu.Lock()
 	st := p.state
 	p.mu.Unlock()
 	if st == stateNew {
 		if m.IsRequest() {
-			p.replyError(m.ID, lspError(jsonrpc.CodeServerNotReady, "%s before initialize: the server is not initialized yet", m.Method))
+			p.replyError(m.ID, Errorf(jsonrpc.CodeServerNotReady, "%s before initialize: the server is not initialized yet", m.Method))
 		} else {
 			p.log.Printf("dropping %s sent before initialize", m.Method)
 		}
 		return false
 	}
-	switch m.Method {
-	case "initialized":
-		p.handleInitialized(m)
-	case "shutdown":
-		p.handleShutdown(m)
-	case "textDocument/didOpen", "textDocument/didChange", "textDocument/didClose":
-		p.handleDocSync(m)
-	case "textDocument/codeAction":
-		p.handleCodeAction(m)
-	case "codeAction/resolve":
-		p.handleCodeActionResolve(m)
-	case "workspace/executeCommand":
-		p.handleExecuteCommand(m)
-	case "workspace/symbol":
-		p.handleWorkspaceSymbol(m)
-	case "textDocument/inlineCompletion":
-		p.handleInlineCompletion(m)
-	case "$/cancelRequest":
-		p.handleCancelRequest(m)
-	case "window/workDoneProgress/cancel":
-		p.handleProgressCancel(m)
-	default:
-		p.forward(m, nil)
-	}
-	if m.IsNotification() {
-		p.observe(m)
-	}
+	p.dispatch(m)
 	return false
-}
-
-// observe passes a client notification to the Observer extensions.
-func (p *proxy) observe(m *jsonrpc.Message) {
-	for _, e := range p.exts {
-		if o, ok := e.(Observer); ok {
-			func() {
-				defer p.recoverBug(e, "Observe")
-				o.Observe(m.Method, m.Params)
-			}()
-		}
-	}
 }
 
 // forward sends a client message to JDT LS (or queues it, or answers it with
@@ -434,9 +373,9 @@ func (p *proxy) routeLocked(m *jsonrpc.Message, hook respHook) func() {
 		if !m.IsRequest() {
 			return func() {}
 		}
-		e := lspError(jsonrpc.CodeRequestFailed, "JDT LS is not running (%s)", p.deadReason)
+		e := Errorf(jsonrpc.CodeRequestFailed, "JDT LS is not running (%s)", p.deadReason)
 		if p.state == stateStopped {
-			e = lspError(jsonrpc.CodeInvalidRequest, "%s after shutdown: the server is shutting down", m.Method)
+			e = Errorf(jsonrpc.CodeInvalidRequest, "%s after shutdown: the server is shutting down", m.Method)
 		}
 		return func() { p.answerWithError(m.ID, e, hook) }
 	}
@@ -518,7 +457,7 @@ func (p *proxy) safeFromClient(m *jsonrpc.Message) (exit bool) {
 		if r := recover(); r != nil {
 			p.log.Printf("bug: handling %s from the editor panicked: %v\n%s", describe(m), r, debug.Stack())
 			if m.IsRequest() {
-				p.replyError(m.ID, lspError(jsonrpc.CodeInternalError, "internal error in repilot-lsp while handling %s: %v", m.Method, r))
+				p.replyError(m.ID, Errorf(jsonrpc.CodeInternalError, "internal error in repilot-lsp while handling %s: %v", m.Method, r))
 			}
 			exit = false
 		}
@@ -603,7 +542,7 @@ func (p *proxy) reply(id json.RawMessage, result any) {
 	body, err := responseBody(id, result)
 	if err != nil {
 		p.log.Printf("bug: cannot encode a result: %v", err)
-		body = errorBody(id, lspError(jsonrpc.CodeInternalError, "internal error: cannot encode the result: %v", err))
+		body = errorBody(id, Errorf(jsonrpc.CodeInternalError, "internal error: cannot encode the result: %v", err))
 	}
 	p.writeClient(body)
 }

@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 // proxy_test.go tests routing with a fake JDT LS on the wire: pass-through,
 // id spaces, the initialize merge, code actions, commands, lifecycle, and
@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/repairfeat"
 )
 
 func TestPassThroughIsByteForByte(t *testing.T) {
@@ -112,7 +114,7 @@ func TestIDSpacesDoNotCollide(t *testing.T) {
 }
 
 func TestInitializeMerge(t *testing.T) {
-	ours := []string{CommandRepairHunk}
+	ours := []string{repairfeat.CommandApplyPatch, repairfeat.CommandRepairHunk} // sorted
 	t.Run("static", func(t *testing.T) {
 		e := startEditor(t, harness{repairer: &fakeRepairer{}})
 		_, caps := e.initialize(false)
@@ -139,9 +141,9 @@ func TestInitializeMerge(t *testing.T) {
 			t.Errorf("codeActionProvider declared statically with dynamic registration: %s", caps["codeActionProvider"])
 		}
 		regs := e.answerRegistrations(2)
-		var exec registrationParams
+		var exec proxy.RegistrationParams
 		json.Unmarshal(regs[0].Params, &exec)
-		_, cmds, _ := commandOptions(exec.Registrations[0].RegisterOptions)
+		_, cmds, _ := proxy.CommandOptions(exec.Registrations[0].RegisterOptions)
 		want := append(append([]string{}, jdtCommands...), ours...)
 		if exec.Registrations[0].Method != "workspace/executeCommand" || fmt.Sprint(cmds) != fmt.Sprint(want) {
 			t.Errorf("registration %s, want commands %v", regs[0].Params, want)
@@ -157,7 +159,7 @@ func TestInitializeMerge(t *testing.T) {
 		_, caps := e.initialize(true)
 		var ecp struct{ Commands []string }
 		json.Unmarshal(caps["executeCommandProvider"], &ecp)
-		if len(ecp.Commands) != 3 {
+		if len(ecp.Commands) != 4 {
 			t.Errorf("commands %v", ecp.Commands)
 		}
 	})
@@ -171,7 +173,7 @@ func TestInitializeMerge(t *testing.T) {
 		}
 		e := startEditor(t, harness{repairer: &fakeRepairer{}, handle: handle})
 		_, caps := e.initialize(false)
-		if string(caps["executeCommandProvider"]) != `{"commands":["repilot.repairHunk"]}` || string(caps["codeActionProvider"]) != "true" {
+		if string(caps["executeCommandProvider"]) != `{"commands":["repilot.applyPatch","repilot.repairHunk"]}` || string(caps["codeActionProvider"]) != "true" {
 			t.Errorf("caps %v", caps)
 		}
 	})
@@ -201,7 +203,7 @@ func TestExecuteCommandRouting(t *testing.T) {
 	id = e.request("workspace/executeCommand", map[string]any{"command": "no.such.command"})
 	r := e.response(id)
 	if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, `unknown command "no.such.command"`) ||
-		!strings.Contains(r.Error.Message, CommandRepairHunk) || !strings.Contains(r.Error.Message, "java.project.getAll") {
+		!strings.Contains(r.Error.Message, repairfeat.CommandRepairHunk) || !strings.Contains(r.Error.Message, "java.project.getAll") {
 		t.Errorf("unknown command: %s", r.Raw)
 	}
 	f.none(t, 100*time.Millisecond, func(m *jsonrpc.Message) bool { return strings.Contains(string(m.Params), "no.such.command") })
@@ -234,8 +236,8 @@ func TestRequestsBeforeInitialize(t *testing.T) {
 }
 
 func TestLaunchFailure(t *testing.T) {
-	e := startEditor(t, harness{repairer: &fakeRepairer{}, mutate: func(o *Options) {
-		o.Launch = func(ctx context.Context, stateDir string) (*Backend, error) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{}, mutate: func(o *proxy.Options) {
+		o.Launch = func(ctx context.Context, stateDir string) (*proxy.Backend, error) {
 			return nil, errors.New("no JDT LS at /nowhere: run scripts/install-jdtls.sh")
 		}
 	}})
@@ -309,7 +311,7 @@ func TestExitWithoutShutdown(t *testing.T) {
 	f.expectMethod("exit")
 	select {
 	case err := <-e.runErr:
-		if !errors.Is(err, ErrExitWithoutShutdown) {
+		if !errors.Is(err, proxy.ErrExitWithoutShutdown) {
 			t.Errorf("Run: %v, want ErrExitWithoutShutdown", err)
 		}
 		e.runErr <- err
@@ -343,10 +345,10 @@ func TestStubbornJDTLSIsKilled(t *testing.T) {
 		}
 		defaultHandle(f, m)
 	}
-	e := startEditor(t, harness{handle: handle, mutate: func(o *Options) {
+	e := startEditor(t, harness{handle: handle, mutate: func(o *proxy.Options) {
 		o.ExitTimeout = 300 * time.Millisecond
 		launch := o.Launch
-		o.Launch = func(ctx context.Context, dir string) (*Backend, error) {
+		o.Launch = func(ctx context.Context, dir string) (*proxy.Backend, error) {
 			b, err := launch(ctx, dir)
 			if err == nil {
 				kill := b.Kill

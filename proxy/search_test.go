@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 // search_test.go drives the semantic search extension through the proxy with
 // the fake editor and fake JDT LS of fake_test.go, on a real project folder.
@@ -9,11 +9,14 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/searchfeat"
 	"github.com/repilot-lsp/repilot-lsp/search"
 )
 
@@ -32,17 +35,22 @@ func fileURI(p string) string { return (&url.URL{Scheme: "file", Path: filepath.
 
 // searchEditor starts the proxy with the search extension on a project in a
 // temporary folder and waits for the first index build.
-func searchEditor(t *testing.T) (*testEditor, *searchExt, string) {
+func searchEditor(t *testing.T) (*testEditor, string) {
 	t.Helper()
 	root := testtree.New(t, map[string]string{
 		"src/shop/Cart.java":  shopCart,
 		"scripts/invoice.py":  "def render_invoice_pdf(order):\n    \"\"\"Render the invoice.\"\"\"\n    return pdf.draw(order)\n",
 		"src/shop/Empty.java": "package shop;\n",
 	})
-	ext := NewSearchExtension(func(r string) (*search.Engine, error) {
-		return search.New(search.Config{Root: r, CacheDir: filepath.Join(t.TempDir(), "cache")})
-	}).(*searchExt)
-	e := startEditor(t, harness{exts: []Extension{ext}})
+	var built atomic.Pointer[search.Engine]
+	ext := searchfeat.New(func(r string) (*search.Engine, error) {
+		eng, err := search.New(search.Config{Root: r, CacheDir: filepath.Join(t.TempDir(), "cache")})
+		if err == nil {
+			built.Store(eng)
+		}
+		return eng, err
+	})
+	e := startEditor(t, harness{exts: []proxy.Extension{ext}})
 	id := e.request("initialize", map[string]any{"processId": nil, "rootUri": fileURI(root),
 		"capabilities": clientCaps(false), "workspaceFolders": []any{map[string]any{"uri": fileURI(root), "name": "shop"}}})
 	f := e.server()
@@ -62,10 +70,7 @@ func searchEditor(t *testing.T) (*testEditor, *searchExt, string) {
 	}
 	deadline := time.Now().Add(waitTimeout)
 	for {
-		ext.mu.Lock()
-		eng := ext.engine
-		ext.mu.Unlock()
-		if eng != nil {
+		if eng := built.Load(); eng != nil {
 			if st := eng.Status(); !st.Indexing && st.TotalFiles > 0 && st.Files == st.TotalFiles {
 				break
 			}
@@ -75,15 +80,15 @@ func searchEditor(t *testing.T) (*testEditor, *searchExt, string) {
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
-	return e, ext, root
+	return e, root
 }
 
-func searchResult(t *testing.T, r *jsonrpc.Message) SearchResult {
+func searchResult(t *testing.T, r *jsonrpc.Message) searchfeat.SearchResult {
 	t.Helper()
 	if r.Error != nil {
 		t.Fatalf("search: %v", r.Error)
 	}
-	var out SearchResult
+	var out searchfeat.SearchResult
 	if err := json.Unmarshal(r.Result, &out); err != nil {
 		t.Fatalf("search result %s: %v", r.Result, err)
 	}
@@ -91,12 +96,12 @@ func searchResult(t *testing.T, r *jsonrpc.Message) SearchResult {
 }
 
 func TestSearchCommandActionAndSymbols(t *testing.T) {
-	e, _, root := searchEditor(t)
+	e, root := searchEditor(t)
 	cartURI := fileURI(filepath.Join(root, "src/shop/Cart.java"))
 
 	// The command with a query: ranked Locations with scores and snippets.
 	r := searchResult(t, e.response(e.request("workspace/executeCommand", map[string]any{
-		"workDoneToken": "w", "command": CommandSemanticSearch, "arguments": []any{map[string]any{"query": "total price with tax"}}})))
+		"workDoneToken": "w", "command": searchfeat.CommandSemanticSearch, "arguments": []any{map[string]any{"query": "total price with tax"}}})))
 	if len(r.Results) == 0 {
 		t.Fatal("no results")
 	}
@@ -110,13 +115,13 @@ func TestSearchCommandActionAndSymbols(t *testing.T) {
 	}
 	// A bad test policy is the caller's error.
 	bad := e.response(e.request("workspace/executeCommand", map[string]any{
-		"workDoneToken": "w", "command": CommandSemanticSearch, "arguments": []any{map[string]any{"query": "total", "tests": "sometimes"}}}))
+		"workDoneToken": "w", "command": searchfeat.CommandSemanticSearch, "arguments": []any{map[string]any{"query": "total", "tests": "sometimes"}}}))
 	if bad.Error == nil || bad.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("bad tests policy: %s", bad.Raw)
 	}
 	// A bare string argument works too.
 	r = searchResult(t, e.response(e.request("workspace/executeCommand", map[string]any{
-		"workDoneToken": "w", "command": CommandSemanticSearch, "arguments": []any{"render invoice pdf"}})))
+		"workDoneToken": "w", "command": searchfeat.CommandSemanticSearch, "arguments": []any{"render invoice pdf"}})))
 	if len(r.Results) == 0 || r.Results[0].Name != "render_invoice_pdf" {
 		t.Errorf("string query: %+v", r.Results)
 	}
@@ -137,15 +142,15 @@ func TestSearchCommandActionAndSymbols(t *testing.T) {
 	}
 	var args json.RawMessage
 	for _, a := range list {
-		if a.Title == SearchActionTitle && a.Command.Command == CommandSemanticSearch {
+		if a.Title == searchfeat.SearchActionTitle && a.Command.Command == searchfeat.CommandSemanticSearch {
 			args = a.Command.Arguments[0]
 		}
 	}
 	if args == nil {
-		t.Fatalf("no %q action in %s", SearchActionTitle, acts.Result)
+		t.Fatalf("no %q action in %s", searchfeat.SearchActionTitle, acts.Result)
 	}
 	r = searchResult(t, e.response(e.request("workspace/executeCommand", map[string]any{
-		"workDoneToken": "w", "command": CommandSemanticSearch, "arguments": []any{args}})))
+		"workDoneToken": "w", "command": searchfeat.CommandSemanticSearch, "arguments": []any{args}})))
 	if r.Query != "Adds an item to the cart." || len(r.Results) == 0 || r.Results[0].Name != "Cart.addItem" {
 		t.Errorf("selection search: query %q results %+v", r.Query, r.Results)
 	}
@@ -155,7 +160,7 @@ func TestSearchCommandActionAndSymbols(t *testing.T) {
 	}
 	// No action on an empty selection.
 	acts = e.response(e.request("textDocument/codeAction", codeActionParams(cartURI, 3, 8, 3, 8)))
-	if strings.Contains(string(acts.Result), SearchActionTitle) {
+	if strings.Contains(string(acts.Result), searchfeat.SearchActionTitle) {
 		t.Errorf("action on an empty selection: %s", acts.Result)
 	}
 
@@ -172,19 +177,19 @@ func TestSearchCommandActionAndSymbols(t *testing.T) {
 
 	// Errors are answers, not crashes.
 	bad = e.response(e.request("workspace/executeCommand", map[string]any{
-		"workDoneToken": "w", "command": CommandSemanticSearch, "arguments": []any{map[string]any{"query": "  "}}}))
+		"workDoneToken": "w", "command": searchfeat.CommandSemanticSearch, "arguments": []any{map[string]any{"query": "  "}}}))
 	if bad.Error == nil || bad.Error.Code != jsonrpc.CodeInvalidParams {
 		t.Errorf("empty query: %s", bad.Raw)
 	}
 }
 
 func TestSearchFollowsEdits(t *testing.T) {
-	e, _, root := searchEditor(t)
+	e, root := searchEditor(t)
 	path := filepath.Join(root, "src/shop/Cart.java")
 	uri := fileURI(path)
-	find := func(q string) []SearchHit {
+	find := func(q string) []searchfeat.SearchHit {
 		return searchResult(t, e.response(e.request("workspace/executeCommand", map[string]any{
-			"workDoneToken": "w", "command": CommandSemanticSearch, "arguments": []any{map[string]any{"query": q}}}))).Results
+			"workDoneToken": "w", "command": searchfeat.CommandSemanticSearch, "arguments": []any{map[string]any{"query": q}}}))).Results
 	}
 	eventually := func(what string, ok func() bool) {
 		t.Helper()

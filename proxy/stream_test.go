@@ -1,4 +1,4 @@
-package proxy
+package proxy_test
 
 import (
 	"context"
@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/repairfeat"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -31,10 +32,10 @@ func TestRepairStreamsPatches(t *testing.T) {
 	id := e.request("workspace/executeCommand", repairCmd(javaURI, 5, 4, 6, 0, 1))
 	create := e.expectMethod("window/workDoneProgress/create")
 	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
-	var found []PatchFoundParams
+	var found []repairfeat.PatchFoundParams
 	for len(found) < 2 {
-		m := e.expectMethod(NotifyPatchFound)
-		var p PatchFoundParams
+		m := e.expectMethod(repairfeat.NotifyPatchFound)
+		var p repairfeat.PatchFoundParams
 		if err := json.Unmarshal(m.Params, &p); err != nil {
 			t.Fatal(err)
 		}

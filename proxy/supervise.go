@@ -225,7 +225,7 @@ func (p *proxy) serverExited(s *backendProc) {
 				p.reply(f.id, nil)
 				continue
 			}
-			p.answerWithError(f.id, lspError(jsonrpc.CodeRequestFailed, "JDT LS exited (%s) before answering %s", status, f.method), f.hook)
+			p.answerWithError(f.id, Errorf(jsonrpc.CodeRequestFailed, "JDT LS exited (%s) before answering %s", status, f.method), f.hook)
 		}
 		return
 	}
@@ -250,7 +250,7 @@ func (p *proxy) serverExited(s *backendProc) {
 
 	p.log.Printf("JDT LS #%d exited unexpectedly (%s); %d requests in flight", s.gen, status, len(lost))
 	for _, f := range lost {
-		p.answerWithError(f.id, lspError(jsonrpc.CodeRequestFailed,
+		p.answerWithError(f.id, Errorf(jsonrpc.CodeRequestFailed,
 			"JDT LS exited unexpectedly (%s) before answering %s", status, f.method), f.hook)
 	}
 	if !restart {
@@ -292,7 +292,7 @@ func (p *proxy) failQueued(q []queued) {
 	p.mu.Unlock()
 	for _, x := range q {
 		if x.m.IsRequest() {
-			p.answerWithError(x.m.ID, lspError(jsonrpc.CodeRequestFailed, "JDT LS is not running (%s)", reason), x.hook)
+			p.answerWithError(x.m.ID, Errorf(jsonrpc.CodeRequestFailed, "JDT LS is not running (%s)", reason), x.hook)
 		}
 	}
 }

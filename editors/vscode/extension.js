@@ -244,17 +244,38 @@ async function repairLines(doc, selection) {
   }
   const chosen = await pickWithPreview(doc, items, where);
   if (!chosen) return;
-  if (doc.version !== args.version) {
-    vscode.window.showWarningMessage('Repilot: the file changed while you were choosing; the patch was not applied. Repair again.');
-    return;
-  }
-  const edit = await client.protocol2CodeConverter.asWorkspaceEdit(chosen.patch.edit);
-  if (!(await vscode.workspace.applyEdit(edit))) {
-    vscode.window.showErrorMessage('Repilot: VS Code refused the edit (the file may have changed).');
+  const apply = repair.applyParams(chosen.patch);
+  if (apply) {
+    // repilot.applyPatch: the server checks that the file is still at the
+    // version it repaired and applies the patch with workspace/applyEdit
+    // (the language client's handler: one undoable edit).
+    try {
+      await client.sendRequest('workspace/executeCommand', apply);
+    } catch (err) {
+      vscode.window.showWarningMessage(`Repilot: ${(err && err.message) || err}`);
+      return;
+    }
+  } else if (!(await applyHere(doc, args.version, chosen.patch))) {
     return;
   }
   await vscode.window.showTextDocument(doc, { preview: false });
   vscode.window.setStatusBarMessage(`Repilot: applied ${chosen.label.replace(/^\$\([^)]*\) /, '')} (${chosen.description}); Undo reverts it`, 8000);
+}
+
+// applyHere applies a patch that carries no repilot.applyPatch command (a
+// server without it) in the extension, unless the document has changed since
+// the repair; reports whether it did.
+async function applyHere(doc, version, patch) {
+  if (doc.version !== version) {
+    vscode.window.showWarningMessage('Repilot: the file changed while you were choosing; the patch was not applied. Repair again.');
+    return false;
+  }
+  const edit = await client.protocol2CodeConverter.asWorkspaceEdit(patch.edit);
+  if (!(await vscode.workspace.applyEdit(edit))) {
+    vscode.window.showErrorMessage('Repilot: VS Code refused the edit (the file may have changed).');
+    return false;
+  }
+  return true;
 }
 
 // pickWithPreview shows the patches in a QuickPick; the focused one is shown

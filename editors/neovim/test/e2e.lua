@@ -61,14 +61,22 @@ local ok, err = pcall(function()
   assert(vim.api.nvim_buf_line_count(bufnr) == #vim.fn.readfile(src), 'line count changed')
 
   -- What the server received.
-  local sent
+  local sent, apply, apply_answer
   for _, line in ipairs(vim.fn.readfile(log)) do
     local m = vim.fn.json_decode(line)
-    if m.method == 'workspace/executeCommand' then
+    if m.method == 'workspace/executeCommand' and m.params.command == 'repilot.repairHunk' then
       sent = m.params
+    elseif m.method == 'workspace/executeCommand' and m.params.command == 'repilot.applyPatch' then
+      apply = m.params
+    elseif m.method == nil and type(m.id) == 'string' and m.id:find('^fake/') then
+      apply_answer = m
     end
   end
-  assert(sent and sent.command == 'repilot.repairHunk', 'no executeCommand seen')
+  assert(sent, 'no repilot.repairHunk seen')
+  -- The patch was applied through repilot.applyPatch and workspace/applyEdit.
+  assert(apply and apply.arguments[1].version == sent.arguments[1].version, 'no repilot.applyPatch seen: ' .. vim.inspect(apply))
+  assert(apply_answer and apply_answer.result and apply_answer.result.applied == true,
+    'workspace/applyEdit answer: ' .. vim.inspect(apply_answer))
   local a = sent.arguments[1]
   assert(a.uri == vim.uri_from_fname(file), 'uri ' .. tostring(a.uri))
   assert(a.range.start.line == 29 and a.range.start.character == 0 and a.range['end'].line == 30 and a.range['end'].character == 0,

@@ -1,9 +1,11 @@
 // fake_server.js: a stand-in for repilot-lsp in the Neovim plugin's headless
 // test (e2e.lua). It speaks the LSP base protocol on stdio, mirrors document
 // versions from didOpen/didChange, and answers workspace/executeCommand
-// "repilot.repairHunk" like proxy/repair.go: it checks the argument
+// "repilot.repairHunk" like proxy/feature/repairfeat: it checks the argument
 // {uri, range, version} (whole lines, the current version) and returns two
-// patches for the selected lines, the first replacing them with FIX below.
+// patches for the selected lines, the first replacing them with FIX below,
+// each with its "repilot.applyPatch" command, which it runs like the proxy:
+// version check, then workspace/applyEdit to the editor.
 // Every message it receives is appended to $REPILOT_FAKE_LOG as a JSON line.
 'use strict';
 const fs = require('fs');
@@ -39,6 +41,8 @@ function repair(a) {
     return { error: { code: -32602, message: `not a whole-line range: ${JSON.stringify(a.range)}` } };
   }
   const edit = (text) => ({ changes: { [a.uri]: [{ range: a.range, newText: text }] } });
+  const withCommand = (p) => ({ ...p, command: { title: p.title, command: 'repilot.applyPatch',
+    arguments: [{ uri: a.uri, version: a.version, title: p.title, edit: p.edit }] } });
   return {
     result: {
       patches: [
@@ -46,10 +50,26 @@ function repair(a) {
           compilable: true, plausible: true, logProb: -1.25, diff: '+' + FIX },
         { title: 'Apply Repilot patch 2: int off = 0;', edit: edit('        int off = 0;\n'), hunk: '        int off = 0;\n',
           compilable: true, plausible: false, logProb: -7.5, diff: '+        int off = 0;\n' },
-      ],
+      ].map(withCommand),
       stats: { Samples: 2 },
     },
   };
+}
+
+// applyPatch answers request id for repilot.applyPatch: version check, then
+// workspace/applyEdit to the editor, then the editor's answer.
+const waiting = new Map(); // our request id -> function(response)
+let nextID = 0;
+function applyPatch(id, a) {
+  if (!a || a.version !== versions.get(a.uri)) {
+    return send({ id, error: { code: -32801, message: 'the document changed since the repair' } });
+  }
+  const own = `fake/${++nextID}`;
+  waiting.set(own, (resp) => {
+    if (resp.result && resp.result.applied) return send({ id, result: { applied: true } });
+    send({ id, error: { code: -32803, message: 'the patch was not applied: ' + JSON.stringify(resp) } });
+  });
+  send({ id: own, method: 'workspace/applyEdit', params: { label: a.title, edit: a.edit } });
 }
 
 function applyChange(uri, change) {
@@ -66,10 +86,15 @@ function applyChange(uri, change) {
 
 function handle(msg) {
   if (log) fs.appendFileSync(log, JSON.stringify(msg) + '\n');
+  if (msg.method === undefined && waiting.has(msg.id)) {
+    const k = waiting.get(msg.id);
+    waiting.delete(msg.id);
+    return k(msg);
+  }
   switch (msg.method) {
     case 'initialize':
       return send({ id: msg.id, result: {
-        capabilities: { textDocumentSync: { openClose: true, change: 2 }, executeCommandProvider: { commands: ['repilot.repairHunk'] } },
+        capabilities: { textDocumentSync: { openClose: true, change: 2 }, executeCommandProvider: { commands: ['repilot.repairHunk', 'repilot.applyPatch'] } },
         serverInfo: { name: 'fake-repilot-lsp' },
       } });
     case 'textDocument/didOpen':
@@ -81,6 +106,7 @@ function handle(msg) {
       for (const c of msg.params.contentChanges) applyChange(msg.params.textDocument.uri, c);
       return;
     case 'workspace/executeCommand':
+      if (msg.params.command === 'repilot.applyPatch') return applyPatch(msg.id, (msg.params.arguments || [])[0]);
       if (msg.params.command !== 'repilot.repairHunk') {
         return send({ id: msg.id, error: { code: -32602, message: 'unknown command ' + msg.params.command } });
       }

@@ -4,8 +4,24 @@
 // process starts with. No `vscode` import, so `node --test` covers it.
 'use strict';
 
-/** The proxy's workspace/executeCommand id (proxy/repair.go CommandRepairHunk). */
+/** The proxy's workspace/executeCommand id (proxy/feature/repairfeat CommandRepairHunk). */
 const REPAIR_COMMAND = 'repilot.repairHunk';
+
+/** The command that applies a patch (proxy/feature/repairfeat CommandApplyPatch). */
+const APPLY_COMMAND = 'repilot.applyPatch';
+
+/**
+ * applyParams returns the workspace/executeCommand params that apply a patch
+ * through the server: its repilot.applyPatch command, which checks that the
+ * document is still at the version the repair read and sends
+ * workspace/applyEdit. Undefined when the patch carries no such command (a
+ * server without it).
+ */
+function applyParams(patch) {
+  const c = patch && patch.command;
+  if (!c || c.command !== APPLY_COMMAND) return undefined;
+  return { command: c.command, arguments: Array.isArray(c.arguments) ? c.arguments : [] };
+}
 
 /**
  * hunkRange turns a selection into the LSP range of the whole lines it
@@ -199,10 +215,10 @@ function isCancelled(err) {
   return !!err && (err.code === -32800 || err.name === 'Canceled' || err.message === 'Canceled');
 }
 
-/** The proxy's semantic search command id (proxy/search.go CommandSemanticSearch). */
+/** The proxy's semantic search command id (proxy/feature/searchfeat CommandSemanticSearch). */
 const SEARCH_COMMAND = 'repilot.semanticSearch';
 
 module.exports = {
-  REPAIR_COMMAND, SEARCH_COMMAND, hunkRange, repairArgs, lineLabel, patchItems, patchStatus, addedLines, patchEdits,
+  REPAIR_COMMAND, APPLY_COMMAND, SEARCH_COMMAND, applyParams, hunkRange, repairArgs, lineLabel, patchItems, patchStatus, addedLines, patchEdits,
   applyTextEdits, searchItems, checkTestCommand, serverEnv, describeError, isCancelled,
 };

@@ -104,3 +104,12 @@ test('describeError', () => {
   assert.equal(r.describeError({ name: 'Canceled', message: 'Canceled' }, 'search'), 'Repilot: search cancelled.');
   assert.equal(r.describeError(new Error('boom')), 'Repilot: boom');
 });
+
+test('applyParams takes the patch\'s repilot.applyPatch command, or nothing', () => {
+  const args = [{ uri: 'file:///a.java', version: 3, edit: { changes: {} } }];
+  assert.deepEqual(r.applyParams({ command: { title: 't', command: 'repilot.applyPatch', arguments: args } }),
+    { command: 'repilot.applyPatch', arguments: args });
+  assert.equal(r.applyParams({ edit: {} }), undefined);
+  assert.equal(r.applyParams({ command: { command: 'something.else' } }), undefined);
+  assert.equal(r.applyParams(undefined), undefined);
+});

@@ -391,13 +391,35 @@ function M.repair(line1, line2, bufnr, on_done)
         if not choice then
           return on_done(nil, nil)
         end
-        if vim.lsp.util.buf_versions[bufnr] ~= args.version then
-          notify('the buffer changed while choosing; patch not applied, repair again', vim.log.levels.WARN)
-          return on_done(nil, 'changed')
+        local function applied()
+          notify('applied: ' .. M.format_patch(choice) .. ' (u undoes it)')
+          on_done(choice, nil)
         end
-        vim.lsp.util.apply_workspace_edit(choice.edit, client.offset_encoding or 'utf-16')
-        notify('applied: ' .. M.format_patch(choice) .. ' (u undoes it)')
-        on_done(choice, nil)
+        local function apply_here()
+          if vim.lsp.util.buf_versions[bufnr] ~= args.version then
+            notify('the buffer changed while choosing; patch not applied, repair again', vim.log.levels.WARN)
+            return on_done(nil, 'changed')
+          end
+          vim.lsp.util.apply_workspace_edit(choice.edit, client.offset_encoding or 'utf-16')
+          applied()
+        end
+        if not choice.command then
+          return apply_here() -- a server without repilot.applyPatch
+        end
+        -- repilot.applyPatch: the server checks that the buffer is still at
+        -- the version it repaired and applies the patch with
+        -- workspace/applyEdit (Neovim's own handler: one undoable edit).
+        request(client, 'workspace/executeCommand', { command = choice.command.command, arguments = choice.command.arguments },
+          bufnr, 'apply', function(aerr, aresult)
+            if aerr then
+              notify('patch not applied: ' .. (aerr.message or vim.inspect(aerr)), vim.log.levels.WARN)
+              return on_done(nil, aerr)
+            end
+            if type(aresult) == 'table' and aresult.applied == false and aresult.edit then
+              return apply_here()
+            end
+            applied()
+          end)
       end)
     end)
 end

@@ -1,13 +1,14 @@
-package proxy
-
-// search.go is the "Semantic search in repo" extension: the LSP glue of
-// package search. It offers a code action on any non-empty selection (the
-// selection is the query), the command repilot.semanticSearch (a query in,
-// ranked Locations with scores and snippets out), and answers workspace/symbol
-// queries that start with "?". It builds the workspace index in the
-// background once the editor has said "initialized" (with $/progress), and
-// keeps it in step with didOpen, didChange, didSave, didClose and
-// didChangeWatchedFiles.
+// Package searchfeat is the "Semantic search in repo" feature of the proxy:
+// the LSP glue of package search behind proxy.Extension. It offers a code
+// action on any non-empty selection (the selection is the query), the
+// command repilot.semanticSearch (a query in, ranked Locations with scores
+// and snippets out), and answers the workspace/symbol queries that start with
+// "?" (advertised as workspaceSymbolProvider). It builds the workspace index
+// in the background once the editor has said "initialized" (with
+// $/progress), and keeps it in step with didOpen, didChange, didSave,
+// didClose and didChangeWatchedFiles, which it observes through the proxy's
+// method table.
+package searchfeat
 
 import (
 	"context"
@@ -22,6 +23,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/search"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
@@ -101,8 +103,8 @@ type searchExt struct {
 
 	mu     sync.Mutex
 	engine *search.Engine
-	err    error  // why there is no engine
-	client Client // from Initialized: documents of observed changes
+	err    error        // why there is no engine
+	client proxy.Client // from Initialized: documents of observed changes
 
 	// Editor events waiting for the index, coalesced per document.
 	pendMu  sync.Mutex
@@ -120,9 +122,9 @@ const (
 	evRemove
 )
 
-// NewSearchExtension returns the "Semantic search in repo" extension; the
-// engine is built with newEngine when the editor names its root.
-func NewSearchExtension(newEngine EngineFactory) Extension {
+// New returns the "Semantic search in repo" feature; the engine is built with
+// newEngine when the editor names its root.
+func New(newEngine EngineFactory) proxy.Extension {
 	return &searchExt{newEngine: newEngine, pending: map[string]docEvent{}, wake: make(chan struct{}, 1)}
 }
 
@@ -132,7 +134,7 @@ func (x *searchExt) Commands() []string { return []string{CommandSemanticSearch}
 // CodeActions offers "Semantic search in repo" on a non-empty selection of an
 // open document. Only the range goes into the command: the text is read when
 // it runs.
-func (x *searchExt) CodeActions(doc *Document, params *protocol.CodeActionParams) []protocol.CodeAction {
+func (x *searchExt) CodeActions(doc *proxy.Document, params *protocol.CodeActionParams) []protocol.CodeAction {
 	if doc == nil || params.Range.Start == params.Range.End {
 		return nil
 	}
@@ -146,7 +148,7 @@ func (x *searchExt) CodeActions(doc *Document, params *protocol.CodeActionParams
 
 // Initialized builds the engine for the editor's root and starts indexing in
 // the background, reporting progress.
-func (x *searchExt) Initialized(ctx context.Context, c Client) {
+func (x *searchExt) Initialized(ctx context.Context, c proxy.Client) {
 	root := c.Root()
 	x.mu.Lock()
 	x.client = c
@@ -212,13 +214,26 @@ func (x *searchExt) current() (*search.Engine, error) {
 		return x.engine, nil
 	}
 	if x.err != nil {
-		return nil, lspError(jsonrpc.CodeRequestFailed, "semantic search is not available: %v", x.err)
+		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "semantic search is not available: %v", x.err)
 	}
-	return nil, lspError(jsonrpc.CodeRequestFailed, "semantic search is starting: try again in a moment")
+	return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "semantic search is starting: try again in a moment")
 }
 
-// Observe queues document changes for the index (it never blocks).
-func (x *searchExt) Observe(method string, params json.RawMessage) {
+// Methods answers the workspace/symbol queries that start with "?"
+// (advertised as workspaceSymbolProvider where JDT LS declares none) and
+// observes the document notifications that keep the index in step.
+func (x *searchExt) Methods() []proxy.Method {
+	ms := []proxy.Method{{Name: "workspace/symbol", Request: x.workspaceSymbol, Claims: x.claimsSymbolQuery,
+		Capability: "workspaceSymbolProvider"}}
+	for _, n := range []string{"textDocument/didOpen", "textDocument/didChange", "textDocument/didSave",
+		"textDocument/didClose", "workspace/didChangeWatchedFiles"} {
+		ms = append(ms, proxy.Method{Name: n, Notify: func(_ proxy.Client, params json.RawMessage) { x.observe(n, params) }})
+	}
+	return ms
+}
+
+// observe queues a document change for the index (it never blocks).
+func (x *searchExt) observe(method string, params json.RawMessage) {
 	var p struct {
 		TextDocument struct {
 			URI string `json:"uri"`
@@ -271,7 +286,7 @@ func (x *searchExt) applyEvents(ctx context.Context, e *search.Engine) {
 		c := x.client
 		x.mu.Unlock()
 		for uri, ev := range batch {
-			path, err := uriPath(uri)
+			path, err := proxy.URIPath(uri)
 			if err != nil {
 				continue // untitled:, jdt: ... are not workspace files
 			}
@@ -300,36 +315,36 @@ func (x *searchExt) applyEvents(ctx context.Context, e *search.Engine) {
 }
 
 // Execute runs CommandSemanticSearch.
-func (x *searchExt) Execute(ctx context.Context, c Client, command string, args []json.RawMessage) (any, error) {
+func (x *searchExt) Execute(ctx context.Context, c proxy.Client, command string, args []json.RawMessage) (any, error) {
 	if command != CommandSemanticSearch {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "the search extension has no command %q", command)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the search extension has no command %q", command)
 	}
 	var a SearchArgs
 	if len(args) != 1 {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "%s takes one argument {query} or {uri, range}, got %d", command, len(args))
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s takes one argument {query} or {uri, range}, got %d", command, len(args))
 	}
 	if err := json.Unmarshal(args[0], &a); err != nil {
 		// A bare string is a query too.
 		var q string
 		if json.Unmarshal(args[0], &q) != nil {
-			return nil, lspError(jsonrpc.CodeInvalidParams, "%s: bad argument (want {query} or {uri, range}): %v", command, err)
+			return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {query} or {uri, range}): %v", command, err)
 		}
 		a.Query = q
 	}
 	if a.Query == "" && a.URI != "" && a.Range != nil {
 		doc, ok := c.Document(a.URI)
 		if !ok {
-			return nil, lspError(jsonrpc.CodeInvalidParams, "%s is not open in the editor", a.URI)
+			return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s is not open in the editor", a.URI)
 		}
 		q, err := rangeText(doc.Text, *a.Range)
 		if err != nil {
-			return nil, lspError(jsonrpc.CodeInvalidParams, "%v", err)
+			return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%v", err)
 		}
 		a.Query = q
 	}
 	a.Query = strings.TrimSpace(a.Query)
 	if a.Query == "" {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "the query is empty: select some text or pass {query}")
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the query is empty: select some text or pass {query}")
 	}
 	if len(a.Query) > maxQueryBytes {
 		a.Query = a.Query[:maxQueryBytes]
@@ -344,16 +359,16 @@ func (x *searchExt) Execute(ctx context.Context, c Client, command string, args 
 	pr := c.BeginProgress(ctx, "Semantic search")
 	if a.Tests != "" {
 		if _, err := search.ParseTestPolicy(a.Tests); err != nil {
-			return nil, lspError(jsonrpc.CodeInvalidParams, "%v", err)
+			return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%v", err)
 		}
 	}
 	res, err := e.Search(ctx, search.Query{Text: a.Query, K: a.K, Tests: search.TestPolicy(a.Tests)})
 	if err != nil {
 		pr.End("failed")
 		if errors.Is(err, context.Canceled) {
-			return nil, lspError(jsonrpc.CodeRequestCancelled, "the search was cancelled")
+			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "the search was cancelled")
 		}
-		return nil, lspError(jsonrpc.CodeRequestFailed, "semantic search failed: %v", err)
+		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "semantic search failed: %v", err)
 	}
 	out := SearchResult{Query: a.Query, Results: []SearchHit{}, Indexing: e.Status().Indexing,
 		Augmented: res.Augmented, Generated: res.Generated, Strong: res.Strong()}
@@ -392,7 +407,7 @@ func summarize(r SearchResult) string {
 		if i == 5 {
 			break
 		}
-		p, _ := uriPath(string(h.Location.URI))
+		p, _ := proxy.URIPath(string(h.Location.URI))
 		fmt.Fprintf(&b, "\n%d. %s (%s:%d, match %.0f%%)", i+1, h.Name, filepath.Base(p), h.Location.Range.Start.Line+1, 100*h.Match)
 		if n := len(h.Overloads); n > 0 {
 			fmt.Fprintf(&b, " and %d overload%s", n, map[bool]string{true: "", false: "s"}[n == 1])
@@ -412,15 +427,32 @@ func clipQuery(q string) string {
 	return q
 }
 
-// ClaimsSymbolQuery claims queries starting with "?".
-func (x *searchExt) ClaimsSymbolQuery(q string) bool {
-	return strings.HasPrefix(strings.TrimSpace(q), SymbolQueryPrefix)
+// claimsSymbolQuery claims the workspace/symbol queries starting with "?".
+func (x *searchExt) claimsSymbolQuery(raw json.RawMessage) bool {
+	var p protocol.WorkspaceSymbolParams
+	if json.Unmarshal(raw, &p) != nil {
+		return false
+	}
+	return strings.HasPrefix(strings.TrimSpace(p.Query), SymbolQueryPrefix)
+}
+
+// workspaceSymbol answers a claimed workspace/symbol request.
+func (x *searchExt) workspaceSymbol(ctx context.Context, c proxy.Client, raw json.RawMessage) (any, error) {
+	var p protocol.WorkspaceSymbolParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "workspace/symbol: bad params: %v", err)
+	}
+	syms, err := x.WorkspaceSymbols(ctx, c, &p)
+	if syms == nil {
+		syms = []protocol.SymbolInformation{}
+	}
+	return syms, err
 }
 
 // WorkspaceSymbols answers "?query" with the lexical and dense streams only:
 // editors send workspace/symbol on every keystroke, too often for model
 // calls.
-func (x *searchExt) WorkspaceSymbols(ctx context.Context, c Client, params *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
+func (x *searchExt) WorkspaceSymbols(ctx context.Context, c proxy.Client, params *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	q := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(params.Query), SymbolQueryPrefix))
 	if q == "" {
 		return []protocol.SymbolInformation{}, nil
@@ -431,7 +463,7 @@ func (x *searchExt) WorkspaceSymbols(ctx context.Context, c Client, params *prot
 	}
 	res, err := e.Search(ctx, search.Query{Text: q, K: 20, Only: &search.Streams{Lexical: true, Dense: true}})
 	if err != nil {
-		return nil, lspError(jsonrpc.CodeRequestFailed, "semantic search failed: %v", err)
+		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "semantic search failed: %v", err)
 	}
 	root := e.Index().Root()
 	out := make([]protocol.SymbolInformation, 0, len(res.Hits))
@@ -469,17 +501,17 @@ func unitLocation(root string, u *units.Unit) protocol.Location {
 	p := filepath.Join(root, filepath.FromSlash(u.Path))
 	uri := (&url.URL{Scheme: "file", Path: filepath.ToSlash(p)}).String()
 	return protocol.Location{URI: protocol.DocumentURI(uri),
-		Range: protocol.Range{Start: fromTextpos(u.Start), End: fromTextpos(u.End)}}
+		Range: protocol.Range{Start: proxy.FromTextpos(u.Start), End: proxy.FromTextpos(u.End)}}
 }
 
 // rangeText returns the text of r in text.
 func rangeText(text string, r protocol.Range) (string, error) {
 	m := textpos.New(text)
-	s, err := m.Offset(toTextpos(r.Start))
+	s, err := m.Offset(proxy.ToTextpos(r.Start))
 	if err != nil {
 		return "", err
 	}
-	e, err := m.Offset(toTextpos(r.End))
+	e, err := m.Offset(proxy.ToTextpos(r.End))
 	if err != nil {
 		return "", err
 	}

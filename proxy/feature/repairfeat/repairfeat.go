@@ -1,10 +1,13 @@
-package proxy
-
-// repair.go is the "Repair with Repilot" extension: a code action on any
-// non-empty selection of a Java document, a command that runs the Repairer
-// on the selected lines of the editor's buffer, and, once patches exist,
-// code actions that apply them. It never writes to disk: patches reach the
-// file only as WorkspaceEdits the editor applies.
+// Package repairfeat is the "Repair with Repilot" feature of the proxy: the
+// LSP glue of package repair behind proxy.Extension. It offers a code action
+// on any non-empty selection of a Java document, the command
+// repilot.repairHunk that runs the Repairer on the selected lines of the
+// editor's buffer (streaming repilot/patchFound notifications, returning the
+// ranked patches), and, once patches exist, code actions and the command
+// repilot.applyPatch that apply them. It never writes to disk: patches reach
+// the file only as WorkspaceEdits the editor applies (workspace/applyEdit,
+// or the edit in a code action or in the result).
+package repairfeat
 
 import (
 	"context"
@@ -20,6 +23,7 @@ import (
 	"go.lsp.dev/protocol"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
@@ -31,11 +35,11 @@ const CommandRepairHunk = "repilot.repairHunk"
 // RepairActionTitle is the title of the code action that starts a repair.
 const RepairActionTitle = "Repair with Repilot"
 
-// maxTestArgs bounds RepairArgs.TestCommand: at most this many words of at
-// most maxTestArgBytes bytes each.
+// MaxTestArgs bounds RepairArgs.TestCommand: at most this many words of at
+// most MaxTestArgBytes bytes each.
 const (
-	maxTestArgs     = 64
-	maxTestArgBytes = 4096
+	MaxTestArgs     = 64
+	MaxTestArgBytes = 4096
 )
 
 // RepairActionKind is the kind of the repair code actions: "quickfix". A
@@ -68,10 +72,14 @@ type RepairResult struct {
 }
 
 // RepairPatch is one candidate patch, ready to apply: Edit replaces the
-// hunk's whole lines in the document version the repair read.
+// hunk's whole lines in the document version the repair read. Command, set
+// when the editor declares workspace.applyEdit, applies it in one step
+// (CommandApplyPatch, which refuses when the document has changed since);
+// without it, the editor applies Edit itself.
 type RepairPatch struct {
 	Title      string                 `json:"title"`
 	Edit       protocol.WorkspaceEdit `json:"edit"`
+	Command    *protocol.Command      `json:"command,omitempty"`
 	Hunk       string                 `json:"hunk"`
 	Compilable bool                   `json:"compilable"`
 	Plausible  bool                   `json:"plausible"`
@@ -117,6 +125,7 @@ type repairExt struct {
 
 	mu   sync.Mutex
 	last map[protocol.DocumentURI]*remembered // the latest result per document
+	caps proxy.ClientCapabilities             // from Initialized
 }
 
 // remembered is a repair result for a document version and hunk, offered as
@@ -127,18 +136,35 @@ type remembered struct {
 	patches          []RepairPatch
 }
 
-func newRepairExtension(r repair.Repairer, maxBytes int, timeout time.Duration) *repairExt {
-	return &repairExt{r: r, maxBytes: maxBytes, timeout: timeout, last: map[protocol.DocumentURI]*remembered{}}
+// Options configure New. The zero value of each field has a usable default.
+type Options struct {
+	// MaxBytes is the largest file a repair accepts (default 1 MiB).
+	MaxBytes int
+	// Timeout bounds one repair (default 10 minutes).
+	Timeout time.Duration
+}
+
+// New returns the "Repair with Repilot" feature over r (see
+// UnavailableRepairer for a service that could not be built).
+func New(r repair.Repairer, o Options) proxy.Extension {
+	if o.MaxBytes == 0 {
+		o.MaxBytes = 1 << 20
+	}
+	if o.Timeout == 0 {
+		o.Timeout = 10 * time.Minute
+	}
+	return &repairExt{r: r, maxBytes: o.MaxBytes, timeout: o.Timeout,
+		last: map[protocol.DocumentURI]*remembered{}}
 }
 
 func (x *repairExt) Name() string       { return "repair" }
-func (x *repairExt) Commands() []string { return []string{CommandRepairHunk} }
+func (x *repairExt) Commands() []string { return []string{CommandRepairHunk, CommandApplyPatch} }
 
 // CodeActions offers "Repair with Repilot" on a non-empty range of an
 // open .java document, and the remembered patches for the same lines and
 // document version. No model work happens here.
-func (x *repairExt) CodeActions(doc *Document, params *protocol.CodeActionParams) []protocol.CodeAction {
-	if doc == nil || !isJavaURI(string(doc.URI)) || params.Range.Start == params.Range.End {
+func (x *repairExt) CodeActions(doc *proxy.Document, params *protocol.CodeActionParams) []protocol.CodeAction {
+	if doc == nil || !proxy.IsJavaURI(string(doc.URI)) || params.Range.Start == params.Range.End {
 		return nil
 	}
 	version := doc.Version
@@ -153,29 +179,38 @@ func (x *repairExt) CodeActions(doc *Document, params *protocol.CodeActionParams
 	rem := x.last[doc.URI]
 	x.mu.Unlock()
 	if rem != nil && rem.version == doc.Version && rem.startLine == start && rem.endLn == end {
+		x.mu.Lock()
+		caps := x.caps
+		x.mu.Unlock()
 		for _, pt := range rem.patches {
 			edit := pt.Edit
-			acts = append(acts, protocol.CodeAction{Title: pt.Title, Kind: RepairActionKind, Edit: &edit})
+			act := protocol.CodeAction{Title: pt.Title, Kind: RepairActionKind, Edit: &edit}
+			if !caps.CodeActionLiterals {
+				// The editor takes Commands only: the patch's own command
+				// (nil without workspace.applyEdit, and then nothing to offer).
+				act = protocol.CodeAction{Title: pt.Title, Kind: RepairActionKind, Command: pt.Command}
+			}
+			acts = append(acts, act)
 		}
 	}
 	return acts
 }
 
-// checkTestCommand bounds a test command from the editor (maxTestArgs words
-// of maxTestArgBytes bytes, a non-empty program name).
+// checkTestCommand bounds a test command from the editor (MaxTestArgs words
+// of MaxTestArgBytes bytes, a non-empty program name).
 func checkTestCommand(argv []string) error {
 	if len(argv) == 0 {
 		return nil
 	}
-	if len(argv) > maxTestArgs {
-		return fmt.Errorf("%d words; at most %d", len(argv), maxTestArgs)
+	if len(argv) > MaxTestArgs {
+		return fmt.Errorf("%d words; at most %d", len(argv), MaxTestArgs)
 	}
 	if strings.TrimSpace(argv[0]) == "" {
 		return errors.New("the program name (the first word) is empty")
 	}
 	for i, w := range argv {
-		if len(w) > maxTestArgBytes {
-			return fmt.Errorf("word %d is %d bytes; at most %d", i+1, len(w), maxTestArgBytes)
+		if len(w) > MaxTestArgBytes {
+			return fmt.Errorf("word %d is %d bytes; at most %d", i+1, len(w), MaxTestArgBytes)
 		}
 	}
 	return nil
@@ -192,50 +227,53 @@ func hunkLines(r protocol.Range) (start, end int) {
 	return start, end
 }
 
-// Execute runs CommandRepairHunk.
-func (x *repairExt) Execute(ctx context.Context, c Client, command string, args []json.RawMessage) (any, error) {
+// Execute runs CommandRepairHunk or CommandApplyPatch.
+func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string, args []json.RawMessage) (any, error) {
+	if command == CommandApplyPatch {
+		return x.applyPatch(ctx, c, command, args)
+	}
 	if command != CommandRepairHunk {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "the repair extension has no command %q", command)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the repair extension has no command %q", command)
 	}
 	var a RepairArgs
 	if len(args) != 1 {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "%s takes one argument {uri, range, version}, got %d", command, len(args))
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s takes one argument {uri, range, version}, got %d", command, len(args))
 	}
 	if err := json.Unmarshal(args[0], &a); err != nil || a.URI == "" {
 		msg := "uri is missing"
 		if err != nil {
 			msg = err.Error()
 		}
-		return nil, lspError(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, range, version}): %s", command, msg)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, range, version}): %s", command, msg)
 	}
 	if err := checkTestCommand(a.TestCommand); err != nil {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "%s: testCommand: %v", command, err)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: testCommand: %v", command, err)
 	}
-	if !isJavaURI(string(a.URI)) {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "Repilot repairs Java source files; %s is not a .java file", a.URI)
+	if !proxy.IsJavaURI(string(a.URI)) {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "Repilot repairs Java source files; %s is not a .java file", a.URI)
 	}
 	doc, ok := c.Document(a.URI)
 	if !ok {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "%s is not open in the editor: open it and select the lines to repair", a.URI)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s is not open in the editor: open it and select the lines to repair", a.URI)
 	}
 	if a.Range.Start == a.Range.End {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "the selection is empty: select the lines of the hunk to repair")
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the selection is empty: select the lines of the hunk to repair")
 	}
 	if a.Version != nil && *a.Version != doc.Version {
-		return nil, lspError(jsonrpc.CodeContentModified, "the document changed since the action was offered (version %d, now %d): select the hunk again", *a.Version, doc.Version)
+		return nil, proxy.Errorf(jsonrpc.CodeContentModified, "the document changed since the action was offered (version %d, now %d): select the hunk again", *a.Version, doc.Version)
 	}
 	if len(doc.Text) > x.maxBytes {
-		return nil, lspError(jsonrpc.CodeRequestFailed, "%s is %d KiB; Repilot repairs files up to %d KiB",
+		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "%s is %d KiB; Repilot repairs files up to %d KiB",
 			path.Base(string(a.URI)), len(doc.Text)>>10, x.maxBytes>>10)
 	}
-	file, err := uriPath(string(a.URI))
+	file, err := proxy.URIPath(string(a.URI))
 	if err != nil {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "Repilot needs a file on disk: %v", err)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "Repilot needs a file on disk: %v", err)
 	}
 	mp := textpos.New(doc.Text)
 	startLine, endLine := hunkLines(a.Range)
 	if a.Range.End.Line < a.Range.Start.Line || (a.Range.End.Line == a.Range.Start.Line && a.Range.End.Character < a.Range.Start.Character) {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "the range ends before it starts")
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the range ends before it starts")
 	}
 	// Count lines as the repair service does (repair.LineCount: the empty
 	// "line" after a final newline is not one). "Select all" ends at the
@@ -247,7 +285,7 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 		endLine = lines
 	}
 	if startLine > lines || endLine > lines {
-		return nil, lspError(jsonrpc.CodeInvalidParams, "the range ends at line %d but %s has %d lines", max(startLine, endLine), path.Base(string(a.URI)), lines)
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the range ends at line %d but %s has %d lines", max(startLine, endLine), path.Base(string(a.URI)), lines)
 	}
 	// The workspace folder may hold several projects (or be a parent of
 	// the file's project): give the engine the file's own project, so its
@@ -256,7 +294,7 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine, TestCmd: a.TestCommand}
 	// lspPatch is a patch as the editor gets it: titled, with its edit.
 	lspPatch := func(title string, pt repair.Patch) RepairPatch {
-		return RepairPatch{
+		out := RepairPatch{
 			Title:      title + firstLine(pt.Hunk, startLine, endLine),
 			Edit:       hunkEdit(doc, mp, startLine, endLine, pt.Hunk, c.Capabilities().DocumentChanges),
 			Hunk:       pt.Hunk,
@@ -265,6 +303,10 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 			LogProb:    pt.LogProb,
 			Diff:       pt.Diff,
 		}
+		if c.Capabilities().ApplyEdit {
+			out.Command = applyCommand(doc.URI, doc.Version, out)
+		}
+		return out
 	}
 	req.OnPatch = func(pt repair.Patch) {
 		c.Notify(NotifyPatchFound, PatchFoundParams{URI: doc.URI, Version: doc.Version, Patch: lspPatch("Repilot patch found: ", pt)})
@@ -278,19 +320,19 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			pr.End("cancelled")
-			return nil, lspError(jsonrpc.CodeRequestCancelled, "the repair of %s lines %d-%d was cancelled", base, startLine, endLine)
+			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "the repair of %s lines %d-%d was cancelled", base, startLine, endLine)
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			pr.End("timed out")
-			return nil, lspError(jsonrpc.CodeRequestFailed, "the repair of %s lines %d-%d did not finish within %v", base, startLine, endLine, x.timeout)
+			return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "the repair of %s lines %d-%d did not finish within %v", base, startLine, endLine, x.timeout)
 		}
 		pr.End("failed")
-		return nil, lspError(jsonrpc.CodeRequestFailed, "Repilot repair failed: %v", err)
+		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "Repilot repair failed: %v", err)
 	}
 	if res == nil || len(res.Patches) == 0 {
 		pr.End("no candidate patch")
 		c.ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Repilot: %s for %s lines %d-%d.", MsgNoCandidate, base, startLine, endLine))
-		return nil, lspError(jsonrpc.CodeRequestFailed, "%s", MsgNoCandidate)
+		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "%s", MsgNoCandidate)
 	}
 
 	out := RepairResult{Stats: res.Stats}
@@ -306,14 +348,14 @@ func (x *repairExt) Execute(ctx context.Context, c Client, command string, args 
 	x.mu.Unlock()
 	summary := fmt.Sprintf("%d patches, %d compilable", len(out.Patches), compilable)
 	pr.End(summary)
-	c.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Repilot: %s for %s lines %d-%d. Open the code actions on those lines to apply one.",
+	c.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Repilot: %s for %s lines %d-%d; each is offered as \"Apply Repilot patch k\" among the code actions on those lines.",
 		summary, base, startLine, endLine))
 	return out, nil
 }
 
 // run calls the Repairer and returns when it does or when ctx ends, whichever
 // is first: a Repairer that ignores ctx cannot hang the request.
-func (x *repairExt) run(ctx context.Context, req repair.Request, pr Progress) (*repair.Result, error) {
+func (x *repairExt) run(ctx context.Context, req repair.Request, pr proxy.Progress) (*repair.Result, error) {
 	type outcome struct {
 		res *repair.Result
 		err error
@@ -344,14 +386,14 @@ func (x *repairExt) run(ctx context.Context, req repair.Request, pr Progress) (*
 // (1-based, inclusive) with hunk, against the document version it was
 // computed on. A hunk that ends the file keeps the file's missing final
 // newline missing.
-func hunkEdit(doc Document, mp *textpos.Mapper, startLine, endLine int, hunk string, versioned bool) protocol.WorkspaceEdit {
+func hunkEdit(doc proxy.Document, mp *textpos.Mapper, startLine, endLine int, hunk string, versioned bool) protocol.WorkspaceEdit {
 	startOff := mp.LineStart(startLine - 1)
 	endOff := mp.LineStart(endLine) // the start of the line after the hunk, or the end of the text
 	if endOff == len(doc.Text) && !strings.HasSuffix(doc.Text, "\n") {
 		hunk = strings.TrimSuffix(hunk, "\n")
 	}
 	te := protocol.TextEdit{
-		Range:   protocol.Range{Start: fromTextpos(mp.Position(startOff)), End: fromTextpos(mp.Position(endOff))},
+		Range:   protocol.Range{Start: proxy.FromTextpos(mp.Position(startOff)), End: proxy.FromTextpos(mp.Position(endOff))},
 		NewText: hunk,
 	}
 	if !versioned {

@@ -1,0 +1,170 @@
+package proxy_test
+
+// apply_test.go checks repilot.applyPatch over the wire: the repair result's
+// patches carry the command, running it sends workspace/applyEdit to the
+// editor (in the proxy's own id space) and reports the editor's answer; a
+// document that changed since the repair is refused before any edit is sent;
+// an editor without workspace.applyEdit gets no command and, if it runs one
+// anyway, the edit back.
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/repairfeat"
+)
+
+// repairOnce runs one repair of line 6 and returns its patches.
+func repairOnce(t *testing.T, e *testEditor, version int) []repairfeat.RepairPatch {
+	t.Helper()
+	id := e.request("workspace/executeCommand", repairCmd(javaURI, 5, 0, 6, 0, version))
+	create := e.expectMethod("window/workDoneProgress/create")
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
+	r := e.response(id)
+	if r.Error != nil {
+		t.Fatalf("repair: %v", r.Error)
+	}
+	var res repairfeat.RepairResult
+	if err := json.Unmarshal(r.Result, &res); err != nil {
+		t.Fatal(err)
+	}
+	return res.Patches
+}
+
+// applyPatch runs a patch's command and returns the response.
+func applyPatch(e *testEditor, cmd *protocol.Command) json.RawMessage {
+	return e.request("workspace/executeCommand", map[string]any{"command": cmd.Command, "arguments": cmd.Arguments})
+}
+
+func TestApplyPatchCommand(t *testing.T) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{result: onePatch()}})
+	f, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	patches := repairOnce(t, e, 1)
+	cmd := patches[0].Command
+	if cmd == nil || cmd.Command != repairfeat.CommandApplyPatch || cmd.Title != patches[0].Title {
+		t.Fatalf("patch 1's command %+v", cmd)
+	}
+
+	// Applied: the editor gets workspace/applyEdit with the patch's edit.
+	id := applyPatch(e, cmd)
+	ae := e.expectMethod("workspace/applyEdit")
+	if !strings.HasPrefix(string(ae.ID), `"repilot/`) {
+		t.Errorf("applyEdit id %s is not in the proxy's id space", ae.ID)
+	}
+	var params protocol.ApplyWorkspaceEditParams
+	if err := json.Unmarshal(ae.Params, &params); err != nil {
+		t.Fatal(err)
+	}
+	if params.Label != patches[0].Title || len(params.Edit.DocumentChanges) != 1 ||
+		params.Edit.DocumentChanges[0].Edits[0].NewText != onePatch().Patches[0].Hunk {
+		t.Errorf("applyEdit params %s", ae.Params)
+	}
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"applied":true}}`, ae.ID))
+	if r := e.response(id); r.Error != nil || string(r.Result) != `{"applied":true}` {
+		t.Errorf("applyPatch: %s", r.Raw)
+	}
+	f.none(t, 100*time.Millisecond, func(m *jsonrpc.Message) bool {
+		return m.Method == "workspace/executeCommand" || m.Method == "workspace/applyEdit" || m.IsResponse()
+	})
+
+	// The editor refuses: a clear error with its reason, or without one.
+	for _, answer := range []string{`{"applied":false,"failureReason":"the file is read-only"}`, `{"applied":false}`} {
+		id = applyPatch(e, patches[1].Command)
+		ae = e.expectMethod("workspace/applyEdit")
+		e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, ae.ID, answer))
+		r := e.response(id)
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeRequestFailed || !strings.Contains(r.Error.Message, "the patch was not applied") {
+			t.Errorf("refused (%s): %s", answer, r.Raw)
+		} else if strings.Contains(answer, "read-only") && !strings.Contains(r.Error.Message, "the file is read-only") {
+			t.Errorf("the editor's reason is lost: %s", r.Error.Message)
+		}
+	}
+
+	// The document changed since the repair: refused, no edit sent.
+	e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": 2},
+		"contentChanges": []any{map[string]any{"text": greeter + "\n"}}})
+	r := e.response(applyPatch(e, cmd))
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeContentModified || !strings.Contains(r.Error.Message, repairfeat.MsgDocumentChanged) ||
+		!strings.Contains(r.Error.Message, "version 1, now 2") {
+		t.Errorf("stale patch: %s", r.Raw)
+	}
+	e.none("workspace/applyEdit", 100*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "workspace/applyEdit" })
+
+	// Bad arguments.
+	other := map[string]any{"uri": "file:///work/project/src/demo/Other.java", "version": 2,
+		"edit": map[string]any{"changes": map[string]any{javaURI: []any{map[string]any{"range": map[string]any{"start": pos(0, 0), "end": pos(0, 0)}, "newText": "x"}}}}}
+	for name, args := range map[string][]any{
+		"no argument":       {},
+		"not an object":     {42},
+		"empty edit":        {map[string]any{"uri": javaURI, "version": 2, "edit": map[string]any{}}},
+		"another document":  {other},
+		"document not open": {map[string]any{"uri": "file:///work/project/src/demo/Other.java", "version": 2, "edit": other["edit"].(map[string]any)}},
+	} {
+		r := e.response(e.request("workspace/executeCommand", map[string]any{"command": repairfeat.CommandApplyPatch, "arguments": args}))
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("%s: %s", name, r.Raw)
+		}
+	}
+}
+
+func TestApplyPatchWithoutApplyEdit(t *testing.T) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{result: onePatch()}})
+	caps := clientCaps(false)
+	caps["workspace"].(map[string]any)["applyEdit"] = false
+	id := e.request("initialize", map[string]any{"processId": nil, "rootUri": "file://" + testRoot, "capabilities": caps})
+	f := e.server()
+	f.expectMethod("initialize")
+	e.response(id)
+	e.notify("initialized", map[string]any{})
+	f.expectMethod("initialized")
+	e.open(javaURI, greeter, 1)
+	patches := repairOnce(t, e, 1)
+	if patches[0].Command != nil || len(patches[0].Edit.DocumentChanges) != 1 {
+		t.Fatalf("patch without applyEdit: command %+v, edit %+v", patches[0].Command, patches[0].Edit)
+	}
+	// Run anyway: the edit comes back for the editor to apply.
+	args := repairfeat.ApplyPatchArgs{URI: javaURI, Version: 1, Edit: patches[0].Edit}
+	r := e.response(e.request("workspace/executeCommand", map[string]any{"command": repairfeat.CommandApplyPatch, "arguments": []any{args}}))
+	var res repairfeat.ApplyPatchResult
+	if r.Error != nil || json.Unmarshal(r.Result, &res) != nil || res.Applied || res.Edit == nil ||
+		res.Edit.DocumentChanges[0].Edits[0].NewText != onePatch().Patches[0].Hunk {
+		t.Errorf("applyPatch without applyEdit: %s", r.Raw)
+	}
+	e.none("workspace/applyEdit", 100*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "workspace/applyEdit" })
+}
+
+// TestApplyPatchCommandsOnlyClient: an editor without
+// codeActionLiteralSupport but with workspace.applyEdit is offered the
+// patches as Commands (repilot.applyPatch) after a repair.
+func TestApplyPatchCommandsOnlyClient(t *testing.T) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{result: onePatch()}})
+	caps := clientCaps(false)
+	delete(caps["textDocument"].(map[string]any)["codeAction"].(map[string]any), "codeActionLiteralSupport")
+	id := e.request("initialize", map[string]any{"processId": nil, "rootUri": "file://" + testRoot, "capabilities": caps})
+	f := e.server()
+	f.expectMethod("initialize")
+	e.response(id)
+	e.notify("initialized", map[string]any{})
+	f.expectMethod("initialized")
+	e.open(javaURI, greeter, 1)
+	repairOnce(t, e, 1)
+	r := e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 5, 10)))
+	var cmds []protocol.Command
+	if err := json.Unmarshal(r.Result, &cmds); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, c := range cmds {
+		got = append(got, c.Command)
+	}
+	if fmt.Sprint(got) != fmt.Sprintf("[ %s %s %s]", repairfeat.CommandRepairHunk, repairfeat.CommandApplyPatch, repairfeat.CommandApplyPatch) {
+		t.Errorf("commands offered after a repair: %q (%s)", got, r.Result)
+	}
+}

@@ -1,0 +1,23 @@
+package proxy
+
+// export_test.go exports internals to the proxy's external tests
+// (package proxy_test), which run the forwarder with the real features of
+// proxy/feature/... and so cannot be in package proxy (the features import
+// it).
+
+type (
+	Registration       = registration
+	RegistrationParams = registrationParams
+)
+
+// DataKey marks the proxy's own code actions (codeaction.go).
+const DataKey = dataKey
+
+var MustJSON = mustJSON
+
+type (
+	TokenParams           = tokenParams
+	WorkDoneProgressValue = workDoneProgressValue
+)
+
+var CommandOptions = commandOptions

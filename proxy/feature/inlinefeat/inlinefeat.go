@@ -1,0 +1,182 @@
+// Package inlinefeat is the ghost-text feature of the proxy: the LSP glue of
+// package inline behind proxy.Extension. It registers the
+// textDocument/inlineCompletion request of LSP 3.18 (advertised as
+// inlineCompletionProvider when the editor declares
+// textDocument.inlineCompletion), observes didClose to forget a document's
+// cached suggestions, and offers the command repilot.inlineSuggest for
+// editors without the 3.18 method. The proxy answers inlineCompletion itself
+// (JDT LS 1.20 has no such method), off the read loop, with $/cancelRequest
+// cancelling it.
+package inlinefeat
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/repilot-lsp/repilot-lsp/inline"
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
+)
+
+// InlineSuggestCommand is the command for editors without
+// textDocument/inlineCompletion. Argument: InlineSuggestArgs; result: an
+// InlineCompletionList.
+const InlineSuggestCommand = "repilot.inlineSuggest"
+
+// Suggester is what the ghost-text extension needs of inline.Service.
+type Suggester interface {
+	Suggest(ctx context.Context, req inline.Request) (*inline.Suggestion, error)
+	Forget(uri string)
+}
+
+// InlineCompletionParams are the params of textDocument/inlineCompletion (LSP
+// 3.18 "InlineCompletionParams"; selectedCompletionInfo is ignored).
+type InlineCompletionParams struct {
+	TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
+	Position     protocol.Position               `json:"position"`
+	Context      struct {
+		// TriggerKind: 1 Invoked, 2 Automatic (LSP 3.18
+		// InlineCompletionTriggerKind).
+		TriggerKind int `json:"triggerKind"`
+	} `json:"context"`
+}
+
+// InlineCompletionItem is LSP 3.18 "InlineCompletionItem": insertText
+// replaces range (here an empty range at the caret: the text is inserted).
+type InlineCompletionItem struct {
+	InsertText string         `json:"insertText"`
+	Range      protocol.Range `json:"range"`
+}
+
+// InlineCompletionList is LSP 3.18 "InlineCompletionList".
+type InlineCompletionList struct {
+	Items []InlineCompletionItem `json:"items"`
+}
+
+// InlineSuggestArgs is the argument of repilot.inlineSuggest. Version, when
+// given, must be the document's current version. Invoked selects the
+// harder-trying invoked trigger (default true: a command is an explicit ask).
+type InlineSuggestArgs struct {
+	URI      protocol.DocumentURI `json:"uri"`
+	Position protocol.Position    `json:"position"`
+	Version  *int32               `json:"version,omitempty"`
+	Invoked  *bool                `json:"invoked,omitempty"`
+}
+
+// inlineExtension serves ghost text from a Suggester.
+type inlineExtension struct{ s Suggester }
+
+// New returns the ghost-text feature over s.
+func New(s Suggester) proxy.Extension { return &inlineExtension{s: s} }
+
+func (*inlineExtension) Name() string       { return "inline" }
+func (*inlineExtension) Commands() []string { return []string{InlineSuggestCommand} }
+func (*inlineExtension) CodeActions(*proxy.Document, *protocol.CodeActionParams) []protocol.CodeAction {
+	return nil
+}
+
+// Methods answers textDocument/inlineCompletion (advertised as
+// inlineCompletionProvider when the editor declared
+// textDocument.inlineCompletion) and forgets a closed document's
+// suggestions.
+func (x *inlineExtension) Methods() []proxy.Method {
+	return []proxy.Method{
+		{Name: "textDocument/inlineCompletion", Request: x.inlineCompletion,
+			Capability: "inlineCompletionProvider", Advertise: inlineDeclared},
+		{Name: "textDocument/didClose", Notify: func(_ proxy.Client, params json.RawMessage) {
+			var p struct {
+				TextDocument protocol.TextDocumentIdentifier `json:"textDocument"`
+			}
+			if json.Unmarshal(params, &p) == nil {
+				x.s.Forget(string(p.TextDocument.URI))
+			}
+		}},
+	}
+}
+
+// inlineDeclared returns true when the editor declared
+// textDocument.inlineCompletion in its initialize capabilities (LSP 3.18),
+// else nil.
+func inlineDeclared(initParams json.RawMessage) json.RawMessage {
+	var ip struct {
+		Capabilities struct {
+			TextDocument struct {
+				InlineCompletion json.RawMessage `json:"inlineCompletion"`
+			} `json:"textDocument"`
+		} `json:"capabilities"`
+	}
+	if json.Unmarshal(initParams, &ip) != nil {
+		return nil
+	}
+	if raw := ip.Capabilities.TextDocument.InlineCompletion; len(raw) > 0 && string(raw) != "null" && string(raw) != "false" {
+		return json.RawMessage("true")
+	}
+	return nil
+}
+
+// Execute runs repilot.inlineSuggest.
+func (x *inlineExtension) Execute(ctx context.Context, c proxy.Client, command string, args []json.RawMessage) (any, error) {
+	if len(args) != 1 {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s takes one argument {uri, position, version}, got %d", command, len(args))
+	}
+	var a InlineSuggestArgs
+	if err := json.Unmarshal(args[0], &a); err != nil || a.URI == "" {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, position, version}): %v", command, err)
+	}
+	doc, ok := c.Document(a.URI)
+	if ok && a.Version != nil && *a.Version != doc.Version {
+		return nil, proxy.Errorf(jsonrpc.CodeContentModified, "the document changed (version %d, now %d)", *a.Version, doc.Version)
+	}
+	trig := inline.Invoked
+	if a.Invoked != nil && !*a.Invoked {
+		trig = inline.Automatic
+	}
+	return x.complete(ctx, c, a.URI, a.Position, trig)
+}
+
+// inlineCompletion answers textDocument/inlineCompletion.
+func (x *inlineExtension) inlineCompletion(ctx context.Context, c proxy.Client, raw json.RawMessage) (any, error) {
+	var p InlineCompletionParams
+	if err := json.Unmarshal(raw, &p); err != nil {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: %v", err)
+	}
+	trig := inline.Automatic
+	if p.Context.TriggerKind == 1 {
+		trig = inline.Invoked
+	}
+	return x.complete(ctx, c, p.TextDocument.URI, p.Position, trig)
+}
+
+func (x *inlineExtension) complete(ctx context.Context, c proxy.Client, uri protocol.DocumentURI, pos protocol.Position, trig inline.Trigger) (*InlineCompletionList, error) {
+	empty := &InlineCompletionList{Items: []InlineCompletionItem{}}
+	if !proxy.IsJavaURI(string(uri)) {
+		return empty, nil
+	}
+	doc, ok := c.Document(uri)
+	if !ok {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s is not open in the editor", uri)
+	}
+	mp := textpos.New(doc.Text)
+	off, err := mp.Offset(proxy.ToTextpos(pos))
+	if err != nil {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "position %d:%d: %v", pos.Line, pos.Character, err)
+	}
+	sug, err := x.s.Suggest(ctx, inline.Request{URI: string(uri), Root: c.Root(), Text: doc.Text, Offset: off, Trigger: trig})
+	if err != nil {
+		if ctx.Err() != nil || strings.Contains(err.Error(), inline.ErrSuperseded.Error()) {
+			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "inline completion cancelled: %v", err)
+		}
+		return nil, fmt.Errorf("Repilot ghost text failed: %w", err)
+	}
+	if sug == nil {
+		return empty, nil
+	}
+	at := proxy.FromTextpos(mp.Position(sug.Offset))
+	empty.Items = append(empty.Items, InlineCompletionItem{InsertText: sug.Text, Range: protocol.Range{Start: at, End: at}})
+	return empty, nil
+}

@@ -1,0 +1,71 @@
+package repairfeat
+
+// repairfeat_test.go checks the repair feature's line arithmetic and edits,
+// table-driven; the feature over the wire is tested with the proxy
+// (proxy/features_test.go, proxy/stream_test.go).
+
+import (
+	"testing"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
+)
+
+func rng(sl, sc, el, ec uint32) *protocol.Range {
+	return &protocol.Range{Start: protocol.Position{Line: sl, Character: sc}, End: protocol.Position{Line: el, Character: ec}}
+}
+
+func TestHunkLines(t *testing.T) {
+	cases := []struct {
+		r          *protocol.Range
+		start, end int
+	}{
+		{rng(5, 0, 6, 0), 6, 6},  // a whole line, ending at character 0 of the next
+		{rng(5, 4, 5, 9), 6, 6},  // within one line
+		{rng(5, 4, 7, 1), 6, 8},  // ends inside line 7
+		{rng(5, 0, 8, 0), 6, 8},  // three whole lines
+		{rng(5, 12, 6, 0), 6, 6}, // from the end of a line to the next line's start
+	}
+	for _, c := range cases {
+		if s, e := hunkLines(*c.r); s != c.start || e != c.end {
+			t.Errorf("%v: lines %d-%d, want %d-%d", *c.r, s, e, c.start, c.end)
+		}
+	}
+}
+
+func TestHunkEdit(t *testing.T) {
+	cases := []struct {
+		text       string
+		start, end int
+		hunk       string
+		want       string
+	}{
+		{"a\nb\nc\n", 2, 2, "B\n", "a\nB\nc\n"},
+		{"a\nb\nc\n", 1, 3, "x\n", "x\n"},
+		{"a\nb\nc", 3, 3, "C\n", "a\nb\nC"}, // no final newline stays absent
+		{"a\nb\nc\n", 2, 2, "", "a\nc\n"},   // deletion
+	}
+	for _, c := range cases {
+		doc := proxy.Document{URI: "file:///x.java", Version: 4, Text: c.text}
+		mp := textpos.New(c.text)
+		for _, versioned := range []bool{true, false} {
+			we := hunkEdit(doc, mp, c.start, c.end, c.hunk, versioned)
+			var te protocol.TextEdit
+			if versioned {
+				if *we.DocumentChanges[0].TextDocument.Version != 4 {
+					t.Errorf("version %d", *we.DocumentChanges[0].TextDocument.Version)
+				}
+				te = we.DocumentChanges[0].Edits[0]
+			} else {
+				te = we.Changes["file:///x.java"][0]
+			}
+			s, _ := mp.Offset(proxy.ToTextpos(te.Range.Start))
+			e, _ := mp.Offset(proxy.ToTextpos(te.Range.End))
+			if got := c.text[:s] + te.NewText + c.text[e:]; got != c.want {
+				t.Errorf("%q lines %d-%d -> %q: got %q, want %q", c.text, c.start, c.end, c.hunk, got, c.want)
+			}
+		}
+	}
+}
