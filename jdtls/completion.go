@@ -59,8 +59,11 @@ type CompletionList struct {
 // Completion asks textDocument/completion at pos in the open document uri
 // and normalizes the answer (either shape: a CompletionList or an item
 // array; see normalizeItem for the item shapes). A null result is an empty
-// list.
+// list. A negative pos is an error (LSP positions are unsigned).
 func (c *Client) Completion(ctx context.Context, uri string, pos textpos.Position) (*CompletionList, error) {
+	if pos.Line < 0 || pos.Character < 0 {
+		return nil, fmt.Errorf("jdtls: completion at a negative position %d:%d", pos.Line, pos.Character)
+	}
 	start := time.Now()
 	raw, err := c.call(ctx, "textDocument/completion", protocol.CompletionParams{
 		TextDocumentPositionParams: protocol.TextDocumentPositionParams{

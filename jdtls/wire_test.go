@@ -152,6 +152,10 @@ func TestWireDocuments(t *testing.T) {
 	defer cancel()
 	_, _ = c.Completion(ctx, uri, textpos.Position{Line: 0, Character: 0})
 
+	if _, err := c.Completion(ctx, uri, textpos.Position{Line: -1}); err == nil {
+		t.Error("completion at a negative position")
+	}
+
 	open := sent(t, buf, "textDocument/didOpen")
 	change := sent(t, buf, "textDocument/didChange")
 	closed := sent(t, buf, "textDocument/didClose")
