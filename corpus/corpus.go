@@ -20,6 +20,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // DefaultTimeout bounds a test command whose bug.json sets no timeout_s
@@ -155,7 +157,7 @@ func (b Bug) validate() error {
 	if err != nil {
 		return fmt.Errorf("file: %w", err)
 	}
-	n := len(SplitLines(string(text)))
+	n := textpos.CountLines(string(text))
 	if b.StartLine < 1 {
 		return fmt.Errorf("start_line %d < 1", b.StartLine)
 	}
@@ -174,34 +176,23 @@ func (b Bug) validate() error {
 	return nil
 }
 
-// SplitLines splits text into lines, each keeping its terminator ("\n" or
-// "\r\n"); a last line without a terminator is kept as is. "" has no lines.
-func SplitLines(text string) []string {
-	var lines []string
-	for text != "" {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			lines = append(lines, text)
-			break
-		}
-		lines = append(lines, text[:i+1])
-		text = text[i+1:]
-	}
-	return lines
-}
+// SplitLines is textpos.Lines: text's lines, each keeping its terminator
+// ("\n" or "\r\n"); a last line without a terminator is kept as is. "" has
+// no lines.
+func SplitLines(text string) []string { return textpos.Lines(text) }
 
 // Split cuts text around lines start..end (1-based, inclusive): prefix +
 // hunk + suffix == text, hunk being those whole lines with their
 // terminators. end == start-1 is an insertion point before line start (hunk
-// ""). It fails when the range is out of bounds. Hunk, Replace and the
-// fixtures' users (bench engine, the engine's corpus tests) all cut files
-// here.
+// ""). It fails when the range is out of bounds, or is an insertion after a
+// last line without a newline (textpos.LineSpan's rule, which repair uses
+// too).
 func Split(text string, start, end int) (prefix, hunk, suffix string, err error) {
-	lines := SplitLines(text)
-	if start < 1 || end < start-1 || end > len(lines) {
-		return "", "", "", fmt.Errorf("lines %d-%d out of range (%d lines)", start, end, len(lines))
+	from, to, err := textpos.LineSpan(text, start, end)
+	if err != nil {
+		return "", "", "", err
 	}
-	return strings.Join(lines[:start-1], ""), strings.Join(lines[start-1:end], ""), strings.Join(lines[end:], ""), nil
+	return text[:from], text[from:to], text[to:], nil
 }
 
 // Hunk returns the text of lines start..end (1-based, inclusive) of text; ""
@@ -212,16 +203,13 @@ func Hunk(text string, start, end int) (string, error) {
 	return hunk, err
 }
 
-// Replace returns text with lines start..end (1-based, inclusive) replaced by
-// hunk; end == start-1 inserts hunk before line start, and hunk "" deletes
-// the lines. hunk is inserted exactly as given (it should end with a newline
-// unless it is empty or replaces the file's unterminated last line).
+// Replace is textpos.SpliceLines: text with lines start..end (1-based,
+// inclusive) replaced by hunk; end == start-1 inserts hunk before line start,
+// and hunk "" deletes the lines. hunk is inserted exactly as given (it should
+// end with a newline unless it is empty or replaces the file's unterminated
+// last line).
 func Replace(text string, start, end int, hunk string) (string, error) {
-	prefix, _, suffix, err := Split(text, start, end)
-	if err != nil {
-		return "", err
-	}
-	return prefix + hunk + suffix, nil
+	return textpos.SpliceLines(text, start, end, hunk)
 }
 
 // BuggyHunk returns the buggy lines of the fixture's file as it is on disk.

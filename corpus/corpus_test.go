@@ -65,14 +65,16 @@ func TestSplit(t *testing.T) {
 		{1, 1, "", "a\n", "b\r\nc"},
 		{2, 3, "a\n", "b\r\nc", ""},
 		{2, 1, "a\n", "", "b\r\nc"}, // insertion point
-		{4, 3, "a\nb\r\nc", "", ""}, // after the last line
+		{3, 2, "a\nb\r\n", "", "c"}, // before the unterminated last line
 	} {
 		p, h, s, err := Split(text, c.start, c.end)
 		if err != nil || p != c.prefix || h != c.hunk || s != c.suffx {
 			t.Errorf("Split(%d,%d) = %q %q %q, %v; want %q %q %q", c.start, c.end, p, h, s, err, c.prefix, c.hunk, c.suffx)
 		}
 	}
-	for _, r := range [][2]int{{0, 0}, {2, 0}, {3, 4}, {5, 4}} {
+	// {4, 3}: an insertion after the last line, which lacks its newline: what
+	// is inserted would continue that line (textpos.LineSpan's rule).
+	for _, r := range [][2]int{{0, 0}, {2, 0}, {3, 4}, {5, 4}, {4, 3}} {
 		if _, _, _, err := Split(text, r[0], r[1]); err == nil {
 			t.Errorf("Split(%d,%d) succeeded on a 3-line text", r[0], r[1])
 		}

@@ -7,11 +7,13 @@ import (
 	"fmt"
 	"path/filepath"
 	"strings"
+
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // Check reports what is wrong with req that needs nothing started: a file
 // that is not a .java file or not inside Root, lines outside the file
-// (splitHunk's rule: StartLine..EndLine within lineCount(Text) lines), and a
+// (splitHunk's rule: StartLine..EndLine within LineCount(Text) lines), and a
 // test command whose program cannot be found. Repair runs the same checks;
 // callers that start backends first (backend.Pool) call Check before
 // that, so that a bad request fails in milliseconds, not after an engine
@@ -31,5 +33,5 @@ func (req Request) Check() error {
 
 // LineCount is the number of lines of text as Request's line numbers count
 // them: newlines, plus one for a last line without a newline (an empty last
-// "line" after the final newline is not one).
-func LineCount(text string) int { return lineCount(text) }
+// "line" after the final newline is not one); textpos.CountLines.
+func LineCount(text string) int { return textpos.CountLines(text) }

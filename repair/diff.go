@@ -10,7 +10,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/repilot-lsp/repilot-lsp/corpus"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // DiffContext is the number of context lines around each change.
@@ -25,51 +25,17 @@ type hunkSite struct {
 }
 
 // splitHunk splits text around lines start..end (1-based, inclusive;
-// end == start-1 is an insertion before line start). The file has
-// lineCount(text) lines; start may be lineCount+1 to insert at the end, but
-// only when the text ends with a newline.
+// end == start-1 is an insertion before line start), by textpos.LineSpan's
+// rule: the file has textpos.CountLines(text) lines; start may be one more to
+// insert at the end, but only when the text ends with a newline.
 func splitHunk(text string, start, end int) (hunkSite, error) {
-	n := lineCount(text)
-	if start < 1 || start > n+1 {
-		return hunkSite{}, fmt.Errorf("start line %d out of range: the file has %s", start, plural(n, "line", "lines"))
-	}
-	if end < start-1 || end > n {
-		if end > n {
-			return hunkSite{}, fmt.Errorf("end line %d out of range: the file has %s", end, plural(n, "line", "lines"))
-		}
-		return hunkSite{}, fmt.Errorf("end line %d is before start line %d (an insertion has end = start-1)", end, start)
-	}
-	a, b := lineOffset(text, start), lineOffset(text, end+1)
-	if a > 0 && text[a-1] != '\n' {
-		return hunkSite{}, fmt.Errorf("cannot insert after line %d: the file does not end with a newline", n)
+	a, b, err := textpos.LineSpan(text, start, end)
+	if err != nil {
+		return hunkSite{}, err
 	}
 	site := hunkSite{Prefix: text[:a], Buggy: text[a:b], Suffix: text[b:], Insert: end == start-1}
-	site.Indent = indentNear(text, start, n)
+	site.Indent = indentNear(text, start, textpos.CountLines(text))
 	return site, nil
-}
-
-// lineCount returns the number of lines of text: newlines, plus one for a
-// last line without a newline.
-func lineCount(text string) int {
-	n := strings.Count(text, "\n")
-	if text != "" && !strings.HasSuffix(text, "\n") {
-		n++
-	}
-	return n
-}
-
-// lineOffset returns the byte offset where 1-based line l starts
-// (len(text) for the line after the last).
-func lineOffset(text string, l int) int {
-	off := 0
-	for i := 1; i < l; i++ {
-		j := strings.IndexByte(text[off:], '\n')
-		if j < 0 {
-			return len(text)
-		}
-		off += j + 1
-	}
-	return off
 }
 
 // indentNear returns the leading whitespace of line start, or of the nearest
@@ -104,11 +70,11 @@ func indentNear(text string, start, n int) string {
 // with hunk in place of the buggy lines, for path (slash-separated, relative
 // to the project root), or "" when the texts are equal.
 func unifiedDiff(path string, site hunkSite, hunk string) string {
-	// Lines keep their "\n"; corpus.SplitLines is the same split the fixtures
+	// Lines keep their "\n"; textpos.Lines is the same split the fixtures
 	// and bench use.
-	pre := corpus.SplitLines(site.Prefix)
-	oldMid, newMid := corpus.SplitLines(site.Buggy), corpus.SplitLines(hunk)
-	post := corpus.SplitLines(site.Suffix)
+	pre := textpos.Lines(site.Prefix)
+	oldMid, newMid := textpos.Lines(site.Buggy), textpos.Lines(hunk)
+	post := textpos.Lines(site.Suffix)
 	// Lines the candidate left equal at either end are context, not change.
 	for len(oldMid) > 0 && len(newMid) > 0 && oldMid[0] == newMid[0] {
 		pre = append(pre, oldMid[0])

@@ -62,9 +62,12 @@ func project(t *testing.T) string {
 	for p, s := range map[string]string{
 		"src/A.java":         javaFile,
 		".git/HEAD":          "ref: refs/heads/main\n",
-		"target/classes/x":   "stale",
-		"sub/build/output":   "stale",
+		"pom.xml":            "<project/>",
+		"target/classes/x":   "stale", // Maven's output beside pom.xml
+		"sub/build.gradle":   "",
+		"sub/build/output":   "stale", // Gradle's output beside build.gradle
 		"lib/keep/build.txt": "kept",
+		"src/build/B.java":   "package build;", // a package named build: source
 	} {
 		f := filepath.Join(root, p)
 		if err := os.MkdirAll(filepath.Dir(f), 0o755); err != nil {
@@ -79,7 +82,7 @@ func project(t *testing.T) string {
 
 func TestRunTestsInScratchCopy(t *testing.T) {
 	root := project(t)
-	argv := []string{"sh", "-c", `grep -q FIXED src/A.java && test ! -e .git && test ! -e target && test ! -e sub/build && test -e lib/keep/build.txt && echo ok`}
+	argv := []string{"sh", "-c", `grep -q FIXED src/A.java && test ! -e .git && test ! -e target && test ! -e sub/build && test -e lib/keep/build.txt && test -e src/build/B.java && echo ok`}
 	res, err := runTests(context.Background(), root, "src/A.java", "class A { /* FIXED */ }\n", argv, 10*time.Second)
 	if err != nil || !res.Passed || res.Output != "ok" {
 		t.Fatalf("passing command: %+v, %v", res, err)

@@ -1,7 +1,8 @@
 // Package textpos converts between byte offsets in a UTF-8 text and LSP
 // positions (zero-based line, UTF-16 code-unit character; LSP 3.17 "Position"
 // and "PositionEncodingKind"). It is the one place where the project does this
-// conversion.
+// conversion, and the one that numbers a file's lines and splices a hunk in
+// place of whole lines (lines.go: Lines, LineSpan, SpliceLines).
 package textpos
 
 import (

@@ -1,0 +1,105 @@
+package sandbox
+
+// run.go runs a test command in a copy: in a process group of its own tied to
+// our life (internal/proc), killed as a group at the timeout or when ctx
+// ends, with a bounded tail of its output.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/proc"
+)
+
+// MaxOutput bounds Result.Output: the last 64 KiB of the command's output
+// are kept (failures print last).
+const MaxOutput = 64 << 10
+
+// Result is the outcome of one run of a test command.
+type Result struct {
+	// Passed is true when the command exited with status 0 within the timeout.
+	Passed bool
+	// ExitCode is the exit status; -1 when the command was killed.
+	ExitCode int
+	// TimedOut is true when the timeout ended the command.
+	TimedOut bool
+	// Output is stdout and stderr interleaved: its last MaxOutput bytes.
+	Output string
+	// Truncated is true when Output lacks the beginning of the output.
+	Truncated bool
+	// Duration is the wall time of the run.
+	Duration time.Duration
+}
+
+// Run runs argv (argv[0] looked up as exec.Command does) with dir as its
+// working directory and no standard input. The command and everything it
+// starts form a process group that is killed when timeout passes (0: no
+// limit but ctx) or ctx ends, and that dies with this process (proc.Tie).
+// A failing or timed-out command is a Result with Passed false and a nil
+// error. The error is non-nil when argv is empty, when the command cannot
+// start, and when ctx ended (ctx.Err(); the Result says what ran until then).
+func Run(ctx context.Context, dir string, argv []string, timeout time.Duration) (Result, error) {
+	res := Result{ExitCode: -1}
+	if len(argv) == 0 {
+		return res, errors.New("sandbox: empty test command")
+	}
+	tctx, cancel := ctx, context.CancelFunc(func() {})
+	if timeout > 0 {
+		tctx, cancel = context.WithTimeout(ctx, timeout)
+	}
+	defer cancel()
+	cmd := exec.CommandContext(tctx, argv[0], argv[1:]...)
+	cmd.Dir = dir
+	var out tail
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// Kill the whole group: test commands are often sh -c pipelines or
+	// build tools that fork JVMs, whose children would otherwise outlive
+	// the timeout.
+	proc.Tie(cmd)
+	cmd.Cancel = func() error { return proc.KillGroup(cmd) }
+	cmd.WaitDelay = 2 * time.Second
+	start := time.Now()
+	err := cmd.Run()
+	res.Duration = time.Since(start)
+	res.Output, res.Truncated = out.String(), out.dropped
+	var exit *exec.ExitError
+	switch {
+	case err == nil:
+		res.Passed, res.ExitCode = true, 0
+	case ctx.Err() != nil:
+		return res, ctx.Err()
+	case tctx.Err() != nil:
+		res.TimedOut = true
+	case errors.As(err, &exit):
+		res.ExitCode = exit.ExitCode()
+	default:
+		return res, fmt.Errorf("sandbox: running %q: %w", argv[0], err)
+	}
+	return res, nil
+}
+
+// tail keeps the last MaxOutput bytes written to it.
+type tail struct {
+	buf     []byte
+	dropped bool
+}
+
+func (t *tail) Write(p []byte) (int, error) {
+	t.buf = append(t.buf, p...)
+	if len(t.buf) > 2*MaxOutput {
+		t.buf = append(t.buf[:0], t.buf[len(t.buf)-MaxOutput:]...)
+		t.dropped = true
+	}
+	return len(p), nil
+}
+
+func (t *tail) String() string {
+	if len(t.buf) > MaxOutput {
+		t.buf = t.buf[len(t.buf)-MaxOutput:]
+		t.dropped = true
+	}
+	return string(t.buf)
+}

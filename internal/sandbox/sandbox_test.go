@@ -1,0 +1,205 @@
+package sandbox
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
+)
+
+func exists(root, rel string) bool {
+	_, err := os.Lstat(filepath.Join(root, filepath.FromSlash(rel)))
+	return err == nil
+}
+
+func TestCopyRule(t *testing.T) {
+	src := testtree.New(t, map[string]string{
+		"pom.xml":                               "<project/>",
+		"src/main/java/a/A.java":                "class A {}",
+		"src/main/java/a/build/B.java":          "class B {}", // a package named build: source
+		"src/main/java/a/target/T.java":         "class T {}", // a package named target: source
+		"target/classes/A.class":                "stale",
+		".classpath":                            "derived",
+		".settings/org.eclipse.jdt.core.prefs":  "derived",
+		".git/HEAD":                             "ref: refs/heads/main\n",
+		"module/pom.xml":                        "<project/>",
+		"module/target/classes/M.class":         "stale",
+		"module/src/M.java":                     "class M {}",
+		"gradle/build.gradle":                   "",
+		"gradle/build/libs/x.jar":               "stale",
+		"gradle/.gradle/cache":                  "stale",
+		"gradle/src/G.java":                     "class G {}",
+		"plain/target/keep.txt":                 "kept: no build file beside it",
+		"plain/.classpath":                      "kept: the plain project's own",
+		"plain/build/keep.txt":                  "kept",
+		"sub/.git":                              "gitdir: ../.git/modules/sub\n",
+		"scripts/run.sh":                        "#!/bin/sh\n",
+		"src/main/resources/build/Resource.txt": "kept",
+	})
+	if err := os.Chmod(filepath.Join(src, "scripts/run.sh"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../src/main/java/a/A.java", filepath.Join(src, "scripts", "A.java")); err != nil {
+		t.Fatal(err)
+	}
+	dst := filepath.Join(t.TempDir(), "copy")
+	if err := Copy(context.Background(), src, dst); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"pom.xml", "src/main/java/a/A.java", "src/main/java/a/build/B.java", "src/main/java/a/target/T.java",
+		"module/pom.xml", "module/src/M.java", "gradle/build.gradle", "gradle/src/G.java",
+		"plain/target/keep.txt", "plain/.classpath", "plain/build/keep.txt", "scripts/run.sh", "src/main/resources/build/Resource.txt"} {
+		if !exists(dst, f) {
+			t.Errorf("%s not copied", f)
+		}
+	}
+	for _, f := range []string{"target", ".classpath", ".settings", ".git", "module/target", "gradle/build", "gradle/.gradle", "sub/.git"} {
+		if exists(dst, f) {
+			t.Errorf("%s copied", f)
+		}
+	}
+	if info, err := os.Stat(filepath.Join(dst, "scripts/run.sh")); err != nil || info.Mode().Perm()&0o100 == 0 {
+		t.Errorf("mode not kept: %v %v", info.Mode(), err)
+	}
+	if link, err := os.Readlink(filepath.Join(dst, "scripts/A.java")); err != nil || link != "../src/main/java/a/A.java" {
+		t.Errorf("link: %q %v", link, err)
+	}
+}
+
+func TestCopyBounds(t *testing.T) {
+	src := testtree.New(t, map[string]string{"a.txt": strings.Repeat("x", 600), "b.txt": strings.Repeat("y", 600)})
+	err := copyTree(context.Background(), src, t.TempDir(), 1000)
+	if !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("copy of 1200 bytes under a 1000-byte bound: %v", err)
+	}
+	if err := copyTree(context.Background(), src, t.TempDir(), 1200); err != nil {
+		t.Fatalf("exactly at the bound: %v", err)
+	}
+	if err := Copy(context.Background(), src, filepath.Join(src, "inner")); err == nil {
+		t.Fatal("a copy into the source itself")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Copy(ctx, src, t.TempDir()); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled copy: %v", err)
+	}
+}
+
+func TestNewWriteClose(t *testing.T) {
+	outside := filepath.Join(t.TempDir(), "user.java")
+	if err := os.WriteFile(outside, []byte("user's"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	src := testtree.New(t, map[string]string{"src/A.java": "class A {}", "other/x.txt": "x"})
+	if err := os.Symlink(outside, filepath.Join(src, "src", "L.java")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(src, "other"), filepath.Join(src, "linked")); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WriteFile("src/A.java", []byte("patched")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(src, "src/A.java")); string(b) != "class A {}" {
+		t.Fatal("the source was written")
+	}
+	if b, _ := os.ReadFile(filepath.Join(s.Dir, "src/A.java")); string(b) != "patched" {
+		t.Fatalf("copy holds %q", b)
+	}
+	// A link at the path is replaced, not written through.
+	if err := s.WriteFile("src/L.java", []byte("patched")); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(outside); string(b) != "user's" {
+		t.Fatal("wrote through a link")
+	}
+	// A folder that is a link, and paths that leave the copy, are refused.
+	for _, rel := range []string{"linked/x.txt", "../escape.txt", "/abs.txt", ""} {
+		if err := s.WriteFile(rel, []byte("x")); err == nil {
+			t.Errorf("WriteFile(%q) accepted", rel)
+		}
+	}
+	if b, _ := os.ReadFile(filepath.Join(src, "other/x.txt")); string(b) != "x" {
+		t.Fatal("wrote through a linked folder")
+	}
+	if err := s.WriteFile("new/dir/N.java", []byte("n")); err != nil {
+		t.Fatal(err)
+	}
+	// A read-only folder (made by a test command, say) does not stop Close.
+	if err := os.Chmod(filepath.Join(s.Dir, "new"), 0o500); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(s.Dir); !errors.Is(err, os.ErrNotExist) {
+		t.Fatalf("sandbox left behind: %v", err)
+	}
+}
+
+func TestRun(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	res, err := Run(ctx, dir, []string{"sh", "-c", "echo out; echo err >&2; exit 3"}, 10*time.Second)
+	if err != nil || res.Passed || res.ExitCode != 3 || res.TimedOut || res.Output != "out\nerr\n" {
+		t.Fatalf("failing command: %+v %v", res, err)
+	}
+	res, err = Run(ctx, dir, []string{"sh", "-c", "pwd"}, 10*time.Second)
+	if err != nil || !res.Passed || res.ExitCode != 0 || strings.TrimSpace(res.Output) != dir {
+		t.Fatalf("passing command in dir: %+v %v", res, err)
+	}
+	res, err = Run(ctx, dir, []string{"sh", "-c", "head -c 200000 /dev/zero | tr '\\0' x; echo END"}, 10*time.Second)
+	if err != nil || len(res.Output) != MaxOutput || !res.Truncated || !strings.HasSuffix(res.Output, "xEND\n") {
+		t.Fatalf("long output: %d bytes, truncated %v, %v", len(res.Output), res.Truncated, err)
+	}
+	if _, err := Run(ctx, dir, []string{"/no/such/binary"}, time.Second); err == nil {
+		t.Fatal("a command that cannot start must be an error")
+	}
+	if _, err := Run(ctx, dir, nil, time.Second); err == nil {
+		t.Fatal("an empty command must be an error")
+	}
+}
+
+func TestRunTimeoutKillsGroup(t *testing.T) {
+	pidFile := filepath.Join(t.TempDir(), "pid")
+	began := time.Now()
+	res, err := Run(context.Background(), t.TempDir(), []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; wait"}, 500*time.Millisecond)
+	if err != nil || !res.TimedOut || res.Passed || res.ExitCode != -1 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if d := time.Since(began); d > 5*time.Second {
+		t.Fatalf("took %v", d)
+	}
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			break // gone, or a zombie waiting for its new parent
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("background sleep %d still running: %s", pid, stat)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	if _, err := Run(ctx, t.TempDir(), []string{"sleep", "60"}, time.Minute); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("ctx ended: %v", err)
+	}
+}
