@@ -20,6 +20,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/repair"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 type repairFlags struct {
@@ -117,7 +118,7 @@ func (t repairTarget) describe() string {
 		rel = t.file
 	}
 	rel = filepath.ToSlash(rel)
-	switch n := lineCount(t.text); {
+	switch n := textpos.CountLines(t.text); {
 	case t.insertion() && t.start == 1:
 		return fmt.Sprintf("an insertion before line 1 (the top) of %s; nothing is replaced", rel)
 	case t.insertion() && t.start > n:
@@ -129,16 +130,6 @@ func (t repairTarget) describe() string {
 	default:
 		return fmt.Sprintf("lines %d-%d of %s", t.start, t.end, rel)
 	}
-}
-
-// lineCount is the number of lines of text; a last line without a newline
-// counts.
-func lineCount(text string) int {
-	n := strings.Count(text, "\n")
-	if text != "" && text[len(text)-1] != '\n' {
-		n++
-	}
-	return n
 }
 
 // resolveTarget checks --project, --file and --lines before anything is
@@ -187,7 +178,7 @@ func resolveTarget(project, file, lines string) (repairTarget, error) {
 	if err != nil {
 		return t, err
 	}
-	n := lineCount(string(data))
+	n := textpos.CountLines(string(data))
 	if start > n+1 || end > n {
 		return t, fmt.Errorf("lines %s out of range: %s has %s", lines, rel, plural(n, "line", "lines"))
 	}
