@@ -10,7 +10,7 @@
 #      all-MiniLM-L6-v2 embedding model)
 #   4. go build ./...
 #   5. go test ./... (timeout 40m; JDT LS and llama-server integration tests)
-#   5a. fuzzing: each fuzz target for 25 s (scripts/fuzz.sh; about 2.5 min)
+#   5a. fuzzing: each fuzz target for 25 s, two at a time (scripts/fuzz.sh; about 1 min)
 #   5b. the engine's soundness tests again on JDT LS 1.60
 #      (scripts/install-jdtls.sh --current), when a Java >= 21 exists; says
 #      that it skipped otherwise
@@ -25,8 +25,9 @@
 # Every step runs even when an earlier one failed (so one run shows every
 # problem); the summary at the end lists each step's result and time, and the
 # exit status is 1 if any step failed.
-#   GO_TEST_P            packages tested at once by go test (default 1: each
-#                        JDT LS integration package starts a 1 GB server)
+#   GO_TEST_P            packages tested at once by go test (default 2: most
+#                        of an integration test's time is JDT LS waiting, so
+#                        two packages overlap well; each starts a 1 GB server)
 #   GO_TEST_FLAGS        extra flags for go test (e.g. -run X, -short)
 #   REPILOT_SKIP_JDTLS=1 JDT LS tests skip (and say so) instead of failing
 #   REPILOT_SKIP_LLAMA=1 llama-server is not built; its tests skip (and say so)
@@ -75,9 +76,9 @@ mod_tidy_check() {
 }
 
 go_tests() {
-  info "go test -p ${GO_TEST_P:-1} -count=1 -timeout 40m ${GO_TEST_FLAGS:-} ./..."
+  info "go test -p ${GO_TEST_P:-2} -count=1 -timeout 40m ${GO_TEST_FLAGS:-} ./..."
   # shellcheck disable=SC2086
-  go test -p "${GO_TEST_P:-1}" -count=1 -timeout 40m ${GO_TEST_FLAGS:-} ./...
+  go test -p "${GO_TEST_P:-2}" -count=1 -timeout 40m ${GO_TEST_FLAGS:-} ./...
 }
 
 # engine_on_current_jdtls runs the engine's corpus soundness tests (whole
@@ -107,7 +108,7 @@ run_step "2b/7 go mod tidy -diff" mod_tidy_check
 run_step "3/7 test dependencies (scripts/install.sh --tests)" scripts/install.sh --tests
 run_step "4/7 go build ./..." go build ./...
 run_step "5/7 go test ./..." go_tests
-run_step "5a/7 fuzzing, 25 s per target (scripts/fuzz.sh)" scripts/fuzz.sh
+run_step "5a/7 fuzzing, 25 s per target, two at a time (scripts/fuzz.sh)" scripts/fuzz.sh
 run_step "5b/7 engine tests on JDT LS 1.60 (Java >= 21)" engine_on_current_jdtls
 run_step "6/7 bug corpus: buggy fails, fixed passes (scripts/check-corpus.sh)" scripts/check-corpus.sh
 run_step "7/7 editor plugins (scripts/check-editors.sh)" scripts/check-editors.sh
