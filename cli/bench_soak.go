@@ -29,6 +29,7 @@ type benchSoakFlags struct {
 	checkEvery  time.Duration
 	repairEvery time.Duration
 	seed        uint64
+	noGhost     bool
 	jsonOut     bool
 	keep        bool
 	quiet       bool
@@ -84,6 +85,7 @@ under 100 s makes it give up, which fails the run.`,
 	fl.DurationVar(&f.sampleEvery, "sample-every", 30*time.Second, "time between samples of memory and goroutines")
 	fl.DurationVar(&f.checkEvery, "check-every", 2*time.Minute, "time between agreement checks besides those after restarts and at the end (0: none)")
 	fl.DurationVar(&f.repairEvery, "repair-every", 90*time.Second, "pause between one repair's end and the next one's start (0: no repairs)")
+	fl.BoolVar(&f.noGhost, "no-ghost-text", false, "send no ghost-text requests")
 	fl.Uint64Var(&f.seed, "seed", 1, "seed of the session's choices")
 	fl.BoolVar(&f.jsonOut, "json", false, "print the report as JSON")
 	fl.BoolVar(&f.keep, "keep", false, "keep the temporary folder (project copy, JDT LS state, the proxy's log)")
@@ -108,7 +110,7 @@ func runBenchSoak(ctx context.Context, f benchSoakFlags, stdout, stderr io.Write
 		return fmt.Errorf("finding this binary to run as serve: %w", err)
 	}
 	cfg := soak.Config{Binary: bin, Project: f.project, Files: f.files, Duration: f.duration, KillEvery: f.killEvery,
-		SampleEvery: f.sampleEvery, CheckEvery: f.checkEvery, RepairEvery: f.repairEvery, Seed: f.seed,
+		SampleEvery: f.sampleEvery, NoGhostText: f.noGhost, CheckEvery: f.checkEvery, RepairEvery: f.repairEvery, Seed: f.seed,
 		JDTLSHome: f.jdtls, Keep: f.keep, Log: stderr}
 	if f.quiet {
 		cfg.Log = nil

@@ -80,6 +80,12 @@ func (s *session) check(reason string) {
 // rep and its failures.
 func (s *session) finish(rep *Report) {
 	s.cancelCaret()
+	// An editor that closes cancels the repair it waits for; the repair
+	// must still answer.
+	s.mu.Lock()
+	rp := s.repair
+	s.mu.Unlock()
+	s.cancel(rp)
 	s.log("editing over; waiting for %d requests in flight", len(s.sem))
 	s.wg.Wait()
 	if !s.closed() {
@@ -176,7 +182,7 @@ func (s *session) finish(rep *Report) {
 	}
 	rep.Kills = s.kills
 	t := s.typist
-	rep.Edits = Edits{Actions: s.notes["(edit actions)"], Typed: t.Typed, Deleted: t.Deleted, Retyped: t.Retyped, Typos: t.Typos,
+	rep.Edits = Edits{Actions: s.actions, Typed: t.Typed, Deleted: t.Deleted, Retyped: t.Retyped, Typos: t.Typos,
 		DidChange: s.changes, MultiChange: t.MultiChange}
 	for _, d := range s.edited {
 		rep.Edits.Members += len(d.members)

@@ -64,6 +64,9 @@ type Config struct {
 	// own text.
 	RepairFile string
 	RepairLine int
+	// NoGhostText leaves out ghost-text requests (which start the repair
+	// engine's JDT LS and model on first use, like a repair).
+	NoGhostText bool
 	// TestCommand is the repair's test command (argv), if any.
 	TestCommand []string
 	// Seed makes the session's choices repeatable (not its timing).
@@ -208,7 +211,9 @@ type session struct {
 	loadMax     float64
 	answered    int
 	changes     int
+	actions     int // editing actions done
 	repairBusy  atomic.Bool
+	repair      *pending // the repair in flight, if any
 	lastRepair  time.Time
 	caretCancel func() // cancels the request made at the last caret
 }
@@ -569,7 +574,7 @@ func (s *session) play(ctx context.Context, rep *Report) {
 		}
 		s.maybeRepair()
 		s.step()
-		time.Sleep(time.Duration(100+s.rng.IntN(300)) * time.Millisecond)
+		time.Sleep(time.Duration(250+s.rng.IntN(750)) * time.Millisecond) // the user reads
 	}
 	rep.Duration = time.Since(began).Seconds()
 	stop()
@@ -584,11 +589,10 @@ func (s *session) step() {
 	switch r := s.rng.IntN(100); {
 	case r < 35:
 		e := s.edited[s.rng.IntN(len(s.edited))]
-		what := s.typist.Act(e)
+		s.typist.Act(e)
 		s.mu.Lock()
-		s.notes["(edit actions)"]++
+		s.actions++
 		s.mu.Unlock()
-		_ = what
 	case r < 55:
 		if p, ok := s.randomIdent(d, false); ok {
 			s.send("textDocument/hover", map[string]any{"textDocument": uri, "position": p}, t)
@@ -627,10 +631,10 @@ func (s *session) atCaret(d *Doc, caret int) {
 	pos := textpos.New(d.Text).Position(caret)
 	uri := map[string]any{"uri": d.URI}
 	switch r := s.rng.IntN(20); {
-	case r < 3:
+	case r < 2:
 		p = s.send("textDocument/completion", map[string]any{"textDocument": uri, "position": pos,
 			"context": map[string]any{"triggerKind": 1}}, 3*time.Minute)
-	case r < 4:
+	case r < 4 && !s.cfg.NoGhostText:
 		p = s.send("textDocument/inlineCompletion", map[string]any{"textDocument": uri, "position": pos,
 			"context": map[string]any{"triggerKind": 2}}, 3*time.Minute)
 	}
@@ -719,6 +723,9 @@ func (s *session) maybeRepair() {
 		return
 	}
 	s.repairBusy.Store(true)
+	s.mu.Lock()
+	s.repair = p
+	s.mu.Unlock()
 	var cancelAt <-chan time.Time
 	if s.rng.IntN(2) == 0 {
 		cancelAt = time.After(time.Duration(5+s.rng.IntN(36)) * time.Second)
@@ -734,6 +741,7 @@ func (s *session) maybeRepair() {
 		}
 		s.mu.Lock()
 		s.lastRepair = time.Now()
+		s.repair = nil
 		s.mu.Unlock()
 		s.repairBusy.Store(false)
 		s.log("repair ended")
