@@ -119,6 +119,15 @@ func runBenchSoak(ctx context.Context, f benchSoakFlags, stdout, stderr io.Write
 		cfg.RepairFile, cfg.RepairLine, cfg.TestCommand = filepath.FromSlash(bug.File), bug.StartLine, bug.TestCmd
 	}
 	rep, err := soak.Run(ctx, cfg)
+	if err != nil {
+		if rep != nil && len(rep.ProxyLogTail) > 0 {
+			fmt.Fprintf(stderr, "the proxy's log ends:\n")
+			for _, l := range rep.ProxyLogTail {
+				fmt.Fprintf(stderr, "  | %s\n", l)
+			}
+		}
+		return err
+	}
 	if rep != nil {
 		if f.jsonOut {
 			enc := json.NewEncoder(stdout)
@@ -129,9 +138,6 @@ func runBenchSoak(ctx context.Context, f benchSoakFlags, stdout, stderr io.Write
 		} else {
 			rep.Print(stdout)
 		}
-	}
-	if err != nil {
-		return err
 	}
 	if rep.Failed() {
 		return fmt.Errorf("soak: %d invariants failed", len(rep.Failures))

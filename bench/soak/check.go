@@ -7,6 +7,7 @@ package soak
 
 import (
 	"fmt"
+	"sort"
 	"strings"
 	"syscall"
 	"time"
@@ -98,6 +99,12 @@ func (s *session) finish(rep *Report) {
 			rep.Failures = append(rep.Failures, fmt.Sprintf("shutdown: %v", err))
 		}
 	}
+	s.cl.mu.Lock()
+	for _, c := range s.cl.pending {
+		rep.Pending = append(rep.Pending, fmt.Sprintf("%s (id %s, sent %.0f s in)", c.method, c.id, c.sent.Sub(s.start).Seconds()))
+	}
+	s.cl.mu.Unlock()
+	sort.Strings(rep.Pending)
 	s.mu.Lock()
 	seen := make(map[procID]string, len(s.seen))
 	for k, v := range s.seen {
@@ -209,6 +216,9 @@ func (s *session) finish(rep *Report) {
 		if m.Unanswered > 0 {
 			fail("%d %s requests were never answered", m.Unanswered, m.Method)
 		}
+	}
+	if len(rep.Pending) > 0 {
+		fail("%d requests had no answer when shutdown was answered: %s", len(rep.Pending), strings.Join(rep.Pending, ", "))
 	}
 	if len(rep.UnknownResponses) > 0 || len(rep.DuplicateResponses) > 0 {
 		fail("responses to no request %v, second responses %v", rep.UnknownResponses, rep.DuplicateResponses)

@@ -169,10 +169,14 @@ type Report struct {
 	ProxyExitErr       string   `json:"proxy_exit_err,omitempty"`
 	Orphans            []string `json:"orphans,omitempty"`
 	ProcessesSeen      int      `json:"processes_seen"` // distinct processes below the proxy
-	LoadMin, LoadMax   float64  `json:"-"`
-	Failures           []string `json:"failures,omitempty"`
-	ProxyLogTail       []string `json:"proxy_log_tail,omitempty"`
-	KeptDir            string   `json:"kept_dir,omitempty"`
+	LoadMin            float64  `json:"load_min"`
+	LoadMax            float64  `json:"load_max"`
+	// Pending lists the requests still unanswered when shutdown was
+	// answered (method and id): the proxy must answer everything first.
+	Pending      []string `json:"pending_at_shutdown,omitempty"`
+	Failures     []string `json:"failures,omitempty"`
+	ProxyLogTail []string `json:"proxy_log_tail,omitempty"`
+	KeptDir      string   `json:"kept_dir,omitempty"`
 }
 
 // Failed reports whether an invariant failed.
