@@ -1,7 +1,7 @@
 package soak
 
 // run_test.go runs a short soak for real: the built repilot-lsp serve in
-// front of a real JDT LS, 40 s of editing with one kill of JDT LS, no
+// front of a real JDT LS, 20 s of editing with a kill of JDT LS, no
 // repairs and no ghost text (they start a second JDT LS); every invariant
 // must hold. The 10-minute run is `repilot-lsp bench soak` (README,
 // "Reliability").
@@ -31,7 +31,7 @@ func TestShortSoak(t *testing.T) {
 	var log bytes.Buffer
 	rep, err := Run(context.Background(), Config{Binary: bin, Project: "../../example/shop-cart-discount/project",
 		Files:    []string{"src/com/example/shop/Cart.java", "src/com/example/shop/Receipt.java"},
-		Duration: 40 * time.Second, KillEvery: 20 * time.Second, SampleEvery: 10 * time.Second,
+		Duration: 20 * time.Second, KillEvery: 12 * time.Second, SampleEvery: 10 * time.Second,
 		NoGhostText: true, Seed: 3, Log: &log})
 	var out bytes.Buffer
 	if rep != nil {
