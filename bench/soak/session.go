@@ -98,7 +98,8 @@ type Sample struct {
 }
 
 // MethodStats counts one method's requests. Latencies are of successful,
-// uncancelled answers only.
+// uncancelled answers only. The agreement checks' own documentSymbol
+// requests are not counted here.
 type MethodStats struct {
 	Method     string         `json:"method"`
 	Sent       int            `json:"sent"`
