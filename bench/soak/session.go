@@ -57,7 +57,8 @@ type Config struct {
 	// after restarts and at the end (0: none).
 	CheckEvery time.Duration
 	// RepairEvery is the pause between the end of one repair and the start
-	// of the next (0: no repairs). About half are cancelled.
+	// of the next (0: no repairs). Every second one is cancelled after 5-40
+	// s, and one still running when the editing ends is cancelled then.
 	RepairEvery time.Duration
 	// RepairFile (relative) and RepairLine (1-based) are the hunk repairs
 	// ask for; "" repairs a random line of the first edited document's
@@ -219,6 +220,7 @@ type session struct {
 	actions     int // editing actions done
 	repairBusy  atomic.Bool
 	repair      *pending // the repair in flight, if any
+	repairs     int      // repairs started
 	lastRepair  time.Time
 	caretCancel func() // cancels the request made at the last caret
 }
@@ -703,7 +705,7 @@ func idents(text string) []javalex.Token {
 }
 
 // maybeRepair starts a repair when none runs and RepairEvery has passed
-// since the last one ended; about half are cancelled after 5-40 s.
+// since the last one ended; every second one is cancelled after 5-40 s.
 func (s *session) maybeRepair() {
 	if s.cfg.RepairEvery <= 0 || s.repairBusy.Load() {
 		return
@@ -731,8 +733,9 @@ func (s *session) maybeRepair() {
 	s.mu.Lock()
 	s.repair = p
 	s.mu.Unlock()
+	s.repairs++
 	var cancelAt <-chan time.Time
-	if s.rng.IntN(2) == 0 {
+	if s.repairs%2 == 0 { // every second repair: the user gives up on it
 		cancelAt = time.After(time.Duration(5+s.rng.IntN(36)) * time.Second)
 	}
 	s.log("repair of %s:%d started (cancel: %v)", d.Rel, line, cancelAt != nil)
