@@ -56,7 +56,7 @@ a time with typos taken back, deleted by backspace or as a line, their values
 retyped (incremental changes, some with several changes in one didChange,
 characters outside the BMP); hovers, completions (some cancelled by the next
 keystroke), code actions, document and workspace symbols, semantic searches,
-ghost text, and repairs (one at a time, every second one cancelled). Every
+ghost text, and repairs (one at a time; the first, third, ... cancelled). Every
 --kill-every it SIGKILLs the editor's JDT LS; the proxy restarts it.
 
 It samples, every --sample-every: the proxy's RSS and threads (/proc), its

@@ -57,8 +57,10 @@ type Config struct {
 	// after restarts and at the end (0: none).
 	CheckEvery time.Duration
 	// RepairEvery is the pause between the end of one repair and the start
-	// of the next (0: no repairs). Every second one is cancelled after 5-40
-	// s, and one still running when the editing ends is cancelled then.
+	// of the next (0: no repairs). The first and every second one after it
+	// are cancelled after 5-40 s (the first while the repair engine may
+	// still be starting), and one still running when the editing ends is
+	// cancelled then.
 	RepairEvery time.Duration
 	// RepairFile (relative) and RepairLine (1-based) are the hunk repairs
 	// ask for; "" repairs a random line of the first edited document's
@@ -705,7 +707,8 @@ func idents(text string) []javalex.Token {
 }
 
 // maybeRepair starts a repair when none runs and RepairEvery has passed
-// since the last one ended; every second one is cancelled after 5-40 s.
+// since the last one ended; the first, third, ... are cancelled after
+// 5-40 s.
 func (s *session) maybeRepair() {
 	if s.cfg.RepairEvery <= 0 || s.repairBusy.Load() {
 		return
@@ -735,7 +738,7 @@ func (s *session) maybeRepair() {
 	s.mu.Unlock()
 	s.repairs++
 	var cancelAt <-chan time.Time
-	if s.repairs%2 == 0 { // every second repair: the user gives up on it
+	if s.repairs%2 == 1 { // the first repair and every second one after it: the user gives up on it
 		cancelAt = time.After(time.Duration(5+s.rng.IntN(36)) * time.Second)
 	}
 	s.log("repair of %s:%d started (cancel: %v)", d.Rel, line, cancelAt != nil)
