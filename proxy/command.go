@@ -101,7 +101,11 @@ func (p *proxy) runOwn(m *jsonrpc.Message, token json.RawMessage, what string, f
 	p.mu.Lock()
 	p.active[key] = cancel
 	p.mu.Unlock()
-	c := &reqClient{p: p, cancel: cancel}
+	// The documents as they stand now, on the read loop: the handler runs on
+	// a goroutine, by when a didChange sent after this request may already
+	// have been applied (a repair at the current version then failed with
+	// ContentModified).
+	c := &reqClient{p: p, cancel: cancel, docs: p.mirror.snapshot()}
 	if len(token) > 0 && string(token) != "null" {
 		c.token = token
 	}
@@ -149,7 +153,8 @@ func toLSPError(ctx context.Context, err error) *jsonrpc.Error {
 type reqClient struct {
 	p      *proxy
 	cancel func()
-	token  json.RawMessage // the request's workDoneToken, until used
+	token  json.RawMessage                   // the request's workDoneToken, until used
+	docs   map[protocol.DocumentURI]Document // the mirror when the request arrived; nil: the live mirror (Initialized's and Notify's handle)
 
 	mu    sync.Mutex
 	begun []*progress
@@ -159,7 +164,13 @@ func (c *reqClient) Root() string                     { return c.p.root }
 func (c *reqClient) Capabilities() ClientCapabilities { return c.p.caps }
 func (c *reqClient) Logf(format string, args ...any)  { c.p.log.Printf(format, args...) }
 
-func (c *reqClient) Document(uri protocol.DocumentURI) (Document, bool) { return c.p.mirror.get(uri) }
+func (c *reqClient) Document(uri protocol.DocumentURI) (Document, bool) {
+	if c.docs == nil {
+		return c.p.mirror.get(uri)
+	}
+	d, ok := c.docs[uri]
+	return d, ok
+}
 
 func (c *reqClient) Notify(method string, params any) { c.p.notifyClient(method, params) }
 

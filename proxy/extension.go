@@ -140,7 +140,12 @@ type Client interface {
 	// Capabilities reports what the editor supports.
 	Capabilities() ClientCapabilities
 
-	// Document returns the mirror's snapshot of an open document.
+	// Document returns the mirror's snapshot of an open document. For a
+	// request's Client (a command, a feature's Request) it is the document as
+	// it stood when the request arrived, after every notification the editor
+	// sent before it and none after (LSP 3.17 "Request, Notification and
+	// Response Ordering"), however late the handler asks; for the handle
+	// Initialized and Notify get, the mirror as it is now.
 	Document(uri protocol.DocumentURI) (Document, bool)
 
 	// ShowMessage sends window/showMessage.

@@ -660,3 +660,51 @@ func TestExtensionBugsAndSymbols(t *testing.T) {
 		t.Errorf("JDT LS symbol query: %s", r.Raw)
 	}
 }
+
+// lateReader is an extension whose command waits for release, then reads
+// the document, as a slow handler would.
+type lateReader struct {
+	release chan struct{}
+}
+
+func (x *lateReader) Name() string       { return "late" }
+func (x *lateReader) Commands() []string { return []string{"test.late"} }
+func (x *lateReader) CodeActions(*proxy.Document, *protocol.CodeActionParams) []protocol.CodeAction {
+	return nil
+}
+func (x *lateReader) Execute(ctx context.Context, c proxy.Client, _ string, _ []json.RawMessage) (any, error) {
+	select {
+	case <-x.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	d, ok := c.Document(javaURI)
+	if !ok {
+		return nil, errors.New("no document")
+	}
+	return d.Version, nil
+}
+
+// TestCommandSeesTheDocumentAsItArrived: a command's handler runs off the
+// read loop, so a didChange the editor sends after the command may be
+// applied before the handler reads the document; the handler must still see
+// the text the command was sent for (LSP message ordering). Found by the
+// soak: a repair sent at the current version failed with ContentModified.
+func TestCommandSeesTheDocumentAsItArrived(t *testing.T) {
+	x := &lateReader{release: make(chan struct{})}
+	e := startEditor(t, harness{exts: []proxy.Extension{x}})
+	f, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	id := e.request("workspace/executeCommand", map[string]any{"command": "test.late"})
+	e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": 2},
+		"contentChanges": []any{map[string]any{"text": greeter + "// more\n"}}})
+	f.expectMethod("textDocument/didChange") // the mirror has version 2 now
+	close(x.release)
+	r := e.response(id)
+	if r.Error != nil {
+		t.Fatal(r.Error)
+	}
+	if string(r.Result) != "1" {
+		t.Errorf("the handler saw version %s; the command was sent at version 1", r.Result)
+	}
+}

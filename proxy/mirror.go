@@ -32,6 +32,19 @@ func (m *mirror) get(uri protocol.DocumentURI) (Document, bool) {
 	return d, ok
 }
 
+// snapshot returns a copy of the open documents (the snapshots are shared,
+// the map is not): O(open documents), taken on the read loop for each request
+// run off it.
+func (m *mirror) snapshot() map[protocol.DocumentURI]Document {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	docs := make(map[protocol.DocumentURI]Document, len(m.docs))
+	for u, d := range m.docs {
+		docs[u] = d
+	}
+	return docs
+}
+
 // all returns every open document, sorted by URI.
 func (m *mirror) all() []Document {
 	m.mu.RLock()
