@@ -40,9 +40,9 @@ type entry struct {
 	svc      *repair.Service // over b, once ready
 	close    func() error
 	err      error
-	busy     sync.Mutex // held by the request using this root
-	users    int        // requests holding or waiting for the entry (guarded by Pool.mu)
-	tick     uint64     // last use, for LRU eviction (guarded by Pool.mu)
+	busy     chan struct{} // capacity 1: full while a request uses this root
+	users    int           // requests holding or waiting for the entry (guarded by Pool.mu)
+	tick     uint64        // last use, for LRU eviction (guarded by Pool.mu)
 }
 
 // Pool implements repair.Repairer and io.Closer over per-root backends.
@@ -163,7 +163,7 @@ func (p *Pool) newEntryLocked(root string, progress repair.Progress) *entry {
 	if progress == nil {
 		progress = func(string, int) {}
 	}
-	e := &entry{root: root, progress: progress, ready: make(chan struct{})}
+	e := &entry{root: root, progress: progress, ready: make(chan struct{}), busy: make(chan struct{}, 1)}
 	p.entries[root] = e
 	go p.run(e)
 	return e
@@ -216,13 +216,13 @@ func (p *Pool) acquireOnce(ctx context.Context, root string) (*entry, error) {
 		p.drop(e) // run has taken it out of the pool: the next request retries
 		return nil, e.err
 	}
-	locked := make(chan struct{})
-	go func() { e.busy.Lock(); close(locked) }()
+	// A channel, not a mutex: a request cancelled while it waits leaves
+	// nothing behind (with a mutex it left two goroutines blocked until the
+	// request in progress ended; seen in bench soak).
 	select {
-	case <-locked:
+	case e.busy <- struct{}{}:
 		return e, nil
 	case <-ctx.Done():
-		go func() { <-locked; e.busy.Unlock() }()
 		p.drop(e)
 		return nil, ctx.Err()
 	}
@@ -254,7 +254,7 @@ func (p *Pool) drop(e *entry) {
 }
 
 func (p *Pool) release(e *entry) {
-	e.busy.Unlock()
+	<-e.busy
 	p.drop(e)
 	p.evict()
 }

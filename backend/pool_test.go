@@ -5,6 +5,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -175,4 +176,30 @@ func TestPoolRestartsDeadBackends(t *testing.T) {
 		t.Fatalf("started %d closed %d, want 2 and 1", s, c)
 	}
 	p.Close()
+}
+
+// TestCancelledWaitersLeaveNothing: requests cancelled while another holds
+// the root leave no goroutine behind (bench soak saw two per cancelled
+// request, blocked until the request in progress ended).
+func TestCancelledWaitersLeaveNothing(t *testing.T) {
+	f := newFakeStarts()
+	p := NewPool(f.start, 2)
+	defer p.Close()
+	held, err := p.acquire(context.Background(), "/a")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	for i := 0; i < 50; i++ {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Millisecond)
+		if _, err := p.acquire(ctx, "/a"); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("waiter %d: err = %v", i, err)
+		}
+		cancel()
+	}
+	if after := runtime.NumGoroutine(); after > before+5 {
+		t.Errorf("%d goroutines after 50 cancelled waiters, %d before", after, before)
+	}
+	p.release(held)
+	use(t, p, "/a") // the root is free again
 }
