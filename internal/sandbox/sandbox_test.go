@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -201,5 +202,44 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 	defer cancel()
 	if _, err := Run(ctx, t.TempDir(), []string{"sleep", "60"}, time.Minute); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("ctx ended: %v", err)
+	}
+}
+
+// TestRunKillsLeftoverChildren: a test command that passes but leaves a
+// background child (with or without our output pipe) must not leave it
+// running after Run returns, and keeps its result.
+func TestRunKillsLeftoverChildren(t *testing.T) {
+	for name, bg := range map[string]string{
+		"detached output": "sleep 60 >/dev/null 2>&1 &",
+		"holding output":  "sleep 60 &",
+	} {
+		t.Run(name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			began := time.Now()
+			res, err := Run(context.Background(), t.TempDir(), []string{"sh", "-c", bg + " echo $! > " + pidFile + "; echo done"}, 30*time.Second)
+			if err != nil || !res.Passed || res.ExitCode != 0 || res.Output != "done\n" {
+				t.Fatalf("%+v %v", res, err)
+			}
+			if d := time.Since(began); d > 5*time.Second {
+				t.Fatalf("took %v", d)
+			}
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			deadline := time.Now().Add(3 * time.Second)
+			for {
+				stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+				if err != nil || strings.Contains(string(stat), ") Z ") {
+					break
+				}
+				if time.Now().After(deadline) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Fatalf("background sleep %d outlived the test command: %s", pid, stat)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
 	}
 }
