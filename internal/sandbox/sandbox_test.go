@@ -243,3 +243,63 @@ func TestRunKillsLeftoverChildren(t *testing.T) {
 		})
 	}
 }
+
+// TestCopyLinksOutside: a relative link that leaves the project (a shared
+// library beside it) must reach the same file from the copy, which lies
+// elsewhere; links inside the project stay relative (into the copy); a
+// link loop and a dangling link are copied as links; an unreadable file is
+// a clear error and New leaves no partial copy.
+func TestCopyLinksOutside(t *testing.T) {
+	parent := t.TempDir()
+	src := filepath.Join(parent, "proj")
+	if err := os.MkdirAll(filepath.Join(src, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(parent, "shared"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "shared", "lib.txt"), []byte("shared"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"lib":        "../shared",
+		"src/up.txt": "../../shared/lib.txt",
+		"src/in":     "../src",
+		"loop":       "loop",
+		"dangling":   "no/such/file",
+	} {
+		if err := os.Symlink(target, filepath.Join(src, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := filepath.Join(t.TempDir(), "copy")
+	if err := Copy(context.Background(), src, dst); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"lib/lib.txt", "src/up.txt"} {
+		if b, err := os.ReadFile(filepath.Join(dst, f)); err != nil || string(b) != "shared" {
+			t.Errorf("%s in the copy: %q %v", f, b, err)
+		}
+	}
+	for link, want := range map[string]string{"src/in": "../src", "loop": "loop", "dangling": "no/such/file"} {
+		if got, err := os.Readlink(filepath.Join(dst, link)); err != nil || got != want {
+			t.Errorf("link %s: %q %v, want %q", link, got, err, want)
+		}
+	}
+
+	if os.Geteuid() == 0 {
+		return // root reads everything
+	}
+	if err := os.WriteFile(filepath.Join(src, "secret.txt"), []byte("x"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "repilot-sandbox-*"))
+	_, err := New(context.Background(), src)
+	if err == nil || !strings.Contains(err.Error(), "secret.txt") {
+		t.Fatalf("unreadable file: %v", err)
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "repilot-sandbox-*"))
+	if len(after) > len(before) {
+		t.Errorf("partial copy left: %v", after)
+	}
+}
