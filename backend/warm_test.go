@@ -6,6 +6,8 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 	"time"
 
@@ -90,5 +92,62 @@ func TestCloseStopsWarmStart(t *testing.T) {
 	}
 	if err := p.Warm(context.Background(), "/a", nil); !errors.Is(err, ErrClosed) {
 		t.Fatalf("Warm after Close: %v", err)
+	}
+}
+
+// TestWarmIsBoundedByMaxRoots: opening documents of many projects at once
+// must not start more backends (a JDT LS each) than the pool keeps: Warm
+// starts a root only while fewer than maxRoots roots are starting or in
+// use, making room by closing idle ones, and refuses the rest with
+// ErrNoRoom.
+func TestWarmIsBoundedByMaxRoots(t *testing.T) {
+	var mu sync.Mutex
+	running, most := 0, 0
+	release := make(chan struct{})
+	start := func(ctx context.Context, root string, progress repair.Progress) (repair.Backends, func() error, error) {
+		mu.Lock()
+		running++
+		most = max(most, running)
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-ctx.Done():
+		}
+		return repair.Backends{}, func() error {
+			mu.Lock()
+			running--
+			mu.Unlock()
+			return nil
+		}, nil
+	}
+	p := NewPool(start, 2)
+	defer p.Close()
+	errs := make(chan error, 6)
+	for i := range 6 {
+		go func() { errs <- p.Warm(context.Background(), fmt.Sprintf("/p%d", i), nil) }()
+	}
+	time.Sleep(100 * time.Millisecond) // every Warm has asked
+	close(release)
+	refused := 0
+	for range 6 {
+		if err := <-errs; errors.Is(err, ErrNoRoom) {
+			refused++
+		} else if err != nil {
+			t.Fatal(err)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if most > 2 || refused != 4 || running != 2 {
+		t.Fatalf("%d backends running at once (at most 2), %d warm-ups refused (want 4), %d left running (want 2)", most, refused, running)
+	}
+	mu.Unlock()
+	// Once they are ready and idle, a warm-up of another root makes room.
+	if err := p.Warm(context.Background(), "/q", nil); err != nil {
+		t.Fatalf("Warm with idle roots to close: %v", err)
+	}
+	mu.Lock()
+	if running != 2 {
+		t.Errorf("%d running after warming a third root, want 2", running)
 	}
 }
