@@ -317,8 +317,19 @@ func (p *proxy) fromClient(m *jsonrpc.Message) bool {
 		return m.Method == "exit"
 	}
 	p.mu.Lock()
-	st := p.state
+	st, shut := p.state, p.shutdown
 	p.mu.Unlock()
+	if shut {
+		// LSP 3.17 "shutdown": requests after it error with InvalidRequest,
+		// and only exit is still expected. Neither our features (a repair,
+		// a warm-up that would start a JDT LS) nor JDT LS see them.
+		if m.IsRequest() {
+			p.replyError(m.ID, Errorf(jsonrpc.CodeInvalidRequest, "%s after shutdown: the server is shutting down", m.Method))
+		} else {
+			p.log.Printf("dropping %s sent after shutdown", m.Method)
+		}
+		return false
+	}
 	if st == stateNew {
 		if m.IsRequest() {
 			p.replyError(m.ID, Errorf(jsonrpc.CodeServerNotReady, "%s before initialize: the server is not initialized yet", m.Method))

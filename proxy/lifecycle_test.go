@@ -1,0 +1,70 @@
+package proxy_test
+
+// lifecycle_test.go checks what the proxy does with messages after
+// shutdown (LSP 3.17 "shutdown": requests error with InvalidRequest, only
+// exit is expected): no feature runs and nothing reaches JDT LS.
+
+import (
+	"context"
+	"encoding/json"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/repairfeat"
+)
+
+// openCounter observes didOpen, as the warm-up does.
+type openCounter struct{ n atomic.Int32 }
+
+func (*openCounter) Name() string       { return "opens" }
+func (*openCounter) Commands() []string { return nil }
+func (*openCounter) CodeActions(*proxy.Document, *protocol.CodeActionParams) []protocol.CodeAction {
+	return nil
+}
+func (*openCounter) Execute(context.Context, proxy.Client, string, []json.RawMessage) (any, error) {
+	return nil, nil
+}
+func (o *openCounter) Methods() []proxy.Method {
+	return []proxy.Method{{Name: "textDocument/didOpen", Notify: func(proxy.Client, json.RawMessage) { o.n.Add(1) }}}
+}
+
+func TestNothingRunsAfterShutdown(t *testing.T) {
+	rep := &fakeRepairer{result: onePatch()}
+	opens := &openCounter{}
+	e := startEditor(t, harness{repairer: rep, exts: []proxy.Extension{opens}})
+	f, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	f.expectMethod("textDocument/didOpen")
+	id := e.request("shutdown", nil)
+	f.expectMethod("shutdown")
+	if r := e.response(id); r.Error != nil {
+		t.Fatalf("shutdown: %v", r.Error)
+	}
+	for name, req := range map[string]struct {
+		method string
+		params any
+	}{
+		"our command":     {"workspace/executeCommand", repairCmd(javaURI, 5, 0, 6, 0, 1)},
+		"apply a patch":   {"workspace/executeCommand", map[string]any{"command": repairfeat.CommandApplyPatch, "arguments": []any{map[string]any{"uri": javaURI}}}},
+		"a code action":   {"textDocument/codeAction", codeActionParams(javaURI, 5, 0, 5, 10)},
+		"a JDT LS method": {"textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": pos(0, 0)}},
+	} {
+		r := e.response(e.request(req.method, req.params))
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest {
+			t.Errorf("%s after shutdown: %s", name, r.Raw)
+		}
+	}
+	e.open("file:///work/project/src/demo/Other.java", "class Other {}", 1)
+	f.none(t, 100*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method != "exit" })
+	rep.mu.Lock()
+	n := len(rep.reqs)
+	rep.mu.Unlock()
+	if n != 0 || opens.n.Load() != 1 {
+		t.Errorf("after shutdown: %d repairs ran, the features saw %d didOpens (want 0 and the 1 before)", n, opens.n.Load())
+	}
+}
