@@ -52,6 +52,20 @@ func TestApplyPatchCommand(t *testing.T) {
 		t.Fatalf("patch 1's command %+v", cmd)
 	}
 
+	// The editor refuses: a clear error with its reason, or without one
+	// (and the version stays free for another patch).
+	for _, answer := range []string{`{"applied":false,"failureReason":"the file is read-only"}`, `{"applied":false}`} {
+		id := applyPatch(e, patches[1].Command)
+		ae := e.expectMethod("workspace/applyEdit")
+		e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, ae.ID, answer))
+		r := e.response(id)
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeRequestFailed || !strings.Contains(r.Error.Message, "the patch was not applied") {
+			t.Errorf("refused (%s): %s", answer, r.Raw)
+		} else if strings.Contains(answer, "read-only") && !strings.Contains(r.Error.Message, "the file is read-only") {
+			t.Errorf("the editor's reason is lost: %s", r.Error.Message)
+		}
+	}
+
 	// Applied: the editor gets workspace/applyEdit with the patch's edit.
 	id := applyPatch(e, cmd)
 	ae := e.expectMethod("workspace/applyEdit")
@@ -73,19 +87,6 @@ func TestApplyPatchCommand(t *testing.T) {
 	f.none(t, 100*time.Millisecond, func(m *jsonrpc.Message) bool {
 		return m.Method == "workspace/executeCommand" || m.Method == "workspace/applyEdit" || m.IsResponse()
 	})
-
-	// The editor refuses: a clear error with its reason, or without one.
-	for _, answer := range []string{`{"applied":false,"failureReason":"the file is read-only"}`, `{"applied":false}`} {
-		id = applyPatch(e, patches[1].Command)
-		ae = e.expectMethod("workspace/applyEdit")
-		e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, ae.ID, answer))
-		r := e.response(id)
-		if r.Error == nil || r.Error.Code != jsonrpc.CodeRequestFailed || !strings.Contains(r.Error.Message, "the patch was not applied") {
-			t.Errorf("refused (%s): %s", answer, r.Raw)
-		} else if strings.Contains(answer, "read-only") && !strings.Contains(r.Error.Message, "the file is read-only") {
-			t.Errorf("the editor's reason is lost: %s", r.Error.Message)
-		}
-	}
 
 	// The document changed since the repair: refused, no edit sent.
 	e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": 2},
@@ -167,4 +168,71 @@ func TestApplyPatchCommandsOnlyClient(t *testing.T) {
 	if fmt.Sprint(got) != fmt.Sprintf("[ %s %s %s]", repairfeat.CommandRepairHunk, repairfeat.CommandApplyPatch, repairfeat.CommandApplyPatch) {
 		t.Errorf("commands offered after a repair: %q (%s)", got, r.Result)
 	}
+}
+
+// TestApplyPatchOnce: a patch is applied at most once per document
+// version: a second repilot.applyPatch while the first waits for the
+// editor, or after it applied but before the editor's didChange arrives
+// (a double click), is refused without a second workspace/applyEdit; a
+// cancelled apply (the editor never answers) frees the version again.
+func TestApplyPatchOnce(t *testing.T) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{result: onePatch()}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	patches := repairOnce(t, e, 1)
+
+	// The editor never answers: the editor cancels, the proxy cancels its
+	// workspace/applyEdit in turn.
+	id := applyPatch(e, patches[0].Command)
+	ae := e.expectMethod("workspace/applyEdit")
+	e.notify("$/cancelRequest", map[string]any{"id": json.RawMessage(id)})
+	if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeRequestCancelled {
+		t.Fatalf("cancelled apply: %s", r.Raw)
+	}
+	c := e.expectMethod("$/cancelRequest")
+	if !strings.Contains(string(c.Params), string(ae.ID)) {
+		t.Errorf("the proxy cancelled %s, want its applyEdit %s", c.Params, ae.ID)
+	}
+
+	// Two at once: the second is refused while the first is outstanding.
+	first := applyPatch(e, patches[0].Command)
+	ae = e.expectMethod("workspace/applyEdit")
+	r := e.response(applyPatch(e, patches[1].Command))
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeContentModified {
+		t.Errorf("second apply while the first is outstanding: %s", r.Raw)
+	}
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"applied":true}}`, ae.ID))
+	if r := e.response(first); r.Error != nil {
+		t.Fatalf("first apply: %s", r.Raw)
+	}
+	// Applied, the didChange not yet here: refused all the same.
+	r = e.response(applyPatch(e, patches[0].Command))
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeContentModified || !strings.Contains(r.Error.Message, "already") {
+		t.Errorf("apply again before the editor's didChange: %s", r.Raw)
+	}
+	e.none("workspace/applyEdit", 100*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "workspace/applyEdit" })
+}
+
+// TestApplyPatchAfterReopen: closing a document forgets its patches: the
+// editor may reopen it at the same version with other text (changed on
+// disk), so neither the code actions nor repilot.applyPatch offer or apply
+// an edit computed on the old text.
+func TestApplyPatchAfterReopen(t *testing.T) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{result: onePatch()}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	patches := repairOnce(t, e, 1)
+	e.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": javaURI}})
+	changed := strings.Replace(greeter, "int n = 0;", "int n = 0; // changed on disk", 1)
+	e.open(javaURI, changed, 1)
+
+	r := e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))
+	if strings.Contains(string(r.Result), "Apply Repilot patch") {
+		t.Errorf("patches of the closed document offered after it reopened: %s", r.Result)
+	}
+	r = e.response(applyPatch(e, patches[0].Command))
+	if r.Error == nil || r.Error.Code != jsonrpc.CodeContentModified {
+		t.Errorf("a patch of the closed document applied after it reopened: %s", r.Raw)
+	}
+	e.none("workspace/applyEdit", 100*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "workspace/applyEdit" })
 }

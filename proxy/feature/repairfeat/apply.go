@@ -75,7 +75,11 @@ func (x *repairExt) applyPatch(ctx context.Context, c proxy.Client, command stri
 		return nil, proxy.Errorf(jsonrpc.CodeContentModified, "%s (version %d, now %d): the patch was not applied; repair the lines again",
 			MsgDocumentChanged, a.Version, doc.Version)
 	}
+	if err := x.claim(a.URI, a.Version); err != nil {
+		return nil, err
+	}
 	if !c.Capabilities().ApplyEdit {
+		x.unclaim(a.URI, a.Version) // the editor applies it, or not
 		edit := a.Edit
 		return ApplyPatchResult{Edit: &edit}, nil
 	}
@@ -84,6 +88,11 @@ func (x *repairExt) applyPatch(ctx context.Context, c proxy.Client, command stri
 		label = "Apply Repilot patch"
 	}
 	applied, err := c.ApplyEdit(ctx, label, a.Edit)
+	if err != nil || !applied {
+		// Not applied (or not known to be: a cancelled applyEdit the editor
+		// applied anyway moves the version on, which the check above sees).
+		x.unclaim(a.URI, a.Version)
+	}
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "applying the patch was cancelled")
@@ -115,4 +124,89 @@ func editsOnly(edit protocol.WorkspaceEdit, uri protocol.DocumentURI) error {
 		return fmt.Errorf("the edit is empty")
 	}
 	return nil
+}
+
+// patchVersions is what the feature knows of one open document's patches:
+// the versions repairs read (whose patches repilot.applyPatch may apply)
+// and the versions a patch has been applied to, or is being applied to.
+// Both are forgotten when the document is closed or opened again: the
+// editor may reopen it at the same version number with other text.
+type patchVersions struct {
+	repaired map[int32]bool
+	applied  map[int32]bool
+}
+
+// maxRepairedVersions bounds patchVersions.repaired: the oldest version is
+// forgotten first (a patch of it is then refused as stale).
+const maxRepairedVersions = 64
+
+// noteRepaired records that a repair read uri at version.
+func (x *repairExt) noteRepaired(uri protocol.DocumentURI, version int32) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	pv := x.patched[uri]
+	if pv == nil {
+		pv = &patchVersions{repaired: map[int32]bool{}, applied: map[int32]bool{}}
+		x.patched[uri] = pv
+	}
+	if len(pv.repaired) >= maxRepairedVersions {
+		oldest := version
+		for v := range pv.repaired {
+			oldest = min(oldest, v)
+		}
+		delete(pv.repaired, oldest)
+	}
+	pv.repaired[version] = true
+}
+
+// claim reserves version of uri for one patch: it fails (ContentModified)
+// when no repair of the document as it is open now read that version (it
+// was closed since, or the patch is another server's), and when a patch
+// was already applied to it or is being applied (a double click, or the
+// editor's didChange still on its way). This check cannot race with the
+// version check before it: both refuse what they refuse under x.mu.
+func (x *repairExt) claim(uri protocol.DocumentURI, version int32) error {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	pv := x.patched[uri]
+	if pv == nil || !pv.repaired[version] {
+		return proxy.Errorf(jsonrpc.CodeContentModified, "%s: no repair of %s at version %d since it was opened (it was closed and reopened, or the server restarted): the patch was not applied; repair the lines again",
+			MsgDocumentChanged, uri, version)
+	}
+	if pv.applied[version] {
+		return proxy.Errorf(jsonrpc.CodeContentModified, "%s: a patch was already applied to version %d (or is being applied): the patch was not applied; repair the lines again",
+			MsgDocumentChanged, version)
+	}
+	pv.applied[version] = true
+	return nil
+}
+
+// unclaim frees version of uri after a patch was not applied.
+func (x *repairExt) unclaim(uri protocol.DocumentURI, version int32) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if pv := x.patched[uri]; pv != nil {
+		delete(pv.applied, version)
+	}
+}
+
+// Methods observes textDocument/didOpen and didClose: either ends what the
+// feature knows of the document's patches (the remembered result offered
+// as code actions, and the versions repilot.applyPatch accepts).
+func (x *repairExt) Methods() []proxy.Method {
+	forget := func(_ proxy.Client, params json.RawMessage) {
+		var p struct {
+			TextDocument struct {
+				URI protocol.DocumentURI `json:"uri"`
+			} `json:"textDocument"`
+		}
+		if json.Unmarshal(params, &p) != nil || p.TextDocument.URI == "" {
+			return
+		}
+		x.mu.Lock()
+		delete(x.last, p.TextDocument.URI)
+		delete(x.patched, p.TextDocument.URI)
+		x.mu.Unlock()
+	}
+	return []proxy.Method{{Name: "textDocument/didOpen", Notify: forget}, {Name: "textDocument/didClose", Notify: forget}}
 }

@@ -123,9 +123,10 @@ type repairExt struct {
 	maxBytes int
 	timeout  time.Duration
 
-	mu   sync.Mutex
-	last map[protocol.DocumentURI]*remembered // the latest result per document
-	caps proxy.ClientCapabilities             // from Initialized
+	mu      sync.Mutex
+	last    map[protocol.DocumentURI]*remembered    // the latest result per document
+	patched map[protocol.DocumentURI]*patchVersions // per open document, see apply.go
+	caps    proxy.ClientCapabilities                // from Initialized
 }
 
 // remembered is a repair result for a document version and hunk, offered as
@@ -154,7 +155,7 @@ func New(r repair.Repairer, o Options) proxy.Extension {
 		o.Timeout = 10 * time.Minute
 	}
 	return &repairExt{r: r, maxBytes: o.MaxBytes, timeout: o.Timeout,
-		last: map[protocol.DocumentURI]*remembered{}}
+		last: map[protocol.DocumentURI]*remembered{}, patched: map[protocol.DocumentURI]*patchVersions{}}
 }
 
 func (x *repairExt) Name() string       { return "repair" }
@@ -287,6 +288,7 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	if startLine > lines || endLine > lines {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the range ends at line %d but %s has %d lines", max(startLine, endLine), path.Base(string(a.URI)), lines)
 	}
+	x.noteRepaired(doc.URI, doc.Version)
 	// The workspace folder may hold several projects (or be a parent of
 	// the file's project): give the engine the file's own project, so its
 	// JDT LS compiles the file with the right classpath.
