@@ -119,6 +119,11 @@ func copyTree(ctx context.Context, src, dst string, maxBytes int64) error {
 	if !info.IsDir() {
 		return fmt.Errorf("sandbox: %s is not a directory", src)
 	}
+	// A project opened through a link (~/proj -> /data/proj) is copied as
+	// the folder it names: the walk below does not follow the root either.
+	if src, err = filepath.EvalSymlinks(src); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
 	if inside(src, dst) {
 		return fmt.Errorf("sandbox: cannot copy %s into %s, which lies inside it", src, dst)
 	}

@@ -303,3 +303,21 @@ func TestCopyLinksOutside(t *testing.T) {
 		t.Errorf("partial copy left: %v", after)
 	}
 }
+
+// TestCopyRootIsALink: a project opened through a symbolic link (~/proj ->
+// /data/proj) is copied as the folder it names.
+func TestCopyRootIsALink(t *testing.T) {
+	src := testtree.New(t, map[string]string{"src/A.java": "class A {}"})
+	link := filepath.Join(t.TempDir(), "proj")
+	if err := os.Symlink(src, link); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if b, err := os.ReadFile(filepath.Join(s.Dir, "src/A.java")); err != nil || string(b) != "class A {}" {
+		t.Fatalf("copy of a linked project: %q %v", b, err)
+	}
+}
