@@ -107,6 +107,9 @@ func TestApplyPatchCommand(t *testing.T) {
 		"empty edit":        {map[string]any{"uri": javaURI, "version": 2, "edit": map[string]any{}}},
 		"another document":  {other},
 		"document not open": {map[string]any{"uri": "file:///work/project/src/demo/Other.java", "version": 2, "edit": other["edit"].(map[string]any)}},
+		"edit of another version": {map[string]any{"uri": javaURI, "version": 2, "edit": map[string]any{"documentChanges": []any{map[string]any{
+			"textDocument": map[string]any{"uri": javaURI, "version": 1},
+			"edits":        []any{map[string]any{"range": map[string]any{"start": pos(0, 0), "end": pos(0, 0)}, "newText": "x"}}}}}}},
 	} {
 		r := e.response(e.request("workspace/executeCommand", map[string]any{"command": repairfeat.CommandApplyPatch, "arguments": args}))
 		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {

@@ -64,7 +64,7 @@ func (x *repairExt) applyPatch(ctx context.Context, c proxy.Client, command stri
 		}
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, version, edit}): %s", command, msg)
 	}
-	if err := editsOnly(a.Edit, a.URI); err != nil {
+	if err := editsOnly(a.Edit, a.URI, a.Version); err != nil {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: %v", command, err)
 	}
 	doc, ok := c.Document(a.URI)
@@ -105,8 +105,9 @@ func (x *repairExt) applyPatch(ctx context.Context, c proxy.Client, command stri
 	return ApplyPatchResult{Applied: true}, nil
 }
 
-// editsOnly checks that edit is non-empty and changes the document uri only.
-func editsOnly(edit protocol.WorkspaceEdit, uri protocol.DocumentURI) error {
+// editsOnly checks that edit is non-empty and changes the document uri
+// only, at version where its documentChanges name one.
+func editsOnly(edit protocol.WorkspaceEdit, uri protocol.DocumentURI, version int32) error {
 	n := 0
 	for u, tes := range edit.Changes {
 		if u != uri {
@@ -117,6 +118,9 @@ func editsOnly(edit protocol.WorkspaceEdit, uri protocol.DocumentURI) error {
 	for _, dc := range edit.DocumentChanges {
 		if dc.TextDocument.URI != uri {
 			return fmt.Errorf("the edit changes %s, not the patch's document %s", dc.TextDocument.URI, uri)
+		}
+		if v := dc.TextDocument.Version; v != nil && *v != version {
+			return fmt.Errorf("the edit is for version %d of the document, the patch for version %d", *v, version)
 		}
 		n += len(dc.Edits)
 	}
