@@ -195,7 +195,11 @@ func (c *reqClient) BeginProgress(ctx context.Context, title string) Progress {
 			return noProgress{}
 		}
 		token = json.RawMessage(fmt.Sprintf("%q", "repilot/progress/"+fmt.Sprint(c.p.nextID.Add(1))))
-		if _, err := c.p.call(ctx, nil, "window/workDoneProgress/create", tokenParams{Token: token}); err != nil {
+		// An editor that does not answer must not hold up the work.
+		cctx, cancel := context.WithTimeout(ctx, c.p.opts.ProgressCreateTimeout)
+		_, err := c.p.call(cctx, nil, "window/workDoneProgress/create", tokenParams{Token: token})
+		cancel()
+		if err != nil {
 			c.p.log.Printf("window/workDoneProgress/create failed (%v); no progress for %q", err, title)
 			return noProgress{}
 		}

@@ -7,6 +7,7 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -66,5 +67,25 @@ func TestNothingRunsAfterShutdown(t *testing.T) {
 	rep.mu.Unlock()
 	if n != 0 || opens.n.Load() != 1 {
 		t.Errorf("after shutdown: %d repairs ran, the features saw %d didOpens (want 0 and the 1 before)", n, opens.n.Load())
+	}
+}
+
+// TestProgressCreateUnanswered: an editor that never answers
+// window/workDoneProgress/create must not hold up the work: after
+// Options.ProgressCreateTimeout the repair goes on without progress (and
+// the proxy cancels its create request).
+func TestProgressCreateUnanswered(t *testing.T) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{result: onePatch()},
+		mutate: func(o *proxy.Options) { o.ProgressCreateTimeout = 200 * time.Millisecond }})
+	e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	id := e.request("workspace/executeCommand", repairCmd(javaURI, 5, 0, 6, 0, 1))
+	create := e.expectMethod("window/workDoneProgress/create")
+	c := e.expectMethod("$/cancelRequest")
+	if !strings.Contains(string(c.Params), string(create.ID)) {
+		t.Errorf("cancelled %s, want the create %s", c.Params, create.ID)
+	}
+	if r := e.response(id); r.Error != nil {
+		t.Fatalf("repair with an unanswered progress create: %s", r.Raw)
 	}
 }

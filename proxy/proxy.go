@@ -62,6 +62,10 @@ type Options struct {
 	// own backends (the repair engines) alongside JDT LS. Run waits for it
 	// before returning.
 	Stopping func()
+	// ProgressCreateTimeout bounds the wait for the editor's answer to
+	// window/workDoneProgress/create (LSP 3.17): the work goes on without
+	// progress after it (default 5 s).
+	ProgressCreateTimeout time.Duration
 	// InitTimeout bounds JDT LS's answer to the initialize request the proxy
 	// re-sends after a restart (default 2 minutes).
 	InitTimeout time.Duration
@@ -79,6 +83,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.ExitTimeout == 0 {
 		o.ExitTimeout = 4 * time.Second
+	}
+	if o.ProgressCreateTimeout == 0 {
+		o.ProgressCreateTimeout = 5 * time.Second
 	}
 	if o.InitTimeout == 0 {
 		o.InitTimeout = 2 * time.Minute
