@@ -197,6 +197,17 @@ func TestApplyPatchOnce(t *testing.T) {
 		t.Errorf("the proxy cancelled %s, want its applyEdit %s", c.Params, ae.ID)
 	}
 
+	// The editor answers with an error, or with nonsense: not applied, and
+	// the version stays free.
+	for _, answer := range []string{`"error":{"code":-32603,"message":"editor bug"}`, `"result":5`, `"result":null`} {
+		id := applyPatch(e, patches[0].Command)
+		ae := e.expectMethod("workspace/applyEdit")
+		e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,%s}`, ae.ID, answer))
+		if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeRequestFailed || !strings.Contains(r.Error.Message, "not applied") {
+			t.Errorf("editor answered %s: %s", answer, r.Raw)
+		}
+	}
+
 	// Two at once: the second is refused while the first is outstanding.
 	first := applyPatch(e, patches[0].Command)
 	ae = e.expectMethod("workspace/applyEdit")
