@@ -105,11 +105,21 @@ func rootOf(ip *initializeParams) string {
 }
 
 // handleInitialized remembers the params, forwards them, and starts the
-// extensions' Initialized hooks.
+// extensions' Initialized hooks, once.
 func (p *proxy) handleInitialized(m *jsonrpc.Message) {
 	p.mu.Lock()
-	p.initialized = m.Params
+	again := p.gotInit
+	p.gotInit = true
+	if !again {
+		p.initialized = m.Params
+	}
 	p.mu.Unlock()
+	if again {
+		// LSP 3.17 sends initialized once; a second one would start every
+		// feature again (semantic search would index twice).
+		p.log.Printf("dropping a second initialized notification")
+		return
+	}
 	p.forward(m, nil)
 	for _, e := range p.exts {
 		if in, ok := e.(Initializer); ok {

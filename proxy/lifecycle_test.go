@@ -89,3 +89,25 @@ func TestProgressCreateUnanswered(t *testing.T) {
 		t.Fatalf("repair with an unanswered progress create: %s", r.Raw)
 	}
 }
+
+// initCounter counts its Initialized calls.
+type initCounter struct {
+	openCounter
+	inits atomic.Int32
+}
+
+func (c *initCounter) Initialized(context.Context, proxy.Client) { c.inits.Add(1) }
+
+// TestInitializedTwice: a second initialized notification (a client bug)
+// starts no feature twice (semantic search would index twice) and does
+// not reach JDT LS again.
+func TestInitializedTwice(t *testing.T) {
+	c := &initCounter{}
+	e := startEditor(t, harness{exts: []proxy.Extension{c}})
+	f, _ := e.initialize(false)
+	e.notify("initialized", map[string]any{})
+	f.none(t, 200*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "initialized" })
+	if n := c.inits.Load(); n != 1 {
+		t.Errorf("the features' Initialized ran %d times, want once", n)
+	}
+}

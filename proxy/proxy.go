@@ -211,6 +211,7 @@ type proxy struct {
 	active      map[string]func()    // client requests the proxy answers itself: cancel
 	progress    map[string]func()    // our progress tokens (jsonrpc.CanonicalID, so "a\/b" is "a/b"): cancel
 	initialized json.RawMessage      // the client's initialized params
+	gotInit     bool                 // initialized has arrived (a second one is dropped)
 	regs        map[string]*regInfo  // registration ids the editor knows
 	regAlias    map[string]string    // id from a restarted JDT LS -> id the editor knows
 	jdtCommands map[string]bool      // commands JDT LS advertised
