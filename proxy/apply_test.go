@@ -250,3 +250,28 @@ func TestApplyPatchAfterReopen(t *testing.T) {
 	}
 	e.none("workspace/applyEdit", 100*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "workspace/applyEdit" })
 }
+
+// TestApplyPatchEditorSilent: an editor that never answers
+// workspace/applyEdit (and never cancels) gets RequestFailed after
+// repairfeat.Options.ApplyTimeout, the proxy cancels its request, and the
+// version is free again.
+func TestApplyPatchEditorSilent(t *testing.T) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{result: onePatch()}, repairOpts: repairfeat.Options{ApplyTimeout: 200 * time.Millisecond}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	patches := repairOnce(t, e, 1)
+	id := applyPatch(e, patches[0].Command)
+	ae := e.expectMethod("workspace/applyEdit")
+	if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeRequestFailed || !strings.Contains(r.Error.Message, "did not answer") {
+		t.Fatalf("silent editor: %s", r.Raw)
+	}
+	if c := e.expectMethod("$/cancelRequest"); !strings.Contains(string(c.Params), string(ae.ID)) {
+		t.Errorf("cancelled %s, want %s", c.Params, ae.ID)
+	}
+	id = applyPatch(e, patches[0].Command)
+	ae = e.expectMethod("workspace/applyEdit")
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"applied":true}}`, ae.ID))
+	if r := e.response(id); r.Error != nil {
+		t.Errorf("apply after the timeout: %s", r.Raw)
+	}
+}

@@ -9,6 +9,7 @@ package repairfeat
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 
 	"go.lsp.dev/protocol"
@@ -87,7 +88,9 @@ func (x *repairExt) applyPatch(ctx context.Context, c proxy.Client, command stri
 	if label == "" {
 		label = "Apply Repilot patch"
 	}
-	applied, err := c.ApplyEdit(ctx, label, a.Edit)
+	actx, cancel := context.WithTimeout(ctx, x.applyTimeout)
+	applied, err := c.ApplyEdit(actx, label, a.Edit)
+	cancel()
 	if err != nil || !applied {
 		// Not applied (or not known to be: a cancelled applyEdit the editor
 		// applied anyway moves the version on, which the check above sees).
@@ -96,6 +99,9 @@ func (x *repairExt) applyPatch(ctx context.Context, c proxy.Client, command stri
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "applying the patch was cancelled")
+		}
+		if errors.Is(err, context.DeadlineExceeded) {
+			return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "the patch was not applied: the editor did not answer workspace/applyEdit within %v (if it applies the edit later, the document's version moves on)", x.applyTimeout)
 		}
 		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "the patch was not applied: %v", err)
 	}

@@ -119,9 +119,10 @@ func (u unavailable) Repair(context.Context, repair.Request, repair.Progress) (*
 
 // repairExt is the extension.
 type repairExt struct {
-	r        repair.Repairer
-	maxBytes int
-	timeout  time.Duration
+	r            repair.Repairer
+	maxBytes     int
+	timeout      time.Duration
+	applyTimeout time.Duration
 
 	mu      sync.Mutex
 	last    map[protocol.DocumentURI]*remembered    // the latest result per document
@@ -143,6 +144,9 @@ type Options struct {
 	MaxBytes int
 	// Timeout bounds one repair (default 10 minutes).
 	Timeout time.Duration
+	// ApplyTimeout bounds the editor's answer to the workspace/applyEdit
+	// of repilot.applyPatch (default 1 minute).
+	ApplyTimeout time.Duration
 }
 
 // New returns the "Repair with Repilot" feature over r (see
@@ -154,7 +158,10 @@ func New(r repair.Repairer, o Options) proxy.Extension {
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Minute
 	}
-	return &repairExt{r: r, maxBytes: o.MaxBytes, timeout: o.Timeout,
+	if o.ApplyTimeout == 0 {
+		o.ApplyTimeout = time.Minute
+	}
+	return &repairExt{r: r, maxBytes: o.MaxBytes, timeout: o.Timeout, applyTimeout: o.ApplyTimeout,
 		last: map[protocol.DocumentURI]*remembered{}, patched: map[protocol.DocumentURI]*patchVersions{}}
 }
 
