@@ -125,7 +125,7 @@ func (p *proxy) handleInitialized(m *jsonrpc.Message) {
 		if in, ok := e.(Initializer); ok {
 			go func() {
 				defer p.recoverBug(e, "Initialized")
-				in.Initialized(p.ctx, &reqClient{p: p, cancel: func() {}})
+				in.Initialized(p.ctx, &reqClient{p: p})
 			}()
 		}
 	}

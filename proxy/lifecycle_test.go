@@ -111,3 +111,25 @@ func TestInitializedTwice(t *testing.T) {
 		t.Errorf("the features' Initialized ran %d times, want once", n)
 	}
 }
+
+// progressAtStart begins and ends progress from Initialized, as the
+// warm-up does.
+type progressAtStart struct{ openCounter }
+
+func (*progressAtStart) Initialized(ctx context.Context, c proxy.Client) {
+	c.BeginProgress(ctx, "preparing").End("ready")
+}
+
+// TestProgressOutsideRequestNotCancellable: progress a feature begins
+// outside a request (the warm-up's) has no request to cancel, so it must
+// not offer the editor a cancel button that does nothing.
+func TestProgressOutsideRequestNotCancellable(t *testing.T) {
+	e := startEditor(t, harness{exts: []proxy.Extension{&progressAtStart{}}})
+	e.initialize(false)
+	create := e.expectMethod("window/workDoneProgress/create")
+	e.sendRaw(`{"jsonrpc":"2.0","id":` + string(create.ID) + `,"result":null}`)
+	begin := e.expectMethod("$/progress")
+	if !strings.Contains(string(begin.Params), `"begin"`) || strings.Contains(string(begin.Params), "cancellable") {
+		t.Errorf("progress outside a request: %s", begin.Params)
+	}
+}
