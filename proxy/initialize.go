@@ -112,6 +112,10 @@ func (p *proxy) handleInitialized(m *jsonrpc.Message) {
 	p.gotInit = true
 	if !again {
 		p.initialized = m.Params
+		if len(p.initialized) == 0 || string(p.initialized) == "null" {
+			// Replayed to a restarted JDT LS, which needs it as much.
+			p.initialized = json.RawMessage("{}")
+		}
 	}
 	p.mu.Unlock()
 	if again {

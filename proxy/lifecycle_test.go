@@ -133,3 +133,20 @@ func TestProgressOutsideRequestNotCancellable(t *testing.T) {
 		t.Errorf("progress outside a request: %s", begin.Params)
 	}
 }
+
+// TestRestartAfterInitializedWithoutParams: an editor that sends
+// initialized with no params (LSP 3.17 gives it {}, some clients send
+// none) still has it replayed to a JDT LS restarted after a crash.
+func TestRestartAfterInitializedWithoutParams(t *testing.T) {
+	e := startEditor(t, harness{})
+	id := e.request("initialize", map[string]any{"processId": nil, "rootUri": "file://" + testRoot, "capabilities": clientCaps(false)})
+	f1 := e.server()
+	f1.expectMethod("initialize")
+	e.response(id)
+	e.sendRaw(`{"jsonrpc":"2.0","method":"initialized"}`)
+	f1.expectMethod("initialized")
+	f1.crash()
+	f2 := e.server()
+	f2.expectMethod("initialize")
+	f2.expectMethod("initialized")
+}
