@@ -151,3 +151,41 @@ func TestWarmIsBoundedByMaxRoots(t *testing.T) {
 		t.Errorf("%d running after warming a third root, want 2", running)
 	}
 }
+
+// TestWarmAndUseLeakNothing: warm-ups and requests of many roots at once,
+// with eviction under way, then Close: every backend started is closed
+// exactly once, and never more than maxRoots are starting or in use
+// because of a warm-up.
+func TestWarmAndUseLeakNothing(t *testing.T) {
+	f := newFakeStarts()
+	f.delay = 5 * time.Millisecond
+	p := NewPool(f.start, 2)
+	var wg sync.WaitGroup
+	for i := range 40 {
+		root := fmt.Sprintf("/p%d", i%5)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if i%2 == 0 {
+				if err := p.Warm(context.Background(), root, nil); err != nil && !errors.Is(err, ErrNoRoom) {
+					t.Error(err)
+				}
+				return
+			}
+			if err := p.Use(context.Background(), root, func(repair.Backends) error { time.Sleep(time.Millisecond); return nil }); err != nil {
+				t.Error(err)
+			}
+		}()
+	}
+	wg.Wait()
+	if err := p.Close(); err != nil {
+		t.Fatal(err)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for root, n := range f.started {
+		if f.closed[root] != n {
+			t.Errorf("%s: started %d times, closed %d", root, n, f.closed[root])
+		}
+	}
+}
