@@ -275,3 +275,27 @@ func TestApplyPatchEditorSilent(t *testing.T) {
 		t.Errorf("apply after the timeout: %s", r.Raw)
 	}
 }
+
+// TestRepairOfClosedDocument: a document closed (and reopened with other
+// text at the same version) while its repair runs gets no patches: the
+// result's edits were made for the old text.
+func TestRepairOfClosedDocument(t *testing.T) {
+	rep := &fakeRepairer{block: make(chan struct{}), started: make(chan struct{}), result: onePatch()}
+	e := startEditor(t, harness{repairer: rep})
+	e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	id := e.request("workspace/executeCommand", repairCmd(javaURI, 5, 0, 6, 0, 1))
+	create := e.expectMethod("window/workDoneProgress/create")
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
+	<-rep.started
+	e.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": javaURI}})
+	e.open(javaURI, strings.Replace(greeter, "int n = 0;", "int n = 0; // changed on disk", 1), 1)
+	close(rep.block)
+	if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeContentModified {
+		t.Errorf("repair of a document closed meanwhile: %s", r.Raw)
+	}
+	r := e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0)))
+	if strings.Contains(string(r.Result), "Apply Repilot patch") {
+		t.Errorf("patches of the closed document offered: %s", r.Result)
+	}
+}

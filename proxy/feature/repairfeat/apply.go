@@ -150,8 +150,10 @@ type patchVersions struct {
 // forgotten first (a patch of it is then refused as stale).
 const maxRepairedVersions = 64
 
-// noteRepaired records that a repair read uri at version.
-func (x *repairExt) noteRepaired(uri protocol.DocumentURI, version int32) {
+// noteRepaired records that a repair read uri at version. It returns the
+// document's record, which didClose and didOpen replace: a repair that
+// finds another one at its end read a document closed since.
+func (x *repairExt) noteRepaired(uri protocol.DocumentURI, version int32) *patchVersions {
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	pv := x.patched[uri]
@@ -167,6 +169,7 @@ func (x *repairExt) noteRepaired(uri protocol.DocumentURI, version int32) {
 		delete(pv.repaired, oldest)
 	}
 	pv.repaired[version] = true
+	return pv
 }
 
 // claim reserves version of uri for one patch: it fails (ContentModified)

@@ -295,7 +295,7 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	if startLine > lines || endLine > lines {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the range ends at line %d but %s has %d lines", max(startLine, endLine), path.Base(string(a.URI)), lines)
 	}
-	x.noteRepaired(doc.URI, doc.Version)
+	session := x.noteRepaired(doc.URI, doc.Version)
 	// The workspace folder may hold several projects (or be a parent of
 	// the file's project): give the engine the file's own project, so its
 	// JDT LS compiles the file with the right classpath.
@@ -342,6 +342,17 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 		pr.End("no candidate patch")
 		c.ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Repilot: %s for %s lines %d-%d.", MsgNoCandidate, base, startLine, endLine))
 		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "%s", MsgNoCandidate)
+	}
+
+	x.mu.Lock()
+	closed := x.patched[doc.URI] != session
+	x.mu.Unlock()
+	if closed {
+		// Reopened, possibly at the same version with other text: the
+		// patches' edits are for the text the repair read.
+		pr.End("the document was closed")
+		return nil, proxy.Errorf(jsonrpc.CodeContentModified, "%s was closed during the repair: its patches were made for the text before; repair the lines again",
+			path.Base(string(a.URI)))
 	}
 
 	out := RepairResult{Stats: res.Stats}
