@@ -299,3 +299,37 @@ func TestRepairOfClosedDocument(t *testing.T) {
 		t.Errorf("patches of the closed document offered: %s", r.Result)
 	}
 }
+
+// TestShutdownWhileApplying: shutdown and exit while a workspace/applyEdit
+// waits for the editor end the proxy at once; the editor's late answer is
+// harmless.
+func TestShutdownWhileApplying(t *testing.T) {
+	for _, answer := range []bool{true, false} {
+		t.Run(fmt.Sprintf("answered %v", answer), func(t *testing.T) {
+			e := startEditor(t, harness{repairer: &fakeRepairer{result: onePatch()}})
+			f, _ := e.initialize(false)
+			e.open(javaURI, greeter, 1)
+			patches := repairOnce(t, e, 1)
+			applyPatch(e, patches[0].Command)
+			ae := e.expectMethod("workspace/applyEdit")
+			id := e.request("shutdown", nil)
+			f.expectMethod("shutdown")
+			if r := e.response(id); r.Error != nil {
+				t.Fatalf("shutdown: %s", r.Raw)
+			}
+			if answer {
+				e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"applied":true}}`, ae.ID))
+			}
+			e.notify("exit", nil)
+			select {
+			case err := <-e.runErr:
+				if err != nil {
+					t.Errorf("Run: %v", err)
+				}
+				e.runErr <- err
+			case <-time.After(3 * time.Second):
+				t.Fatal("the proxy still runs 3 s after exit with an applyEdit outstanding")
+			}
+		})
+	}
+}
