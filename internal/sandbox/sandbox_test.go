@@ -321,3 +321,26 @@ func TestCopyRootIsALink(t *testing.T) {
 		t.Fatalf("copy of a linked project: %q %v", b, err)
 	}
 }
+
+// TestNewTooLargeLeavesNothing: a project over MaxBytes (a sparse file
+// here, so the test writes nothing) is refused by New with ErrTooLarge
+// naming the bound, and no partial copy is left behind.
+func TestNewTooLargeLeavesNothing(t *testing.T) {
+	src := testtree.New(t, map[string]string{"src/A.java": "class A {}"})
+	big := filepath.Join(src, "data.bin")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, MaxBytes+1); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	_, err := New(context.Background(), src)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "1024 MiB") {
+		t.Fatalf("project over the bound: %v", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind in TMPDIR: %v", left)
+	}
+}
