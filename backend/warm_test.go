@@ -189,3 +189,32 @@ func TestWarmAndUseLeakNothing(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestDuringFailingWarmUp: a request that joins a warm-up whose
+// start fails gets the start's error (no hang, no second start), and the
+// next request starts again.
+func TestRequestDuringFailingWarmUp(t *testing.T) {
+	f := newFakeStarts()
+	f.delay = 100 * time.Millisecond
+	boom := errors.New("JDT LS did not start")
+	f.fail["/a"] = boom
+	p := NewPool(f.start, 2)
+	defer p.Close()
+	warmed := make(chan error, 1)
+	go func() { warmed <- p.Warm(context.Background(), "/a", nil) }()
+	time.Sleep(20 * time.Millisecond)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if err := p.Use(ctx, "/a", func(repair.Backends) error { return nil }); !errors.Is(err, boom) {
+		t.Fatalf("request during the failing warm-up: %v", err)
+	}
+	if err := <-warmed; !errors.Is(err, boom) {
+		t.Fatalf("warm-up: %v", err)
+	}
+	if err := p.Use(ctx, "/a", func(repair.Backends) error { return nil }); err != nil {
+		t.Fatalf("next request: %v", err)
+	}
+	if s, _ := f.counts("/a"); s != 1 {
+		t.Errorf("%d successful starts, want 1 (the retry)", s)
+	}
+}
