@@ -176,8 +176,10 @@ func (x *repairExt) noteRepaired(uri protocol.DocumentURI, version int32) *patch
 // when no repair of the document as it is open now read that version (it
 // was closed since, or the patch is another server's), and when a patch
 // was already applied to it or is being applied (a double click, or the
-// editor's didChange still on its way). This check cannot race with the
-// version check before it: both refuse what they refuse under x.mu.
+// editor's didChange still on its way). Two claims of one version cannot
+// both succeed (x.mu); an edit typed between the version check and the
+// applyEdit is caught by the editor only when the edit names its version
+// (documentChanges).
 func (x *repairExt) claim(uri protocol.DocumentURI, version int32) error {
 	x.mu.Lock()
 	defer x.mu.Unlock()
