@@ -21,6 +21,7 @@ package backend
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 
 	"github.com/repilot-lsp/repilot-lsp/inline"
@@ -83,6 +84,11 @@ func NewPool(start StartFunc, maxRoots int) *Pool {
 	return p
 }
 
+// ErrNoRoom is returned by Warm when the pool's maxRoots roots are all
+// starting or in use: a warm-up never starts more backends than the pool
+// keeps (the root's first request starts them instead).
+var ErrNoRoom = errors.New("every project slot is starting or in use")
+
 // ErrClosed is returned by requests after Close.
 var ErrClosed = errors.New("repair service is shut down")
 
@@ -134,9 +140,12 @@ func (p *Pool) InlineAcquire() inline.Acquire {
 // the start's progress to progress (nil: none), and waits until they are
 // ready. A request that comes meanwhile joins this start instead of making
 // its own; when root's backends are already started or starting, Warm
-// starts nothing and waits for them. Warm holds no lock on the root. The
-// start goes on when ctx ends (a request may be waiting for it); Close
-// stops it. Errors: the start's, ctx's, ErrClosed.
+// starts nothing and waits for them. A new root is started only while
+// fewer than maxRoots roots are starting or in use; idle roots beyond
+// maxRoots are then closed, least recently used first, before it starts.
+// Warm holds no lock on the root. The start goes on when ctx ends (a request
+// may be waiting for it); Close stops it. Errors: the start's, ctx's,
+// ErrNoRoom, ErrClosed.
 func (p *Pool) Warm(ctx context.Context, root string, progress repair.Progress) error {
 	p.mu.Lock()
 	if p.closed {
@@ -144,18 +153,44 @@ func (p *Pool) Warm(ctx context.Context, root string, progress repair.Progress) 
 		return ErrClosed
 	}
 	e := p.entries[root]
+	started := false
 	if e == nil {
+		if n := p.pinnedLocked(); n >= p.maxRoots {
+			p.mu.Unlock()
+			return fmt.Errorf("%w: %d projects' backends are starting or in use (at most %d live at once); %s starts on its first request", ErrNoRoom, n, p.maxRoots, root)
+		}
 		e = p.newEntryLocked(root, progress)
+		started = true
 	}
 	p.tick++
 	e.tick = p.tick
 	p.mu.Unlock()
+	if started {
+		p.evict()
+	}
 	select {
 	case <-e.ready:
 		return e.err
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// pinnedLocked counts the roots evict cannot close: those starting or in
+// use. p.mu is held.
+func (p *Pool) pinnedLocked() int {
+	n := 0
+	for _, e := range p.entries {
+		select {
+		case <-e.ready:
+			if e.users > 0 {
+				n++
+			}
+		default:
+			n++
+		}
+	}
+	return n
 }
 
 // newEntryLocked adds root's entry and starts its backends; p.mu is held.

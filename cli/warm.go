@@ -22,6 +22,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
@@ -167,6 +168,16 @@ func (x *warmExt) warm(ctx context.Context, c proxy.Client, root string) {
 	pr := c.BeginProgress(ctx, "Repilot: preparing repair")
 	c.Logf("warm-up: starting the repair backends of %s", root)
 	err := x.w.Warm(ctx, root, func(msg string, _ int) { pr.Report(msg, -1) })
+	if errors.Is(err, backend.ErrNoRoom) {
+		// Not a failure: the pool is full of projects in use. Forget the
+		// root, so that a later didOpen warms it when there is room.
+		x.mu.Lock()
+		delete(x.roots, root)
+		x.mu.Unlock()
+		c.Logf("warm-up of %s skipped: %v", root, err)
+		pr.End("Repilot will prepare this project on its first repair")
+		return
+	}
 	if err != nil {
 		c.Logf("warm-up of %s: %v", root, err)
 		pr.End("Repilot could not prepare repair: " + err.Error())

@@ -228,3 +228,52 @@ func TestDidOpenWarmsAndRepairReuses(t *testing.T) {
 		t.Errorf("start-up work %q: the repair started backends again instead of using the warm-up's", starts)
 	}
 }
+
+// fullWarmer refuses its first n warm-ups with backend.ErrNoRoom, as a
+// pool whose project slots are all in use does.
+type fullWarmer struct {
+	recordingWarmer
+	refuse int
+}
+
+func (w *fullWarmer) Warm(ctx context.Context, root string, p repair.Progress) error {
+	w.mu.Lock()
+	refuse := w.refuse > 0
+	w.refuse--
+	w.mu.Unlock()
+	if refuse {
+		return fmt.Errorf("%w: test", backend.ErrNoRoom)
+	}
+	return w.recordingWarmer.Warm(ctx, root, p)
+}
+
+// TestWarmRefusedForRoomIsRetried: a warm-up the pool refuses for want of
+// room (backend.ErrNoRoom) is not a failure, and the project's next
+// didOpen warms it.
+func TestWarmRefusedForRoomIsRetried(t *testing.T) {
+	ws := testtree.New(t, map[string]string{"src/A.java": "class A {}\n", "src/B.java": "class B {}\n"})
+	docs := map[string]string{}
+	for _, p := range []string{"src/A.java", "src/B.java"} {
+		docs[repair.FileURI(filepath.Join(ws, p))] = "class X {}\n"
+	}
+	w := &fullWarmer{refuse: 1}
+	x := newWarmExt(w)
+	x.done = make(chan struct{}, 4)
+	c := &warmClient{root: ws, docs: docs}
+	x.Initialized(context.Background(), c)
+	x.observeOpen(didOpen(repair.FileURI(filepath.Join(ws, "src/A.java"))))
+	waitWarm(t, x, 1, 10*time.Second)
+	x.observeOpen(didOpen(repair.FileURI(filepath.Join(ws, "src/B.java"))))
+	waitWarm(t, x, 1, 10*time.Second)
+	w.mu.Lock()
+	got := strings.Join(w.roots, ",")
+	w.mu.Unlock()
+	if got != ws {
+		t.Errorf("warmed %q, want %s once, after the refusal", got, ws)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.ends) != 2 || strings.Contains(c.ends[0], "could not") || c.ends[1] != "Repilot is ready" {
+		t.Errorf("progress ended %q", c.ends)
+	}
+}

@@ -152,7 +152,7 @@ func toLSPError(ctx context.Context, err error) *jsonrpc.Error {
 // reqClient is the Client handle for one request.
 type reqClient struct {
 	p      *proxy
-	cancel func()
+	cancel func()                            // the request's; nil outside a request (Initialized, Notify)
 	token  json.RawMessage                   // the request's workDoneToken, until used
 	docs   map[protocol.DocumentURI]Document // the mirror when the request arrived; nil: the live mirror (Initialized's and Notify's handle)
 
@@ -206,19 +206,30 @@ func (c *reqClient) BeginProgress(ctx context.Context, title string) Progress {
 			return noProgress{}
 		}
 		token = json.RawMessage(fmt.Sprintf("%q", "repilot/progress/"+fmt.Sprint(c.p.nextID.Add(1))))
-		if _, err := c.p.call(ctx, nil, "window/workDoneProgress/create", tokenParams{Token: token}); err != nil {
+		// An editor that does not answer must not hold up the work.
+		cctx, cancel := context.WithTimeout(ctx, c.p.opts.ProgressCreateTimeout)
+		_, err := c.p.call(cctx, nil, "window/workDoneProgress/create", tokenParams{Token: token})
+		cancel()
+		if err != nil {
 			c.p.log.Printf("window/workDoneProgress/create failed (%v); no progress for %q", err, title)
 			return noProgress{}
 		}
 	}
 	pr := &progress{p: c.p, token: token, percent: -1}
+	// Work outside a request (a feature's Initialized or Notify, such as
+	// the warm-up) has nothing to cancel: its progress says so, and a
+	// cancel for it stays with the proxy.
+	cancel, cancellable := c.cancel, c.cancel != nil
+	if !cancellable {
+		cancel = func() {}
+	}
 	c.p.mu.Lock()
-	c.p.progress[jsonrpc.CanonicalID(token)] = c.cancel
+	c.p.progress[jsonrpc.CanonicalID(token)] = cancel
 	c.p.mu.Unlock()
 	c.mu.Lock()
 	c.begun = append(c.begun, pr)
 	c.mu.Unlock()
-	c.p.notifyClient("$/progress", progressParams{Token: token, Value: workDoneProgressValue{Kind: "begin", Title: title, Cancellable: true}})
+	c.p.notifyClient("$/progress", progressParams{Token: token, Value: workDoneProgressValue{Kind: "begin", Title: title, Cancellable: cancellable}})
 	return pr
 }
 

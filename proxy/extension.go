@@ -158,7 +158,8 @@ type Client interface {
 	// BeginProgress starts work done progress titled title (LSP 3.17 "Work
 	// Done Progress"): with the request's workDoneToken when the editor sent
 	// one, else with window/workDoneProgress/create when the editor supports
-	// it, else it returns a Progress that does nothing. The progress is
+	// it (waiting at most Options.ProgressCreateTimeout for its answer),
+	// else it returns a Progress that does nothing. The progress is
 	// cancellable: the editor's window/workDoneProgress/cancel cancels the
 	// request's ctx.
 	BeginProgress(ctx context.Context, title string) Progress

@@ -105,17 +105,31 @@ func rootOf(ip *initializeParams) string {
 }
 
 // handleInitialized remembers the params, forwards them, and starts the
-// extensions' Initialized hooks.
+// extensions' Initialized hooks, once.
 func (p *proxy) handleInitialized(m *jsonrpc.Message) {
 	p.mu.Lock()
-	p.initialized = m.Params
+	again := p.gotInit
+	p.gotInit = true
+	if !again {
+		p.initialized = m.Params
+		if len(p.initialized) == 0 || string(p.initialized) == "null" {
+			// Replayed to a restarted JDT LS, which needs it as much.
+			p.initialized = json.RawMessage("{}")
+		}
+	}
 	p.mu.Unlock()
+	if again {
+		// LSP 3.17 sends initialized once; a second one would start every
+		// feature again (semantic search would index twice).
+		p.log.Printf("dropping a second initialized notification")
+		return
+	}
 	p.forward(m, nil)
 	for _, e := range p.exts {
 		if in, ok := e.(Initializer); ok {
 			go func() {
 				defer p.recoverBug(e, "Initialized")
-				in.Initialized(p.ctx, &reqClient{p: p, cancel: func() {}})
+				in.Initialized(p.ctx, &reqClient{p: p})
 			}()
 		}
 	}

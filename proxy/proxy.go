@@ -62,6 +62,10 @@ type Options struct {
 	// own backends (the repair engines) alongside JDT LS. Run waits for it
 	// before returning.
 	Stopping func()
+	// ProgressCreateTimeout bounds the wait for the editor's answer to
+	// window/workDoneProgress/create (LSP 3.17): the work goes on without
+	// progress after it (default 5 s).
+	ProgressCreateTimeout time.Duration
 	// InitTimeout bounds JDT LS's answer to the initialize request the proxy
 	// re-sends after a restart (default 2 minutes).
 	InitTimeout time.Duration
@@ -79,6 +83,9 @@ func (o *Options) setDefaults() {
 	}
 	if o.ExitTimeout == 0 {
 		o.ExitTimeout = 4 * time.Second
+	}
+	if o.ProgressCreateTimeout == 0 {
+		o.ProgressCreateTimeout = 5 * time.Second
 	}
 	if o.InitTimeout == 0 {
 		o.InitTimeout = 2 * time.Minute
@@ -204,6 +211,7 @@ type proxy struct {
 	active      map[string]func()    // client requests the proxy answers itself: cancel
 	progress    map[string]func()    // our progress tokens (jsonrpc.CanonicalID, so "a\/b" is "a/b"): cancel
 	initialized json.RawMessage      // the client's initialized params
+	gotInit     bool                 // initialized has arrived (a second one is dropped)
 	regs        map[string]*regInfo  // registration ids the editor knows
 	regAlias    map[string]string    // id from a restarted JDT LS -> id the editor knows
 	jdtCommands map[string]bool      // commands JDT LS advertised
@@ -317,8 +325,19 @@ func (p *proxy) fromClient(m *jsonrpc.Message) bool {
 		return m.Method == "exit"
 	}
 	p.mu.Lock()
-	st := p.state
+	st, shut := p.state, p.shutdown
 	p.mu.Unlock()
+	if shut {
+		// LSP 3.17 "shutdown": requests after it error with InvalidRequest,
+		// and only exit is still expected. Neither our features (a repair,
+		// a warm-up that would start a JDT LS) nor JDT LS see them.
+		if m.IsRequest() {
+			p.replyError(m.ID, Errorf(jsonrpc.CodeInvalidRequest, "%s after shutdown: the server is shutting down", m.Method))
+		} else {
+			p.log.Printf("dropping %s sent after shutdown", m.Method)
+		}
+		return false
+	}
 	if st == stateNew {
 		if m.IsRequest() {
 			p.replyError(m.ID, Errorf(jsonrpc.CodeServerNotReady, "%s before initialize: the server is not initialized yet", m.Method))

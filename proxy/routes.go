@@ -176,7 +176,7 @@ func (p *proxy) notifyFeatures(r *route, m *jsonrpc.Message) {
 		}
 		func() {
 			defer p.recoverBug(f.ext, m.Method)
-			f.Notify(&reqClient{p: p, cancel: func() {}}, m.Params)
+			f.Notify(&reqClient{p: p}, m.Params)
 		}()
 	}
 }

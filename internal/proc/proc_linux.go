@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"syscall"
+	"unsafe"
 )
 
 // Tie makes cmd's process die with the process that starts it and
@@ -42,4 +43,34 @@ func KillGroup(cmd *exec.Cmd) error {
 		return nil
 	}
 	return perr
+}
+
+// EndGroup waits until the process of cmd (started after Tie) has exited,
+// without reaping it, then kills what is left of its process group: the
+// background children it forked and did not wait for. Call it between
+// cmd.Start and cmd.Wait. The unreaped process keeps its pid, and so the
+// group id, from being reused, so the kill reaches no other process. It
+// returns the wait's error, if any (then nothing is killed).
+func EndGroup(cmd *exec.Cmd) error {
+	if cmd.Process == nil {
+		return nil
+	}
+	pid := cmd.Process.Pid
+	const pPID = 1 // idtype_t P_PID, <sys/wait.h>
+	var info [128]byte
+	for {
+		_, _, errno := syscall.Syscall6(syscall.SYS_WAITID, pPID, uintptr(pid), uintptr(unsafe.Pointer(&info[0])),
+			syscall.WEXITED|syscall.WNOWAIT, 0, 0)
+		if errno == syscall.EINTR {
+			continue
+		}
+		if errno != 0 {
+			return errno
+		}
+		break
+	}
+	if err := syscall.Kill(-pid, syscall.SIGKILL); err != nil && err != syscall.ESRCH {
+		return err
+	}
+	return nil
 }

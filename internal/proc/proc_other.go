@@ -15,3 +15,6 @@ func KillGroup(cmd *exec.Cmd) error {
 	}
 	return cmd.Process.Kill()
 }
+
+// EndGroup does nothing outside Linux, where Tie makes no process group.
+func EndGroup(cmd *exec.Cmd) error { return nil }

@@ -36,8 +36,10 @@ type Result struct {
 
 // Run runs argv (argv[0] looked up as exec.Command does) with dir as its
 // working directory and no standard input. The command and everything it
-// starts form a process group that is killed when timeout passes (0: no
-// limit but ctx) or ctx ends, and that dies with this process (proc.Tie).
+// starts form a process group that is killed when the command exits (what
+// it left running in the background does not outlive it), when timeout
+// passes (0: no limit but ctx) or ctx ends, and that dies with this process
+// (proc.Tie).
 // A failing or timed-out command is a Result with Passed false and a nil
 // error. The error is non-nil when argv is empty, when the command cannot
 // start, and when ctx ended (ctx.Err(); the Result says what ran until then).
@@ -62,7 +64,17 @@ func Run(ctx context.Context, dir string, argv []string, timeout time.Duration) 
 	cmd.Cancel = func() error { return proc.KillGroup(cmd) }
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
-	err := cmd.Run()
+	err := cmd.Start()
+	if err == nil {
+		// A background child the command forked and left running (a daemon,
+		// a forgotten server) is killed with the rest of its group: it
+		// would otherwise outlive the test run, and hold our output pipe
+		// open until WaitDelay made a passing run an error.
+		if gerr := proc.EndGroup(cmd); gerr != nil {
+			_ = proc.KillGroup(cmd)
+		}
+		err = cmd.Wait()
+	}
 	res.Duration = time.Since(start)
 	res.Output, res.Truncated = out.String(), out.dropped
 	var exit *exec.ExitError

@@ -7,7 +7,9 @@
 // The copy rule (Copy):
 //   - directories, regular files (with their permission bits, plus owner
 //     read/write) and symbolic links (recreated with the same target, never
-//     followed) are copied; sockets, devices and pipes are not;
+//     followed; a relative target that leaves the project is made absolute,
+//     so it names the same file from the copy) are copied; sockets, devices
+//     and pipes are not;
 //   - left out, because they are derived or version control, not the
 //     project: every entry named .git; beside a pom.xml (a Maven project or
 //     module, at any depth) target/ and the Eclipse metadata .classpath,
@@ -117,6 +119,11 @@ func copyTree(ctx context.Context, src, dst string, maxBytes int64) error {
 	if !info.IsDir() {
 		return fmt.Errorf("sandbox: %s is not a directory", src)
 	}
+	// A project opened through a link (~/proj -> /data/proj) is copied as
+	// the folder it names: the walk below does not follow the root either.
+	if src, err = filepath.EvalSymlinks(src); err != nil {
+		return fmt.Errorf("sandbox: %w", err)
+	}
 	if inside(src, dst) {
 		return fmt.Errorf("sandbox: cannot copy %s into %s, which lies inside it", src, dst)
 	}
@@ -161,7 +168,7 @@ func copyTree(ctx context.Context, src, dst string, maxBytes int64) error {
 			if err != nil {
 				return err
 			}
-			return os.Symlink(link, target)
+			return os.Symlink(copiedLink(src, p, link), target)
 		case d.Type().IsRegular():
 			info, err := d.Info()
 			if err != nil {
@@ -174,6 +181,25 @@ func copyTree(ctx context.Context, src, dst string, maxBytes int64) error {
 		}
 		return nil // sockets, devices, pipes: not part of a project
 	})
+}
+
+// copiedLink is the target of the copy of link p (whose target is link) in a
+// copy of src: a relative target that leaves src (a library beside the
+// project) becomes absolute, so that it names the same file from the copy;
+// any other target is kept (a relative one inside src then names the copy's
+// file).
+func copiedLink(src, p, link string) string {
+	if filepath.IsAbs(link) {
+		return link
+	}
+	abs := filepath.Join(filepath.Dir(p), link)
+	if r, err := filepath.Rel(src, abs); err != nil || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) {
+		if a, err := filepath.Abs(abs); err == nil {
+			return a
+		}
+		return abs
+	}
+	return link
 }
 
 // markDerived adds to skip the derived entries of the build files in the

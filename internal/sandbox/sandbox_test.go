@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -201,5 +202,145 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 	defer cancel()
 	if _, err := Run(ctx, t.TempDir(), []string{"sleep", "60"}, time.Minute); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("ctx ended: %v", err)
+	}
+}
+
+// TestRunKillsLeftoverChildren: a test command that passes but leaves a
+// background child (with or without our output pipe) must not leave it
+// running after Run returns, and keeps its result.
+func TestRunKillsLeftoverChildren(t *testing.T) {
+	for name, bg := range map[string]string{
+		"detached output": "sleep 60 >/dev/null 2>&1 &",
+		"holding output":  "sleep 60 &",
+	} {
+		t.Run(name, func(t *testing.T) {
+			pidFile := filepath.Join(t.TempDir(), "pid")
+			began := time.Now()
+			res, err := Run(context.Background(), t.TempDir(), []string{"sh", "-c", bg + " echo $! > " + pidFile + "; echo done"}, 30*time.Second)
+			if err != nil || !res.Passed || res.ExitCode != 0 || res.Output != "done\n" {
+				t.Fatalf("%+v %v", res, err)
+			}
+			if d := time.Since(began); d > 5*time.Second {
+				t.Fatalf("took %v", d)
+			}
+			b, err := os.ReadFile(pidFile)
+			if err != nil {
+				t.Fatal(err)
+			}
+			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+			deadline := time.Now().Add(3 * time.Second)
+			for {
+				stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+				if err != nil || strings.Contains(string(stat), ") Z ") {
+					break
+				}
+				if time.Now().After(deadline) {
+					syscall.Kill(pid, syscall.SIGKILL)
+					t.Fatalf("background sleep %d outlived the test command: %s", pid, stat)
+				}
+				time.Sleep(50 * time.Millisecond)
+			}
+		})
+	}
+}
+
+// TestCopyLinksOutside: a relative link that leaves the project (a shared
+// library beside it) must reach the same file from the copy, which lies
+// elsewhere; links inside the project stay relative (into the copy); a
+// link loop and a dangling link are copied as links; an unreadable file is
+// a clear error and New leaves no partial copy.
+func TestCopyLinksOutside(t *testing.T) {
+	parent := t.TempDir()
+	src := filepath.Join(parent, "proj")
+	if err := os.MkdirAll(filepath.Join(src, "src"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(parent, "shared"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(parent, "shared", "lib.txt"), []byte("shared"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for link, target := range map[string]string{
+		"lib":        "../shared",
+		"src/up.txt": "../../shared/lib.txt",
+		"src/in":     "../src",
+		"loop":       "loop",
+		"dangling":   "no/such/file",
+	} {
+		if err := os.Symlink(target, filepath.Join(src, link)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dst := filepath.Join(t.TempDir(), "copy")
+	if err := Copy(context.Background(), src, dst); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"lib/lib.txt", "src/up.txt"} {
+		if b, err := os.ReadFile(filepath.Join(dst, f)); err != nil || string(b) != "shared" {
+			t.Errorf("%s in the copy: %q %v", f, b, err)
+		}
+	}
+	for link, want := range map[string]string{"src/in": "../src", "loop": "loop", "dangling": "no/such/file"} {
+		if got, err := os.Readlink(filepath.Join(dst, link)); err != nil || got != want {
+			t.Errorf("link %s: %q %v, want %q", link, got, err, want)
+		}
+	}
+
+	if os.Geteuid() == 0 {
+		return // root reads everything
+	}
+	if err := os.WriteFile(filepath.Join(src, "secret.txt"), []byte("x"), 0o000); err != nil {
+		t.Fatal(err)
+	}
+	before, _ := filepath.Glob(filepath.Join(os.TempDir(), "repilot-sandbox-*"))
+	_, err := New(context.Background(), src)
+	if err == nil || !strings.Contains(err.Error(), "secret.txt") {
+		t.Fatalf("unreadable file: %v", err)
+	}
+	after, _ := filepath.Glob(filepath.Join(os.TempDir(), "repilot-sandbox-*"))
+	if len(after) > len(before) {
+		t.Errorf("partial copy left: %v", after)
+	}
+}
+
+// TestCopyRootIsALink: a project opened through a symbolic link (~/proj ->
+// /data/proj) is copied as the folder it names.
+func TestCopyRootIsALink(t *testing.T) {
+	src := testtree.New(t, map[string]string{"src/A.java": "class A {}"})
+	link := filepath.Join(t.TempDir(), "proj")
+	if err := os.Symlink(src, link); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), link)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if b, err := os.ReadFile(filepath.Join(s.Dir, "src/A.java")); err != nil || string(b) != "class A {}" {
+		t.Fatalf("copy of a linked project: %q %v", b, err)
+	}
+}
+
+// TestNewTooLargeLeavesNothing: a project over MaxBytes (a sparse file
+// here, so the test writes nothing) is refused by New with ErrTooLarge
+// naming the bound, and no partial copy is left behind.
+func TestNewTooLargeLeavesNothing(t *testing.T) {
+	src := testtree.New(t, map[string]string{"src/A.java": "class A {}"})
+	big := filepath.Join(src, "data.bin")
+	if err := os.WriteFile(big, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(big, MaxBytes+1); err != nil {
+		t.Skipf("no sparse file here: %v", err)
+	}
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	_, err := New(context.Background(), src)
+	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "1024 MiB") {
+		t.Fatalf("project over the bound: %v", err)
+	}
+	if left, _ := os.ReadDir(tmp); len(left) != 0 {
+		t.Errorf("left behind in TMPDIR: %v", left)
 	}
 }

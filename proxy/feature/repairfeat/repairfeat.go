@@ -119,13 +119,15 @@ func (u unavailable) Repair(context.Context, repair.Request, repair.Progress) (*
 
 // repairExt is the extension.
 type repairExt struct {
-	r        repair.Repairer
-	maxBytes int
-	timeout  time.Duration
+	r            repair.Repairer
+	maxBytes     int
+	timeout      time.Duration
+	applyTimeout time.Duration
 
-	mu   sync.Mutex
-	last map[protocol.DocumentURI]*remembered // the latest result per document
-	caps proxy.ClientCapabilities             // from Initialized
+	mu      sync.Mutex
+	last    map[protocol.DocumentURI]*remembered    // the latest result per document
+	patched map[protocol.DocumentURI]*patchVersions // per open document, see apply.go
+	caps    proxy.ClientCapabilities                // from Initialized
 }
 
 // remembered is a repair result for a document version and hunk, offered as
@@ -142,6 +144,9 @@ type Options struct {
 	MaxBytes int
 	// Timeout bounds one repair (default 10 minutes).
 	Timeout time.Duration
+	// ApplyTimeout bounds the editor's answer to the workspace/applyEdit
+	// of repilot.applyPatch (default 1 minute).
+	ApplyTimeout time.Duration
 }
 
 // New returns the "Repair with Repilot" feature over r (see
@@ -153,8 +158,11 @@ func New(r repair.Repairer, o Options) proxy.Extension {
 	if o.Timeout == 0 {
 		o.Timeout = 10 * time.Minute
 	}
-	return &repairExt{r: r, maxBytes: o.MaxBytes, timeout: o.Timeout,
-		last: map[protocol.DocumentURI]*remembered{}}
+	if o.ApplyTimeout == 0 {
+		o.ApplyTimeout = time.Minute
+	}
+	return &repairExt{r: r, maxBytes: o.MaxBytes, timeout: o.Timeout, applyTimeout: o.ApplyTimeout,
+		last: map[protocol.DocumentURI]*remembered{}, patched: map[protocol.DocumentURI]*patchVersions{}}
 }
 
 func (x *repairExt) Name() string       { return "repair" }
@@ -287,6 +295,7 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	if startLine > lines || endLine > lines {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the range ends at line %d but %s has %d lines", max(startLine, endLine), path.Base(string(a.URI)), lines)
 	}
+	session := x.noteRepaired(doc.URI, doc.Version)
 	// The workspace folder may hold several projects (or be a parent of
 	// the file's project): give the engine the file's own project, so its
 	// JDT LS compiles the file with the right classpath.
@@ -333,6 +342,17 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 		pr.End("no candidate patch")
 		c.ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Repilot: %s for %s lines %d-%d.", MsgNoCandidate, base, startLine, endLine))
 		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "%s", MsgNoCandidate)
+	}
+
+	x.mu.Lock()
+	closed := x.patched[doc.URI] != session
+	x.mu.Unlock()
+	if closed {
+		// Reopened, possibly at the same version with other text: the
+		// patches' edits are for the text the repair read.
+		pr.End("the document was closed")
+		return nil, proxy.Errorf(jsonrpc.CodeContentModified, "%s was closed during the repair: its patches were made for the text before; repair the lines again",
+			path.Base(string(a.URI)))
 	}
 
 	out := RepairResult{Stats: res.Stats}
