@@ -40,6 +40,7 @@ type benchInlineFlags struct {
 	seed     uint64
 	invoked  bool
 	budget   time.Duration
+	samples  int
 	jdtls    string
 	verbose  bool
 }
@@ -90,6 +91,7 @@ similar):
 	fl.Uint64Var(&f.seed, "seed", 1, "position seed")
 	fl.BoolVar(&f.invoked, "invoked", false, "use the invoked trigger (more samples) instead of the automatic one")
 	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "generation budget of an automatic request (0: none), as serve uses")
+	fl.IntVar(&f.samples, "compare-samples", 0, "also run a guided row that tries up to N automatic samples within the budget (the next one when a sample fails the check); 0: no such row")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every request on stderr")
 	addJDTLSFlag(fl, &f.jdtls)
 	benchCmd.AddCommand(cmd)
@@ -114,6 +116,11 @@ type inlineRow struct {
 	sim                       float64
 	checked, compiled, errors int
 	cold, warm                []time.Duration
+	// Warm requests answered by generation (not the cache): where their
+	// time went.
+	gen, check  []time.Duration
+	engineCalls []int64
+	svc         *inline.Service
 }
 
 func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.Writer) (err error) {
@@ -168,9 +175,14 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	}
 	backends := inline.Backends{Model: model, Engine: eng, Compiler: eng}
 	acquire := func(ctx context.Context, _ string, fn func(inline.Backends) error) error { return fn(backends) }
-	guided := inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget})
-	unguided := inline.NewService(acquire, inline.Options{Unguided: true})
-	rows := []*inlineRow{{name: model.Name() + " guided"}, {name: model.Name() + " unguided"}}
+	rows := []*inlineRow{
+		{name: model.Name() + " guided", svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget})},
+		{name: model.Name() + " unguided", svc: inline.NewService(acquire, inline.Options{Unguided: true})},
+	}
+	if f.samples > 1 {
+		rows = append(rows, &inlineRow{name: fmt.Sprintf("%s guided, %d samples", model.Name(), f.samples),
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples})})
+	}
 	trig := inline.Automatic
 	if f.invoked {
 		trig = inline.Invoked
@@ -182,10 +194,10 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		cold := !seen[p.file]
 		seen[p.file] = true
 		uri := repair.FileURI(p.file)
-		for j, svc := range []*inline.Service{guided, unguided} {
-			r := rows[j]
+		for _, r := range rows {
 			t0 := time.Now()
-			sug, err := svc.Suggest(ctx, inline.Request{URI: uri, Root: root, Text: p.doc(), Offset: p.caret, Trigger: trig})
+			before := r.svc.Totals()
+			sug, err := r.svc.Suggest(ctx, inline.Request{URI: uri, Root: root, Text: p.doc(), Offset: p.caret, Trigger: trig})
 			lat := time.Since(t0)
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -195,6 +207,11 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 				r.cold = append(r.cold, lat)
 			} else {
 				r.warm = append(r.warm, lat)
+				if d := r.svc.Totals(); d.Samples > before.Samples {
+					r.gen = append(r.gen, d.GenerateTime-before.GenerateTime)
+					r.check = append(r.check, d.CheckTime-before.CheckTime)
+					r.engineCalls = append(r.engineCalls, d.EngineCalls-before.EngineCalls)
+				}
 			}
 			if err != nil {
 				r.errors++
@@ -240,11 +257,21 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			ms(quantile(r.cold, 0.5)), ms(quantile(r.cold, 0.95)), ms(quantile(r.warm, 0.5)), ms(quantile(r.warm, 0.95)), r.errors)
 	}
 	w.Flush()
-	t := guided.Totals()
-	fmt.Fprintf(stdout, "guided, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee\n",
-		t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
-		(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected)
-	fmt.Fprintf(stdout, "guided: %d automatic requests ran out of the %v generation budget\n", t.OverBudget, f.budget)
+	for _, r := range rows {
+		if r == rows[1] {
+			continue // unguided: no engine, no check
+		}
+		t := r.svc.Totals()
+		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee, %d requests ran out of the %v generation budget\n",
+			r.name, t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
+			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.OverBudget, f.budget)
+		calls := make([]time.Duration, len(r.engineCalls)) // quantile works on durations
+		for i, n := range r.engineCalls {
+			calls[i] = time.Duration(n)
+		}
+		fmt.Fprintf(stdout, "%s, per warm generated request (%d): median generation %s ms, median compile checks %s ms, median engine calls %d\n",
+			r.name, len(r.gen), ms(quantile(r.gen, 0.5)), ms(quantile(r.check, 0.5)), int64(quantile(calls, 0.5)))
+	}
 	fmt.Fprintf(stdout, "wall time %v\n", time.Since(began).Round(time.Second))
 	if u := rows[1]; u.checked > 0 {
 		fmt.Fprintf(stdout, "unguided: %s of its shown suggestions would not compile (%d/%d)\n", pct(u.checked-u.compiled, u.checked), u.checked-u.compiled, u.checked)
