@@ -118,9 +118,9 @@ type inlineRow struct {
 	cold, warm                []time.Duration
 	// Warm requests answered by generation (not the cache): where their
 	// time went.
-	gen, check  []time.Duration
-	engineCalls []int64
-	svc         *inline.Service
+	gen, check, other []time.Duration // other: the rest of the latency
+	engineCalls       []int64
+	svc               *inline.Service
 }
 
 func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.Writer) (err error) {
@@ -214,6 +214,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 				if d := r.svc.Totals(); d.Samples > before.Samples {
 					r.gen = append(r.gen, d.GenerateTime-before.GenerateTime)
 					r.check = append(r.check, d.CheckTime-before.CheckTime)
+					r.other = append(r.other, lat-(d.GenerateTime-before.GenerateTime)-(d.CheckTime-before.CheckTime))
 					r.engineCalls = append(r.engineCalls, d.EngineCalls-before.EngineCalls)
 				}
 			}
@@ -273,8 +274,8 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		for i, n := range r.engineCalls {
 			calls[i] = time.Duration(n)
 		}
-		fmt.Fprintf(stdout, "%s, per warm generated request (%d): median generation %s ms, median compile checks %s ms, median engine calls %d\n",
-			r.name, len(r.gen), ms(quantile(r.gen, 0.5)), ms(quantile(r.check, 0.5)), int64(quantile(calls, 0.5)))
+		fmt.Fprintf(stdout, "%s, per warm generated request (%d): median generation %s ms, median compile checks %s ms, median rest (engine open, model start, queueing) %s ms, median engine calls %d\n",
+			r.name, len(r.gen), ms(quantile(r.gen, 0.5)), ms(quantile(r.check, 0.5)), ms(quantile(r.other, 0.5)), int64(quantile(calls, 0.5)))
 	}
 	fmt.Fprintf(stdout, "wall time %v\n", time.Since(began).Round(time.Second))
 	if u := rows[1]; u.checked > 0 {
