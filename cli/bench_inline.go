@@ -41,6 +41,7 @@ type benchInlineFlags struct {
 	invoked  bool
 	budget   time.Duration
 	samples  int
+	compare  int
 	jdtls    string
 	verbose  bool
 }
@@ -66,7 +67,9 @@ is refused for that reason).
 Rows:
   guided    the suggestion service as editors get it: generation guided by the
             strict completion engine, shown only when the shadow JDT LS finds no
-            error it introduces (automatic trigger; --invoked: invoked)
+            error it introduces (automatic trigger with --samples samples
+            within --budget; --invoked: invoked)
+  guided, N   the same with --compare-samples N automatic samples, side by side
   unguided  the same model and sampling without the engine or the check
 
 Columns (over all requests; a request with nothing shown is neither exact nor
@@ -91,7 +94,8 @@ similar):
 	fl.Uint64Var(&f.seed, "seed", 1, "position seed")
 	fl.BoolVar(&f.invoked, "invoked", false, "use the invoked trigger (more samples) instead of the automatic one")
 	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "generation budget of an automatic request (0: none), as serve uses")
-	fl.IntVar(&f.samples, "compare-samples", 0, "also run a guided row that tries up to N automatic samples within the budget (the next one when a sample fails the check); 0: no such row")
+	fl.IntVar(&f.samples, "samples", inlineAutomaticSamples, "samples an automatic request may try within the budget (the next one when a sample fails the check), as serve uses")
+	fl.IntVar(&f.compare, "compare-samples", 0, "also run a guided row with this many automatic samples, side by side (0: no such row)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every request on stderr")
 	addJDTLSFlag(fl, &f.jdtls)
 	benchCmd.AddCommand(cmd)
@@ -176,12 +180,13 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	backends := inline.Backends{Model: model, Engine: eng, Compiler: eng}
 	acquire := func(ctx context.Context, _ string, fn func(inline.Backends) error) error { return fn(backends) }
 	rows := []*inlineRow{
-		{name: model.Name() + " guided", svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget})},
+		{name: fmt.Sprintf("%s guided, %d samples", model.Name(), f.samples),
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples})},
 		{name: model.Name() + " unguided", svc: inline.NewService(acquire, inline.Options{Unguided: true})},
 	}
-	if f.samples > 1 {
-		rows = append(rows, &inlineRow{name: fmt.Sprintf("%s guided, %d samples", model.Name(), f.samples),
-			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples})})
+	if f.compare > 0 {
+		rows = append(rows, &inlineRow{name: fmt.Sprintf("%s guided, %d samples", model.Name(), f.compare),
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare})})
 	}
 	trig := inline.Automatic
 	if f.invoked {

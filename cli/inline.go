@@ -20,7 +20,7 @@ func inlineExtension(rep repair.Repairer) proxy.Extension {
 	if !ok {
 		return nil
 	}
-	return proxy.NewInlineExtension(inline.NewService(p.InlineAcquire(), inline.Options{AutomaticBudget: inlineAutomaticBudget}))
+	return proxy.NewInlineExtension(inline.NewService(p.InlineAcquire(), inline.Options{AutomaticBudget: inlineAutomaticBudget, AutomaticSamples: inlineAutomaticSamples}))
 }
 
 // inlineAutomaticBudget bounds the generation of an automatic ghost-text
@@ -28,3 +28,11 @@ func inlineExtension(rep repair.Repairer) proxy.Extension {
 // meets many engine calls took up to 16 s under load (bench inline on gson,
 // p95 warm), long after the user typed on.
 const inlineAutomaticBudget = time.Second
+
+// inlineAutomaticSamples is how many samples an automatic request may try
+// within inlineAutomaticBudget: the greedy one, then, when it fails the
+// compile check, one more at temperature. Measured side by side (bench inline
+// on gson, 100 requests, README "Ghost text"): against the greedy sample
+// alone, 43% shown instead of 36%, exact match 28% instead of 23%, p50 warm
+// 657 ms instead of 313 ms.
+const inlineAutomaticSamples = 2
