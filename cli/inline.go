@@ -30,9 +30,12 @@ func inlineExtension(rep repair.Repairer) proxy.Extension {
 const inlineAutomaticBudget = time.Second
 
 // inlineAutomaticSamples is how many samples an automatic request may try
-// within inlineAutomaticBudget: the greedy one, then, when it fails the
-// compile check, one more at temperature. Measured side by side (bench inline
-// on gson, 100 requests, README "Ghost text"): against the greedy sample
-// alone, 43% shown instead of 36%, exact match 28% instead of 23%, p50 warm
-// 657 ms instead of 313 ms.
-const inlineAutomaticSamples = 2
+// within inlineAutomaticBudget (inline.Options.AutomaticSamples): the greedy
+// one only. A second sample at temperature when the greedy one fails the
+// check was measured side by side (bench inline --compare-samples 2, README
+// "Ghost text"): on gson it showed 43% instead of 36% of requests, exact match
+// 28% instead of 23%; on the JDK's jdk.internal.opt it showed no more (27.5%
+// both) and matched no better; on both it doubled p50 warm latency (313 to
+// 657 ms, 447 to 1,002 ms). Latency is the target not met, so serve keeps
+// one.
+const inlineAutomaticSamples = 1
