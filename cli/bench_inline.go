@@ -42,6 +42,7 @@ type benchInlineFlags struct {
 	budget   time.Duration
 	samples  int
 	compare  int
+	compareT float64
 	jdtls    string
 	verbose  bool
 }
@@ -96,6 +97,7 @@ similar):
 	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "generation budget of an automatic request (0: none), as serve uses")
 	fl.IntVar(&f.samples, "samples", inlineAutomaticSamples, "samples an automatic request may try within the budget (the next one when a sample fails the check), as serve uses")
 	fl.IntVar(&f.compare, "compare-samples", 0, "also run a guided row with this many automatic samples, side by side (0: no such row)")
+	fl.Float64Var(&f.compareT, "compare-temperature", 0, "temperature of the --compare-samples row's samples after the first (0: the default, 0.8)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every request on stderr")
 	addJDTLSFlag(fl, &f.jdtls)
 	benchCmd.AddCommand(cmd)
@@ -185,8 +187,12 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		{name: model.Name() + " unguided", svc: inline.NewService(acquire, inline.Options{Unguided: true})},
 	}
 	if f.compare > 0 {
-		rows = append(rows, &inlineRow{name: fmt.Sprintf("%s guided, %d samples", model.Name(), f.compare),
-			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare})})
+		name := fmt.Sprintf("%s guided, %d samples", model.Name(), f.compare)
+		if f.compareT > 0 {
+			name += fmt.Sprintf(" at T=%g", f.compareT)
+		}
+		rows = append(rows, &inlineRow{name: name,
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare, Temperature: f.compareT})})
 	}
 	trig := inline.Automatic
 	if f.invoked {
