@@ -299,3 +299,18 @@ func TestAutomaticRetryStopsAtBudget(t *testing.T) {
 		t.Errorf("%d compile checks, %d samples after the budget ran out in the first check; want 1 and 1", n, s.Totals().Samples)
 	}
 }
+
+func TestAutomaticTemperature(t *testing.T) {
+	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
+	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}
+	opts := Options{AutomaticSamples: 8, InvokedSamples: 8, AutomaticTemperature: 0.01}
+	// Nearly greedy automatic samples repeat the rejected text: nothing shown.
+	if got, err := newTestService(m, rejectCompiler("1 + 2;", 0), opts).Suggest(context.Background(), req); err != nil || got != nil {
+		t.Fatalf("automatic at T=0.01: Suggest = %+v, %v; want nothing", got, err)
+	}
+	// Invoked samples keep Temperature (0.8) and find the other text.
+	req.Trigger = Invoked
+	if got, err := newTestService(m, rejectCompiler("1 + 2;", 0), opts).Suggest(context.Background(), req); err != nil || got == nil || got.Text != "3;" {
+		t.Fatalf("invoked: Suggest = %+v, %v; want 3;", got, err)
+	}
+}
