@@ -95,7 +95,7 @@ similar):
 	fl.Uint64Var(&f.seed, "seed", 1, "position seed")
 	fl.BoolVar(&f.invoked, "invoked", false, "use the invoked trigger (more samples) instead of the automatic one")
 	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "generation budget of an automatic request (0: none), as serve uses")
-	fl.IntVar(&f.samples, "samples", inlineAutomaticSamples, "samples an automatic request may try within the budget (the next one when a sample fails the check), as serve uses")
+	fl.IntVar(&f.samples, "samples", inlineAutomaticSamples, "samples an automatic request may try within the budget (the next one, at serve's temperature 0.3, when a sample fails the check), as serve uses")
 	fl.IntVar(&f.compare, "compare-samples", 0, "also run a guided row with this many automatic samples, side by side (0: no such row)")
 	fl.Float64Var(&f.compareT, "compare-temperature", 0, "temperature of the --compare-samples row's samples after the first (0: the default, 0.8)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every request on stderr")
@@ -183,7 +183,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	acquire := func(ctx context.Context, _ string, fn func(inline.Backends) error) error { return fn(backends) }
 	rows := []*inlineRow{
 		{name: fmt.Sprintf("%s guided, %d samples", model.Name(), f.samples),
-			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples})},
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples, AutomaticTemperature: inlineAutomaticTemperature})},
 		{name: model.Name() + " unguided", svc: inline.NewService(acquire, inline.Options{Unguided: true})},
 	}
 	if f.compare > 0 {
@@ -192,7 +192,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			name += fmt.Sprintf(" at T=%g", f.compareT)
 		}
 		rows = append(rows, &inlineRow{name: name,
-			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare, Temperature: f.compareT})})
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare, Temperature: f.compareT, AutomaticTemperature: f.compareT})})
 	}
 	trig := inline.Automatic
 	if f.invoked {
