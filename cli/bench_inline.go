@@ -40,6 +40,9 @@ type benchInlineFlags struct {
 	seed     uint64
 	invoked  bool
 	budget   time.Duration
+	samples  int
+	compare  int
+	compareT float64
 	jdtls    string
 	verbose  bool
 }
@@ -65,7 +68,9 @@ is refused for that reason).
 Rows:
   guided    the suggestion service as editors get it: generation guided by the
             strict completion engine, shown only when the shadow JDT LS finds no
-            error it introduces (automatic trigger; --invoked: invoked)
+            error it introduces (automatic trigger with --samples samples
+            within --budget; --invoked: invoked)
+  guided, N   the same with --compare-samples N automatic samples, side by side
   unguided  the same model and sampling without the engine or the check
 
 Columns (over all requests; a request with nothing shown is neither exact nor
@@ -90,6 +95,9 @@ similar):
 	fl.Uint64Var(&f.seed, "seed", 1, "position seed")
 	fl.BoolVar(&f.invoked, "invoked", false, "use the invoked trigger (more samples) instead of the automatic one")
 	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "generation budget of an automatic request (0: none), as serve uses")
+	fl.IntVar(&f.samples, "samples", inlineAutomaticSamples, "samples an automatic request may try within the budget (the next one, at serve's temperature 0.3, when a sample fails the check), as serve uses")
+	fl.IntVar(&f.compare, "compare-samples", 0, "also run a guided row with this many automatic samples, side by side (0: no such row)")
+	fl.Float64Var(&f.compareT, "compare-temperature", 0, "temperature of the --compare-samples row's samples after the first (0: the default, 0.8)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every request on stderr")
 	addJDTLSFlag(fl, &f.jdtls)
 	benchCmd.AddCommand(cmd)
@@ -114,6 +122,11 @@ type inlineRow struct {
 	sim                       float64
 	checked, compiled, errors int
 	cold, warm                []time.Duration
+	// Warm requests answered by generation (not the cache): where their
+	// time went.
+	gen, check, other []time.Duration // other: the rest of the latency
+	engineCalls       []int64
+	svc               *inline.Service
 }
 
 func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.Writer) (err error) {
@@ -168,9 +181,19 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	}
 	backends := inline.Backends{Model: model, Engine: eng, Compiler: eng}
 	acquire := func(ctx context.Context, _ string, fn func(inline.Backends) error) error { return fn(backends) }
-	guided := inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget})
-	unguided := inline.NewService(acquire, inline.Options{Unguided: true})
-	rows := []*inlineRow{{name: model.Name() + " guided"}, {name: model.Name() + " unguided"}}
+	rows := []*inlineRow{
+		{name: fmt.Sprintf("%s guided, %d samples", model.Name(), f.samples),
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples, AutomaticTemperature: inlineAutomaticTemperature})},
+		{name: model.Name() + " unguided", svc: inline.NewService(acquire, inline.Options{Unguided: true})},
+	}
+	if f.compare > 0 {
+		name := fmt.Sprintf("%s guided, %d samples", model.Name(), f.compare)
+		if f.compareT > 0 {
+			name += fmt.Sprintf(" at T=%g", f.compareT)
+		}
+		rows = append(rows, &inlineRow{name: name,
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare, Temperature: f.compareT, AutomaticTemperature: f.compareT})})
+	}
 	trig := inline.Automatic
 	if f.invoked {
 		trig = inline.Invoked
@@ -182,10 +205,14 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		cold := !seen[p.file]
 		seen[p.file] = true
 		uri := repair.FileURI(p.file)
-		for j, svc := range []*inline.Service{guided, unguided} {
-			r := rows[j]
+		// The rows take turns going first: the first request at a caret
+		// warms JDT LS for the others (its compile checks of a new document
+		// state cost most).
+		for k := range rows {
+			r := rows[(i+k)%len(rows)]
 			t0 := time.Now()
-			sug, err := svc.Suggest(ctx, inline.Request{URI: uri, Root: root, Text: p.doc(), Offset: p.caret, Trigger: trig})
+			before := r.svc.Totals()
+			sug, err := r.svc.Suggest(ctx, inline.Request{URI: uri, Root: root, Text: p.doc(), Offset: p.caret, Trigger: trig})
 			lat := time.Since(t0)
 			if ctx.Err() != nil {
 				return ctx.Err()
@@ -195,6 +222,12 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 				r.cold = append(r.cold, lat)
 			} else {
 				r.warm = append(r.warm, lat)
+				if d := r.svc.Totals(); d.Samples > before.Samples {
+					r.gen = append(r.gen, d.GenerateTime-before.GenerateTime)
+					r.check = append(r.check, d.CheckTime-before.CheckTime)
+					r.other = append(r.other, lat-(d.GenerateTime-before.GenerateTime)-(d.CheckTime-before.CheckTime))
+					r.engineCalls = append(r.engineCalls, d.EngineCalls-before.EngineCalls)
+				}
 			}
 			if err != nil {
 				r.errors++
@@ -240,11 +273,21 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			ms(quantile(r.cold, 0.5)), ms(quantile(r.cold, 0.95)), ms(quantile(r.warm, 0.5)), ms(quantile(r.warm, 0.95)), r.errors)
 	}
 	w.Flush()
-	t := guided.Totals()
-	fmt.Fprintf(stdout, "guided, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee\n",
-		t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
-		(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected)
-	fmt.Fprintf(stdout, "guided: %d automatic requests ran out of the %v generation budget\n", t.OverBudget, f.budget)
+	for _, r := range rows {
+		if r == rows[1] {
+			continue // unguided: no engine, no check
+		}
+		t := r.svc.Totals()
+		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee, %d requests ran out of the %v generation budget\n",
+			r.name, t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
+			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.OverBudget, f.budget)
+		calls := make([]time.Duration, len(r.engineCalls)) // quantile works on durations
+		for i, n := range r.engineCalls {
+			calls[i] = time.Duration(n)
+		}
+		fmt.Fprintf(stdout, "%s, per warm generated request (%d): median generation %s ms, median compile checks %s ms, median rest (engine open, model start, queueing) %s ms, median engine calls %d\n",
+			r.name, len(r.gen), ms(quantile(r.gen, 0.5)), ms(quantile(r.check, 0.5)), ms(quantile(r.other, 0.5)), int64(quantile(calls, 0.5)))
+	}
 	fmt.Fprintf(stdout, "wall time %v\n", time.Since(began).Round(time.Second))
 	if u := rows[1]; u.checked > 0 {
 		fmt.Fprintf(stdout, "unguided: %s of its shown suggestions would not compile (%d/%d)\n", pct(u.checked-u.compiled, u.checked), u.checked-u.compiled, u.checked)

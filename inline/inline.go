@@ -59,16 +59,24 @@ const (
 
 // Options tune suggestions. The zero value of each field means its default.
 type Options struct {
-	AutomaticSamples int           // samples tried on an automatic trigger; default 1 (greedy)
-	InvokedSamples   int           // samples tried on an invoked trigger; default 4 (the first greedy)
-	MaxTokens        int           // tokens per suggestion; default 48
-	TopK             int           // candidates asked of the model per token; default 20
-	Temperature      float64       // temperature of the samples after the first; default 0.8
-	CacheSize        int           // cached suggestion suffixes; default 4096
-	CheckTimeout     time.Duration // bound on one compile check; default 10 s
-	// AutomaticBudget bounds the generation of an automatic request (the
-	// compile check comes on top); a sample still running then shows
-	// nothing. 0 means no bound.
+	// AutomaticSamples: samples tried on an automatic trigger; default 1
+	// (greedy). With AutomaticBudget, a sample after the first starts only
+	// while the budget (counted from the request's start) has time left, and
+	// its generation must end within it too.
+	AutomaticSamples int
+	InvokedSamples   int     // samples tried on an invoked trigger; default 4 (the first greedy)
+	MaxTokens        int     // tokens per suggestion; default 48
+	TopK             int     // candidates asked of the model per token; default 20
+	Temperature      float64 // temperature of the samples after the first; default 0.8
+	// AutomaticTemperature: the temperature of an automatic request's
+	// samples after the first; default Temperature.
+	AutomaticTemperature float64
+	CacheSize            int           // cached suggestion suffixes; default 4096
+	CheckTimeout         time.Duration // bound on one compile check; default 10 s
+	// AutomaticBudget bounds the generation of an automatic request,
+	// counted from its start (the compile check of a sample that ended in
+	// time comes on top); a sample still running then shows nothing, and no
+	// further sample starts after it. 0 means no bound.
 	AutomaticBudget time.Duration
 	// Unguided generates without the engine and shows without the check (the
 	// benchmark's baseline row); never for editors.
@@ -90,6 +98,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.Temperature <= 0 {
 		o.Temperature = 0.8
+	}
+	if o.AutomaticTemperature <= 0 {
+		o.AutomaticTemperature = o.Temperature
 	}
 	if o.CacheSize <= 0 {
 		o.CacheSize = 4096
@@ -338,7 +349,12 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 		samples = o.InvokedSamples
 	}
 	gctx := ctx // generation's context: the automatic budget applies to it
-	if req.Trigger == Automatic && o.AutomaticBudget > 0 {
+	budgeted := req.Trigger == Automatic && o.AutomaticBudget > 0
+	temperature := o.Temperature
+	if req.Trigger == Automatic {
+		temperature = o.AutomaticTemperature
+	}
+	if budgeted {
 		var cancel context.CancelFunc
 		gctx, cancel = context.WithTimeout(ctx, o.AutomaticBudget)
 		defer cancel()
@@ -366,14 +382,17 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 	key := repair.HunkKey(req.URI, prefix, suffix)
 	tried := map[string]bool{}
 	// The first sample is greedy; the others share one sampler at
-	// o.Temperature (and its trie of rejected prefixes).
+	// temperature (and its trie of rejected prefixes).
 	session := wrap(ms, rule, &st.ModelCalls)
 	var samplers [2]*repair.GuidedSampler
 	for i := 0; i < samples; i++ {
+		if i > 0 && budgeted && gctx.Err() != nil {
+			break // no budget left for another sample (the last one was checked)
+		}
 		j := min(i, 1)
 		if samplers[j] == nil {
 			if j == 1 {
-				ropts.Temperature = o.Temperature
+				ropts.Temperature = temperature
 			}
 			samplers[j] = repair.NewGuidedSampler(session, es, ropts, key)
 		}

@@ -236,3 +236,81 @@ func TestAutomaticBudgetShowsNothing(t *testing.T) {
 		t.Fatalf("Suggest = %+v, %v, totals %+v; want nothing, no error, one over budget", got, err, s.Totals())
 	}
 }
+
+// choiceModel offers two whole middles at the start, the first more likely,
+// then its end token.
+type choiceModel struct{ a, b string }
+
+func (m choiceModel) Name() string { return "choice" }
+func (m choiceModel) Start(context.Context, lm.FIM) (lm.Session, error) {
+	return choiceSession(m), nil
+}
+
+type choiceSession choiceModel
+
+func (s choiceSession) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
+	if generated == "" {
+		return []lm.Candidate{{Text: s.a, LogProb: -0.2}, {Text: s.b, LogProb: -0.4}}, nil
+	}
+	return []lm.Candidate{{End: true}}, nil
+}
+
+// rejectCompiler fails every text containing bad on line 3 (the caret's),
+// after sleeping delay.
+func rejectCompiler(bad string, delay time.Duration) *funcCompiler {
+	return &funcCompiler{f: func(text string) []engine.CompileError {
+		time.Sleep(delay)
+		if strings.Contains(text, bad) {
+			return []engine.CompileError{{Line: 3, Message: "Type mismatch"}}
+		}
+		return nil
+	}}
+}
+
+func TestAutomaticRetryShowsNextSample(t *testing.T) {
+	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
+	off := strings.Index(doc, "= ") + 2
+	req := Request{URI: "file:///A.java", Text: doc, Offset: off}
+	// One sample: the greedy one fails the check and nothing is shown.
+	if got, err := newTestService(m, rejectCompiler("1 + 2;", 0), Options{AutomaticBudget: time.Minute}).Suggest(context.Background(), req); err != nil || got != nil {
+		t.Fatalf("one sample: Suggest = %+v, %v; want nothing", got, err)
+	}
+	// More samples within the budget: a later sample passes and is shown.
+	c := rejectCompiler("1 + 2;", 0)
+	got, err := newTestService(m, c, Options{AutomaticSamples: 8, AutomaticBudget: time.Minute}).Suggest(context.Background(), req)
+	if err != nil || got == nil || got.Text != "3;" {
+		t.Fatalf("eight samples: Suggest = %+v, %v; want 3;", got, err)
+	}
+	if got.Stats.Rejected != 1 {
+		t.Errorf("rejected %d samples, want 1 (the greedy one)", got.Stats.Rejected)
+	}
+}
+
+func TestAutomaticRetryStopsAtBudget(t *testing.T) {
+	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
+	// The check of the greedy sample outlasts the budget: no second sample.
+	c := rejectCompiler("1 + 2;", 80*time.Millisecond)
+	s := newTestService(m, c, Options{AutomaticSamples: 8, AutomaticBudget: 40 * time.Millisecond})
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
+	if err != nil || got != nil {
+		t.Fatalf("Suggest = %+v, %v; want nothing", got, err)
+	}
+	if n := c.calls.Load(); n != 1 || s.Totals().Samples != 1 {
+		t.Errorf("%d compile checks, %d samples after the budget ran out in the first check; want 1 and 1", n, s.Totals().Samples)
+	}
+}
+
+func TestAutomaticTemperature(t *testing.T) {
+	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
+	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}
+	opts := Options{AutomaticSamples: 8, InvokedSamples: 8, AutomaticTemperature: 0.01}
+	// Nearly greedy automatic samples repeat the rejected text: nothing shown.
+	if got, err := newTestService(m, rejectCompiler("1 + 2;", 0), opts).Suggest(context.Background(), req); err != nil || got != nil {
+		t.Fatalf("automatic at T=0.01: Suggest = %+v, %v; want nothing", got, err)
+	}
+	// Invoked samples keep Temperature (0.8) and find the other text.
+	req.Trigger = Invoked
+	if got, err := newTestService(m, rejectCompiler("1 + 2;", 0), opts).Suggest(context.Background(), req); err != nil || got == nil || got.Text != "3;" {
+		t.Fatalf("invoked: Suggest = %+v, %v; want 3;", got, err)
+	}
+}
