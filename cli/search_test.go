@@ -244,4 +244,22 @@ func TestEmbedPrefixFlags(t *testing.T) {
 			t.Errorf("%v: prefixes %q, %q; want %q, %q", c.args, cfg.Dense.QueryPrefix, cfg.Dense.DocPrefix, c.q, c.d)
 		}
 	}
+	// --embed-batch sizes both the store's batches and the requests.
+	var f searchCmdFlags
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	f.AddFlags(fs)
+	if err := fs.Parse([]string{"--project", root, "--no-cache", "--embed-url", "http://127.0.0.1:1/v1", "--embed-model", "m", "--embed-batch", "4"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if emb, ok := cfg.Embedder.(*llm.OpenAIEmbedder); !ok || emb.Batch != 4 || cfg.Dense.Batch != 4 {
+		t.Errorf("--embed-batch 4: embedder %#v, store batch %d", cfg.Embedder, cfg.Dense.Batch)
+	}
+	f.EmbedBatch = 0
+	if _, err := f.Config(); err == nil {
+		t.Error("--embed-batch 0 accepted")
+	}
 }
