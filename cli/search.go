@@ -21,6 +21,7 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/proxy/feature/searchfeat"
 	"github.com/repilot-lsp/repilot-lsp/search"
+	"github.com/repilot-lsp/repilot-lsp/search/dense"
 	"github.com/repilot-lsp/repilot-lsp/search/index"
 	"github.com/repilot-lsp/repilot-lsp/search/lexical"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
@@ -44,8 +45,21 @@ type SearchFlags struct {
 	EmbedURL   string
 	EmbedModel string
 	EmbedChars int
-	Tests      string
+	// EmbedBatch is the number of texts per embedding request: each must
+	// finish within the client's time limit (120 s), so a slow CPU server
+	// needs a smaller one.
+	EmbedBatch int
+	// EmbedQueryPrefix and EmbedDocPrefix go before each query and unit
+	// sent to the embedding model; "auto" (the default) takes the known
+	// model's (dense.PrefixesFor: bge's query instruction, e5's "query: ").
+	EmbedQueryPrefix string
+	EmbedDocPrefix   string
+	Tests            string
 }
+
+// autoPrefix is the EmbedQueryPrefix and EmbedDocPrefix value that means
+// "the model's own" (dense.PrefixesFor).
+const autoPrefix = "auto"
 
 // EnvSearchTests sets the editor's and the CLI's default test policy
 // (below, include or exclude: search.TestPolicy).
@@ -60,7 +74,8 @@ func defaultSearchFlags(project string) SearchFlags {
 	if tests == "" {
 		tests = string(search.TestsBelow)
 	}
-	return SearchFlags{Project: project, Streams: "all", EmbedChars: 2000, Tests: tests,
+	return SearchFlags{Project: project, Streams: "all", EmbedChars: 2000, EmbedBatch: 32, Tests: tests,
+		EmbedQueryPrefix: autoPrefix, EmbedDocPrefix: autoPrefix,
 		ChatURL: os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
 		EmbedURL: os.Getenv(llm.EnvEmbedURL), EmbedModel: os.Getenv(llm.EnvEmbedModel)}
 }
@@ -77,6 +92,9 @@ func (f *SearchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.EmbedURL, "embed-url", d.EmbedURL, "OpenAI-compatible embeddings server for the dense streams (env "+llm.EnvEmbedURL+")")
 	fs.StringVar(&f.EmbedModel, "embed-model", d.EmbedModel, "embedding model name (env "+llm.EnvEmbedModel+")")
 	fs.IntVar(&f.EmbedChars, "embed-max-chars", d.EmbedChars, "bytes of each unit sent to the embedding model (all-MiniLM-L6-v2 reads 256 tokens: about 1000)")
+	fs.IntVar(&f.EmbedBatch, "embed-batch", d.EmbedBatch, "texts per embedding request (each request must answer within 120 s: lower it for a slow server)")
+	fs.StringVar(&f.EmbedQueryPrefix, "embed-query-prefix", d.EmbedQueryPrefix, "text before each query sent to the embedding model; auto: the model's own, by its name (bge-*-en-v1.5: \""+dense.BGEQueryInstruction+"\"; e5: \"query: \"; others: none)")
+	fs.StringVar(&f.EmbedDocPrefix, "embed-doc-prefix", d.EmbedDocPrefix, "text before each unit sent to the embedding model; auto: the model's own (e5: \"passage: \"; others: none)")
 	fs.StringVar(&f.Tests, "tests", d.Tests, "test code (src/test, tests/, *Test.java, test_*.py, *_test.go, ...): below (ranked after main code unless the query says \"test\"), include (ranked like main code) or exclude (env "+EnvSearchTests+")")
 }
 
@@ -217,9 +235,24 @@ func (f *SearchFlags) Config() (search.Config, error) {
 		if f.EmbedModel == "" {
 			return cfg, errors.New("--embed-url needs --embed-model")
 		}
-		if cfg.Embedder, err = llm.NewEmbedder(llm.Config{BaseURL: f.EmbedURL, Model: f.EmbedModel}); err != nil {
+		if f.EmbedBatch < 1 {
+			return cfg, fmt.Errorf("--embed-batch %d: need at least 1", f.EmbedBatch)
+		}
+		emb, err := llm.NewEmbedder(llm.Config{BaseURL: f.EmbedURL, Model: f.EmbedModel})
+		if err != nil {
 			return cfg, err
 		}
+		emb.Batch = f.EmbedBatch
+		cfg.Embedder = emb
+		cfg.Dense.Batch = f.EmbedBatch
+		q, d := dense.PrefixesFor(f.EmbedModel)
+		if f.EmbedQueryPrefix != autoPrefix {
+			q = f.EmbedQueryPrefix
+		}
+		if f.EmbedDocPrefix != autoPrefix {
+			d = f.EmbedDocPrefix
+		}
+		cfg.Dense.QueryPrefix, cfg.Dense.DocPrefix = q, d
 	}
 	if f.ChatURL != "" {
 		if f.ChatModel == "" {

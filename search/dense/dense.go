@@ -14,6 +14,7 @@ import (
 	"errors"
 	"math"
 	"sort"
+	"strings"
 	"sync"
 
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
@@ -34,9 +35,36 @@ type Options struct {
 	// Batch is the number of texts per embedding request (default 32).
 	Batch int
 	// QueryPrefix and DocPrefix are prepended to queries and units, for
-	// models trained with them (e5: "query: ", "passage: "). Empty for
-	// all-MiniLM-L6-v2 and OpenAI models.
+	// models trained with them (e5: "query: ", "passage: "; bge v1.5: the
+	// query instruction BGEQueryInstruction). Empty for all-MiniLM-L6-v2
+	// and OpenAI models. PrefixesFor gives a known model's.
 	QueryPrefix, DocPrefix string
+}
+
+// BGEQueryInstruction is the instruction the English bge v1.5 models
+// (BAAI, "C-Pack", Xiao et al. 2023; the model card's "Represent this
+// sentence for searching relevant passages: ") put before a short query
+// that retrieves longer passages; the passages get none.
+const BGEQueryInstruction = "Represent this sentence for searching relevant passages: "
+
+// PrefixesFor returns the query and document prefixes a model was trained
+// with, by the model's name as the embedding server knows it (case and a
+// path or ".gguf" ignored): bge-*-en-v1.5 and bge-*-en take
+// BGEQueryInstruction on queries, e5 models "query: " and "passage: ".
+// Other models (all-MiniLM-L6-v2, OpenAI's) get none.
+func PrefixesFor(model string) (query, doc string) {
+	m := strings.ToLower(model)
+	if i := strings.LastIndexByte(m, '/'); i >= 0 {
+		m = m[i+1:]
+	}
+	m = strings.TrimSuffix(m, ".gguf")
+	switch {
+	case strings.HasPrefix(m, "bge-") && strings.Contains(m, "-en"):
+		return BGEQueryInstruction, ""
+	case strings.HasPrefix(m, "e5-") || strings.Contains(m, "-e5-"):
+		return "query: ", "passage: "
+	}
+	return "", ""
 }
 
 // Store holds the unit vectors of one embedding model.

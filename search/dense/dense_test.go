@@ -114,3 +114,56 @@ func TestStoreSyncSearchAndCache(t *testing.T) {
 		t.Errorf("restart embedded %d texts, want 1", after-before)
 	}
 }
+
+// TestPrefixesFor: bge's English models get their query instruction (and
+// nothing on passages), e5 its two prefixes, others none; the name may
+// carry a path, a .gguf suffix or capitals as servers report it.
+func TestPrefixesFor(t *testing.T) {
+	for _, c := range []struct{ model, q, d string }{
+		{"bge-small-en-v1.5", BGEQueryInstruction, ""},
+		{"BAAI/bge-base-en-v1.5", BGEQueryInstruction, ""},
+		{"/models/bge-small-en-v1.5-f32.gguf", BGEQueryInstruction, ""},
+		{"bge-m3", "", ""}, // multilingual, trained without the instruction
+		{"e5-small-v2", "query: ", "passage: "},
+		{"multilingual-e5-small", "query: ", "passage: "},
+		{"all-MiniLM-L6-v2", "", ""},
+		{"text-embedding-3-small", "", ""},
+	} {
+		q, d := PrefixesFor(c.model)
+		if q != c.q || d != c.d {
+			t.Errorf("PrefixesFor(%q) = %q, %q; want %q, %q", c.model, q, d, c.q, c.d)
+		}
+	}
+}
+
+// TestQueryPrefixOnlyOnQueries: the store sends the query prefix with
+// queries and the document prefix with units, and nothing else.
+func TestQueryPrefixOnlyOnQueries(t *testing.T) {
+	srv := llmtest.New()
+	defer srv.Close()
+	var got []string
+	embed := srv.Embed
+	srv.Embed = func(text string) []float32 { got = append(got, text); return embed(text) }
+	emb, err := llm.NewEmbedder(llm.Config{BaseURL: srv.BaseURL(), Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCache(t.TempDir(), "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := NewStore(emb, c, Options{QueryPrefix: "Q: ", DocPrefix: "D: "})
+	u := units.Unit{ID: "a", Name: "f", Code: "func f() {}"}
+	s.Upsert([]units.Unit{u})
+	if err := s.Sync(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.EmbedQuery(context.Background(), "find f"); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"D: " + TextOf(&u, 2000), "Q: find f"}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("embedded %q, want %q", got, want)
+	}
+}
