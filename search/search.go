@@ -23,7 +23,7 @@
 //
 // Architecture invariant: this package speaks in paths, units and byte or
 // LSP positions (textpos); it knows nothing of JSON-RPC or LSP messages.
-// The proxy (proxy/search.go) and the CLI (cli/search.go) adapt it.
+// The proxy (proxy/feature/searchfeat) and the CLI (cli/search.go) adapt it.
 package search
 
 import (
