@@ -25,10 +25,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
@@ -45,6 +48,10 @@ type jdtSession struct {
 
 	checks, requests, errs, hits atomic.Int64
 	closed                       atomic.Bool
+	endTime                      atomic.Int64 // ns in CheckEnd
+
+	kindMu sync.Mutex
+	byKind map[string]KindStats // Stats.ByKind
 
 	// verifying is set while a piece judged Infeasible is judged again:
 	// lists are then fetched afresh and merged with the cached ones (see
@@ -63,13 +70,25 @@ type jdtSession struct {
 
 // Stats returns the session's counters.
 func (s *jdtSession) Stats() Stats {
-	return Stats{Checks: s.checks.Load(), Requests: s.requests.Load(), Errors: s.errs.Load(), SiteHits: s.hits.Load()}
+	st := Stats{Checks: s.checks.Load(), Requests: s.requests.Load(), Errors: s.errs.Load(), SiteHits: s.hits.Load(),
+		EndTime: time.Duration(s.endTime.Load()), ByKind: map[string]KindStats{}}
+	s.kindMu.Lock()
+	for k, v := range s.byKind {
+		st.ByKind[k] = v
+	}
+	s.kindMu.Unlock()
+	return st
 }
 
-// Close releases the shadow document.
+// Close releases the shadow document. With $REPILOT_ENGINE_STATS set it
+// first prints the session's Stats to stderr (for bench repair's
+// breakdown of JDT LS requests by kind; bench/README.md).
 func (s *jdtSession) Close() error {
 	if s.closed.Swap(true) {
 		return nil
+	}
+	if os.Getenv("REPILOT_ENGINE_STATS") != "" {
+		fmt.Fprintln(os.Stderr, "engine stats:", s.Stats())
 	}
 	s.e.mu.Lock()
 	defer s.e.mu.Unlock()
@@ -499,10 +518,7 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	m := textpos.New(text)
 	pos := m.Position(st.DotEnd)
 
-	s.e.mu.Lock()
-	s.requests.Add(1)
-	list, err := s.complete(ctx, text, pos)
-	s.e.mu.Unlock()
+	list, err := s.request(ctx, "member", text, pos)
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -533,6 +549,30 @@ func (s *jdtSession) suffixAfterCaret() string {
 		return "\n" + suf
 	}
 	return s.h.Suffix
+}
+
+// request sends one completion request of the given kind (RequestKinds,
+// without "-verify") on the shadow server, counted in Stats, and returns
+// complete's answer.
+func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos.Position) (*jdtls.CompletionList, error) {
+	if s.verifying {
+		kind += "-verify"
+	}
+	began := time.Now()
+	s.e.mu.Lock()
+	s.requests.Add(1)
+	list, err := s.complete(ctx, text, pos)
+	s.e.mu.Unlock()
+	s.kindMu.Lock()
+	if s.byKind == nil {
+		s.byKind = map[string]KindStats{}
+	}
+	k := s.byKind[kind]
+	k.N++
+	k.Time += time.Since(began)
+	s.byKind[kind] = k
+	s.kindMu.Unlock()
+	return list, err
 }
 
 // complete sets the document text and asks for completions; e.mu is held.

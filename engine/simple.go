@@ -81,10 +81,11 @@ func (s *jdtSession) fetchSimple(ctx context.Context, full string, ss simpleSite
 	}
 	text += s.suffixAfterCaret()
 	m := textpos.New(text)
-	s.e.mu.Lock()
-	s.requests.Add(1)
-	list, err := s.complete(ctx, text, m.Position(caret))
-	s.e.mu.Unlock()
+	kind := "simple"
+	if q != ss.Ident {
+		kind = "simple-probe"
+	}
+	list, err := s.request(ctx, kind, text, m.Position(caret))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()

@@ -117,10 +117,7 @@ func (s *jdtSession) hunkStartType(ctx context.Context, name string) (string, er
 		caret := len(s.h.Prefix) + len(name)
 		text := s.h.Prefix + name + "\n" + s.h.Suffix // the newline: see suffixAfterCaret
 		m := textpos.New(text)
-		s.e.mu.Lock()
-		s.requests.Add(1)
-		list, err := s.complete(ctx, text, m.Position(caret))
-		s.e.mu.Unlock()
+		list, err := s.request(ctx, "type", text, m.Position(caret))
 		if err != nil {
 			if ctx.Err() != nil {
 				return "", ctx.Err()
