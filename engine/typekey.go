@@ -28,8 +28,9 @@ package engine
 //     record (whose bodies could inherit a field x).
 //
 // x's type comes from one completion request per name and hunk, made at
-// the second site of the name (the first is keyed by its text): the caret
-// after "x" at the hunk start, where JDT LS labels a variable "x : Type".
+// the second site of the name (the first is keyed by its text) unless the
+// simple-name judge already has it: the caret after "x;" at the hunk start
+// (simple.go, hunkNames), where JDT LS labels a variable "x : Type".
 // Only a name listed as a variable alone, with one non-"var" type, is used.
 // Strictness is kept as before: a name is pruned only on two answers
 // (Check's verifying pass; here two answers for the key, which may come
@@ -37,13 +38,9 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
-	"github.com/repilot-lsp/repilot-lsp/jdtls"
-	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // typeKey returns the shared cache key of the member list at the strict site
@@ -91,7 +88,8 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 	// receiver name on (a session that sees one site, as in a single
 	// check, pays nothing extra).
 	siteKey := strconv.Itoa(st.DotEnd) + "\x00" + cur[:genEnd]
-	if first, seen := s.recvSites[x.Text]; !seen || first == siteKey {
+	_, known := s.e.sites.Peek(s.id + "\x00h\x00" + x.Text) // free: the names at the hunk start
+	if first, seen := s.recvSites[x.Text]; !known && (!seen || first == siteKey) {
 		if s.recvSites == nil {
 			s.recvSites = map[string]string{}
 		}
@@ -108,32 +106,18 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 
 // hunkStartType returns the declared type JDT LS gives the variable name at
 // the hunk start ("" when name is not listed there as a variable alone, with
-// one type that is not "var", or JDT LS did not answer): one request per
-// name and hunk, cached with the member lists.
+// one type that is not "var", or JDT LS did not answer): the names in scope
+// at the hunk start for the identifier name (hunkNames, simple.go), one
+// request per name and hunk, shared with the simple names' judge. One
+// answer suffices: the type only chooses the key, whose member list is
+// confirmed on its own before it prunes.
 func (s *jdtSession) hunkStartType(ctx context.Context, name string) (string, error) {
-	key := s.id + "\x00v\x00" + name
-	ml, ok := s.e.sites.Get(key)
-	if !ok {
-		caret := len(s.h.Prefix) + len(name)
-		text := s.h.Prefix + name + "\n" + s.h.Suffix // the newline: see suffixAfterCaret
-		m := textpos.New(text)
-		list, err := s.request(ctx, "type", text, m.Position(caret))
-		if err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
-			}
-			if errors.Is(err, jdtls.ErrExited) || s.e.client.Err() != nil {
-				return "", fmt.Errorf("engine: shadow JDT LS: %w", err)
-			}
-			s.errs.Add(1)
-			return "", nil // not cached: asked again at the next site
-		}
-		ml, ok = newSimpleList(list, text, m, len(s.h.Prefix), caret)
-		if !ok {
-			s.errs.Add(1)
-			return "", nil
-		}
-		s.e.sites.Add(key, ml)
+	verifying := s.verifying
+	s.verifying = false
+	ml, err := s.hunkNames(ctx, name)
+	s.verifying = verifying
+	if err != nil || ml == nil {
+		return "", err
 	}
 	if ml.Kinds[name] != kindValue {
 		return "", nil
