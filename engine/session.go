@@ -63,9 +63,6 @@ type jdtSession struct {
 	// stmtStart: the hunk starts at a statement boundary in a block, where
 	// member lists may be shared per receiver type (typekey.go).
 	stmtStart bool
-	// recvSites maps a receiver name to the first site (dot offset and
-	// text) where typeKey saw it.
-	recvSites map[string]string
 }
 
 // Stats returns the session's counters.

@@ -27,10 +27,11 @@ package engine
 //   - the generated text declares no local class or interface, enum or
 //     record (whose bodies could inherit a field x).
 //
-// x's type comes from one completion request per name and hunk, made at
-// the second site of the name (the first is keyed by its text) unless the
-// simple-name judge already has it: the caret after "x;" at the hunk start
-// (simple.go, hunkNames), where JDT LS labels a variable "x : Type".
+// x's type comes from one completion request per name and hunk, shared with
+// the simple-name judge: the caret after "x;" at the hunk start (simple.go,
+// hunkNames), where JDT LS labels a variable "x : Type". It costs a request
+// at the first site of x, and saves one at every site of x in another
+// sample whose text before the dot differs (most of them, in a repair).
 // Only a name listed as a variable alone, with one non-"var" type, is used.
 // Strictness is kept as before: a name is pruned only on two answers
 // (Check's verifying pass; here two answers for the key, which may come
@@ -83,18 +84,6 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 		case t.Kind == javalex.Ident && t.Text == x.Text && i != r && !(i+1 < n && isOp(toks[i+1], ".")):
 			return "", false, nil // x may be declared here
 		}
-	}
-	// The type costs a request: it is asked for from the second site of a
-	// receiver name on (a session that sees one site, as in a single
-	// check, pays nothing extra).
-	siteKey := strconv.Itoa(st.DotEnd) + "\x00" + cur[:genEnd]
-	_, known := s.e.sites.Peek(s.id + "\x00h\x00" + x.Text) // free: the names at the hunk start
-	if first, seen := s.recvSites[x.Text]; !known && (!seen || first == siteKey) {
-		if s.recvSites == nil {
-			s.recvSites = map[string]string{}
-		}
-		s.recvSites[x.Text] = siteKey
-		return "", false, nil
 	}
 	typ, err := s.hunkStartType(ctx, x.Text)
 	if err != nil || typ == "" {
