@@ -62,7 +62,8 @@ type Options struct {
 	Temperature    float64 // softmax temperature; default 1.0
 	TopP           float64 // nucleus mass in (0,1]; default 0.95
 	TopK           int     // candidates asked of the model per step; default 20
-	MaxTokens      int     // tokens per hunk; default 64
+	MaxTokens      int     // tokens per hunk at most; default 64 (see TokenBudget)
+	FixedBudget    bool    // every hunk may take MaxTokens tokens (not the hunk-scaled TokenBudget)
 	MaxHunkBytes   int     // bytes per hunk; default $REPILOT_MAX_HUNK_BYTES, else 16 KiB
 	MaxHunkLines   int     // newlines per hunk; default $REPILOT_MAX_HUNK_LINES, else 200
 	Prune          bool    // GuidedPrune with the completion engine
