@@ -76,8 +76,9 @@ type sampler struct {
 	// (lm.WholeWords), checked as such.
 	wholeWords bool
 	// endSeen, endPruned: in the current sample, the model proposed its end
-	// token at some step; the end token was drawn and pruned (for the
-	// breakdown of truncated samples, Stats.TruncEnd*).
+	// token at some step after the first (where it would delete the buggy
+	// lines); the end token was drawn and pruned (for the breakdown of
+	// truncated samples, Stats.TruncEnd*).
 	endSeen, endPruned bool
 }
 
@@ -272,7 +273,7 @@ func (s *sampler) guidedPrune(ctx context.Context, rng *rand.Rand, generated str
 func (s *sampler) guidedPruneFrom(ctx context.Context, rng *rand.Rand, generated string, dist []lm.Candidate, idx []int, weights []float64, proposed int) (k int, took bool, err error) {
 	greedy := s.opts.Temperature <= 0
 	for _, k := range idx {
-		s.endSeen = s.endSeen || dist[k].End
+		s.endSeen = s.endSeen || (dist[k].End && generated != "")
 	}
 	j := slices.Index(idx, proposed)
 	first := proposed >= 0 && j >= 0 && j < nucleusEnd(weights, s.opts.TopP)

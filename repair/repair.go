@@ -123,8 +123,10 @@ type Stats struct {
 	// Why samples were truncated (Truncated = the three together): the
 	// model's end token was drawn and pruned at least once (the file would
 	// not parse there, or the memo or trie said so); it was proposed (in
-	// the top-k distribution at some step) but never drawn; it was never
-	// proposed.
+	// the top-k distribution at some step after the first, where it would
+	// delete the buggy lines) but never drawn; it was never proposed after
+	// the first step (the n-gram model offers it only at a line end where
+	// the brackets fit the buggy hunk's).
 	TruncEndPruned   int           `json:"trunc_end_pruned"`
 	TruncEndNotDrawn int           `json:"trunc_end_not_drawn"`
 	TruncNoEnd       int           `json:"trunc_no_end"`
