@@ -163,27 +163,18 @@ func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, ba
 		return nil, err
 	}
 	if ml.empty() && !ml.Incomplete && len(ss.Ident) > 1 {
-		// The answer for a shorter prefix of the identifier must list
+		// The answer for the identifier's first character must list
 		// something (JDT LS is working here) and, since it includes every
 		// name the full identifier's answer would, it is the answer: JDT LS
 		// 1.60 once answered a freshly opened file with an empty list that
 		// lacked a statically imported method the next request listed.
-		// The first two characters are tried before the first one alone,
-		// whose list (every type of the JDK with that initial) took 5-20 s
-		// under load.
-		for _, n := range []int{2, 1} {
-			if n >= len(ss.Ident) {
-				continue
-			}
-			probe, err := s.fetchSimple(ctx, full, ss, ss.Ident[:n], base)
-			if err != nil || probe == nil || probe.Incomplete {
-				return nil, err
-			}
-			if !probe.empty() {
-				return probe.filter(ss.Ident), nil
-			}
+		// (Every JDK type of that initial: 5-20 s under load, but one such
+		// list of the hunk start serves every identifier with that initial.)
+		probe, err := s.fetchSimple(ctx, full, ss, ss.Ident[:1], base)
+		if err != nil || probe == nil || probe.empty() || probe.Incomplete {
+			return nil, err
 		}
-		return nil, nil
+		return probe.filter(ss.Ident), nil
 	} else if ml.empty() {
 		return nil, nil
 	}
@@ -234,6 +225,12 @@ func (s *jdtSession) fetchSimple(ctx context.Context, full string, ss simpleSite
 	if !ok {
 		s.errs.Add(1)
 		return nil, nil
+	}
+	if ml.empty() {
+		// Not cached: an empty answer proves nothing on its own (see
+		// namesAt), and a list of the hunk start serves every sample; one
+		// JDT LS gave while still indexing must not stand for all of them.
+		return ml, nil
 	}
 	return s.storeList(base+q, ml), nil
 }

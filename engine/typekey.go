@@ -8,7 +8,7 @@ package engine
 // Where the receiver is a simple name x that the hunk cannot have rebound,
 // the list depends only on x's type and on the place, so it is keyed by
 //
-//	hunk, x's declared type at the hunk start, the token before x, and the
+//	hunk, x's declared type at the hunk start (or x, for a type name), the token before x, and the
 //	innermost open bracket's kind (context.go)
 //
 // and fetched once per such key. x "cannot have been rebound" when:
@@ -32,7 +32,9 @@ package engine
 // hunkNames), where JDT LS labels a variable "x : Type". It costs a request
 // at the first site of x, and saves one at every site of x in another
 // sample whose text before the dot differs (most of them, in a repair).
-// Only a name listed as a variable alone, with one non-"var" type, is used.
+// Only a name listed as a variable alone, with one non-"var" type, or as a
+// type alone (the receiver of a static member access, "Math.", keyed by its
+// name) is used.
 // Strictness is kept as before: a name is pruned only on two answers
 // (Check's verifying pass; here two answers for the key, which may come
 // from two sites of the same receiver type and context).
@@ -93,9 +95,10 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 	return s.id + "\x00t\x00" + typ + "\x00" + toks[r-1].Text + "\x00" + strconv.Itoa(int(sc.top())), true, nil
 }
 
-// hunkStartType returns the declared type JDT LS gives the variable name at
-// the hunk start ("" when name is not listed there as a variable alone, with
-// one type that is not "var", or JDT LS did not answer): the names in scope
+// hunkStartType returns what name means at the hunk start: "v:" and the
+// declared type JDT LS gives it when it is listed as a variable alone, with
+// one type that is not "var"; "T:" and name when it is listed as a type
+// alone; "" otherwise, or when JDT LS did not answer. It comes from the names in scope
 // at the hunk start for the identifier name (hunkNames, simple.go), one
 // request per name and hunk, shared with the simple names' judge. One
 // answer suffices: the type only chooses the key, whose member list is
@@ -108,11 +111,16 @@ func (s *jdtSession) hunkStartType(ctx context.Context, name string) (string, er
 	if err != nil || ml == nil {
 		return "", err
 	}
-	if ml.Kinds[name] != kindValue {
-		return "", nil
-	}
-	if t := ml.Types[name]; t != "var" {
-		return t, nil
+	switch ml.Kinds[name] {
+	case kindValue:
+		if t := ml.Types[name]; t != "var" && t != "" {
+			return "v:" + t, nil
+		}
+	case kindType:
+		// A type name alone (no variable, package or method of that
+		// name): "Math." lists Math's static members wherever Math
+		// means the same type, which the guards above keep.
+		return "T:" + name, nil
 	}
 	return "", nil
 }

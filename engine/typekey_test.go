@@ -33,6 +33,23 @@ func TestTypeKeySharedAcrossSamples(t *testing.T) {
 	}
 }
 
+// TestTypeKeyStaticReceiver: a type name receiver ("Math.") is keyed by its
+// name, so a second sample reaching "Math." through other text costs no
+// request, and a misspelt static member is still pruned.
+func TestTypeKeyStaticReceiver(t *testing.T) {
+	s := freshMainSession(t, "static")
+	runChecks(t, s, []checkCase{{ind + "int a = Math.", "max", Feasible}})
+	before := s.Stats()
+	runChecks(t, s, []checkCase{
+		{ind + "long b = 2;\n" + ind + "int a = Math.", "abs", Feasible},
+		{ind + "String c = s;\n" + ind + "int a = Math.", "min", Feasible},
+	})
+	if got := s.Stats().Requests - before.Requests; got != 0 {
+		t.Errorf("Math. reached through other text: %d requests, want 0", got)
+	}
+	runChecks(t, s, []checkCase{{ind + "int a = Math.", "maxx", Infeasible}})
+}
+
 // TestTypeKeyNeverCrossesARebinding: where the hunk may have rebound the
 // receiver's name, its list is not taken from the type the name had at the
 // hunk start.
