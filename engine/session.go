@@ -496,10 +496,11 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	}
 	gen := cur[:genEnd]
 	key := s.id + "\x00" + strconv.Itoa(st.DotEnd) + "\x00" + gen
+	typed := false
 	if tk, ok, err := s.typeKey(ctx, cur, st); err != nil {
 		return nil, err
 	} else if ok {
-		key = tk // shared by the sites of receivers of one type (typekey.go)
+		key, typed = tk, true // shared by the sites of receivers of one type (typekey.go)
 	}
 	if ml, ok := s.cachedList(key); ok {
 		return ml, nil
@@ -530,7 +531,14 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 		s.errs.Add(1) // an answer for some other text or caret: not evidence
 		return nil, nil
 	}
-	return s.storeList(key, newMemberList(list)), nil
+	ml := newMemberList(list)
+	if typed && len(ml.Names) == 0 {
+		// An empty list is unknown here, and at this site may come from
+		// JDT LS failing to resolve the receiver in this text: it must not
+		// stand for every site of the type.
+		return ml, nil
+	}
+	return s.storeList(key, ml), nil
 }
 
 // suffixAfterCaret is the hunk's suffix as a completion request's text
