@@ -45,6 +45,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/java"
@@ -185,5 +186,6 @@ func fileLevel(uri string) javaenv.Level {
 // whole file would not parse.
 func (s *jdtSession) CheckEnd(ctx context.Context, generated string) (Outcome, error) {
 	s.checks.Add(1)
+	defer func(began time.Time) { s.endTime.Add(int64(time.Since(began))) }(time.Now())
 	return s.syntax.end(ctx, generated)
 }

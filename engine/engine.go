@@ -16,6 +16,9 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"strings"
+	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 )
@@ -68,7 +71,42 @@ type Stats struct {
 	Requests int64 // requests sent to JDT LS (completion, hover, ...)
 	Errors   int64 // JDT LS requests that failed or timed out (answered Unknown)
 	SiteHits int64 // member lists answered from the per-site cache
+
+	// ByKind breaks Requests down by what asked (RequestKinds) and gives the
+	// wall time each kind spent waiting for JDT LS; nil for engines that
+	// do not keep it. EndTime is the wall time of CheckEnd (the parse).
+	ByKind  map[string]KindStats
+	EndTime time.Duration
 }
+
+// String formats s on one line: the counters, then each request kind with
+// its count and mean time, then the time in CheckEnd.
+func (s Stats) String() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "checks %d, requests %d, errors %d, cache hits %d;", s.Checks, s.Requests, s.Errors, s.SiteHits)
+	for _, k := range RequestKinds {
+		if v, ok := s.ByKind[k]; ok {
+			fmt.Fprintf(&b, " %s %d (%.1f ms each)", k, v.N, float64(v.Time.Microseconds())/1000/float64(v.N))
+		}
+	}
+	fmt.Fprintf(&b, "; end checks %.1f ms in all", float64(s.EndTime.Microseconds())/1000)
+	return b.String()
+}
+
+// KindStats is one row of Stats.ByKind: N requests that took Time in all.
+type KindStats struct {
+	N    int64
+	Time time.Duration
+}
+
+// RequestKinds name the JDT LS requests of a JDT session (Stats.ByKind):
+// a member list at a member site ("member"), the names at a simple name
+// ("simple"), the names in scope at the hunk start ("simple-hunk"), the probe
+// with the first character after an empty simple-name answer ("…-probe"),
+// a receiver's declared type (typekey.go, "type"),
+// each again while an Infeasible verdict is confirmed ("…-verify").
+var RequestKinds = []string{"member", "simple", "simple-probe", "simple-hunk", "simple-hunk-probe", "type",
+	"member-verify", "simple-verify", "simple-probe-verify", "simple-hunk-verify", "simple-hunk-probe-verify", "type-verify"}
 
 // Session checks tokens for one hunk. It is used by one goroutine at a time.
 type Session interface {

@@ -27,13 +27,129 @@ import (
 // answer is replaced by the answer for the identifier's first character at
 // the same place, filtered, and is unknown when that one is empty too (JDT
 // LS is not working there).
+//
+// Where the hunk's scope allows (inHunkScope) and the generated text before
+// the name declares nothing the name may become, the list is the one of the
+// hunk start, fetched once per hunk and identifier prefix and shared by every
+// site and sample; otherwise it is fetched at the site itself.
 func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite) (*memberList, error) {
 	full := s.h.Prefix + cur
 	identEnd := ss.IdentStart + len(ss.Ident)
 	if ss.IdentStart < len(s.h.Prefix) || identEnd > len(full) || ss.Ident == "" {
 		return nil, nil // the name starts in the prefix: not this hunk's to judge
 	}
-	base := s.id + "\x00s\x00" + strconv.Itoa(ss.IdentStart) + "\x00" + ss.Mode.String() + "\x00" + full[len(s.h.Prefix):ss.IdentStart] + "\x00"
+	gen := full[len(s.h.Prefix):ss.IdentStart]
+	if decls, ok := s.inHunkScope(gen); ok && !hasExtension(decls, ss.Ident) {
+		ml, err := s.hunkNames(ctx, ss.Ident)
+		return ml, err
+	}
+	return s.siteNames(ctx, full, ss, gen)
+}
+
+// hasExtension reports whether some name starts with ident.
+func hasExtension(names []string, ident string) bool {
+	for _, n := range names {
+		if strings.HasPrefix(n, ident) {
+			return true
+		}
+	}
+	return false
+}
+
+// siteNames is simpleNames' list for the site itself: fetched with the
+// generated text before the name, cached per site.
+func (s *jdtSession) siteNames(ctx context.Context, full string, ss simpleSite, gen string) (*memberList, error) {
+	base := s.id + "\x00s\x00" + strconv.Itoa(ss.IdentStart) + "\x00" + ss.Mode.String() + "\x00" + gen + "\x00"
+	return s.namesAt(ctx, full, ss, base)
+}
+
+// hunkNames is simpleNames' list at the hunk start (the caret after ident
+// right after Prefix), cached per hunk under the identifier prefix it was
+// fetched with.
+func (s *jdtSession) hunkNames(ctx context.Context, ident string) (*memberList, error) {
+	hs := simpleSite{Mode: simplePrefix, IdentStart: len(s.h.Prefix), Ident: ident, HunkStart: true}
+	return s.namesAt(ctx, s.h.Prefix+ident, hs, s.id+"\x00h\x00")
+}
+
+// inHunkScope reports whether a simple name after the generated text gen
+// sees the names visible at the hunk start plus those gen declares, and
+// returns the names gen may declare (declNames). It holds when
+//   - the hunk starts at a statement boundary in a block (stmtStart, as for
+//     typekey.go), where JDT LS lists every variable, method, type and
+//     package in scope;
+//   - gen does not start with "else" (which may bring a pattern binding of
+//     "if (!(o instanceof T x)) ...;" into scope);
+//   - gen closes no brace it did not open: the blocks of the prefix, their
+//     locals, and whether the code is static stay as at the hunk start
+//     (names of blocks gen opens and closes are gen's own);
+//   - gen declares no class, interface, enum or record, whose bodies may
+//     inherit names. Anonymous class and lambda bodies, where names may be
+//     inherited or bound, are never judged (simplePosition), and lambda
+//     parameters are visible only there.
+//
+// Every other name visible at the site was visible at the hunk start, or is
+// declared in gen; names visible at the hunk start and no longer at the site
+// (locals of a block gen closed) can only make the list longer, never prune
+// a feasible name.
+func (s *jdtSession) inHunkScope(gen string) (decls []string, ok bool) {
+	if !s.stmtStart || s.e.sites == nil {
+		return nil, false
+	}
+	genStart := len(s.win.Text)
+	toks := codeTokens(javalex.Lex(s.win.Text + gen))
+	depth, first := 0, true
+	for i, t := range toks {
+		if t.Start < genStart {
+			continue
+		}
+		if first && isKw(t, "else") {
+			return nil, false
+		}
+		first = false
+		switch {
+		case isOp(t, "{"):
+			depth++
+		case isOp(t, "}"):
+			if depth--; depth < 0 {
+				return nil, false
+			}
+		case isKw(t, "class") || isKw(t, "interface") || isKw(t, "enum") || isWord(t, "record"):
+			return nil, false
+		case t.Kind == javalex.Ident && i > 0 && declName(toks, i):
+			decls = append(decls, t.Text)
+		}
+	}
+	return decls, true
+}
+
+// declName reports whether the identifier toks[i] (i > 0) may be the name a
+// declaration introduces: one after a type ("T x", "int x", "List<T> x",
+// "int[] x", "Map<K, List<V>> x" of a local, a catch or for variable, a
+// resource or a pattern binding), or after "," as a further declarator
+// ("int a, b = 2;", followed by "=", "," or ";"). Lambda parameters are
+// left out: they are visible only in the lambda's body, where simple names
+// are never judged.
+func declName(toks []javalex.Token, i int) bool {
+	p := toks[i-1]
+	switch {
+	case p.Kind == javalex.Ident:
+		return true
+	case p.Kind == javalex.Keyword:
+		switch p.Text {
+		case "int", "long", "short", "byte", "char", "boolean", "float", "double":
+			return true
+		}
+	case isOp(p, ">") || isOp(p, ">>") || isOp(p, ">>>") || isOp(p, "]") || isOp(p, "..."):
+		return true
+	case isOp(p, ","):
+		return i+1 >= len(toks) || isOp(toks[i+1], "=") || isOp(toks[i+1], ",") || isOp(toks[i+1], ";")
+	}
+	return false
+}
+
+// namesAt fetches (or finds cached under base) the names at ss, whose
+// identifier lies in full.
+func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, base string) (*memberList, error) {
 	for k := len(ss.Ident); k >= 1; k-- {
 		if ml, ok := s.cachedList(base + ss.Ident[:k]); ok && (k == len(ss.Ident) || !ml.Incomplete) {
 			if ml.empty() {
@@ -52,6 +168,8 @@ func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite)
 		// name the full identifier's answer would, it is the answer: JDT LS
 		// 1.60 once answered a freshly opened file with an empty list that
 		// lacked a statically imported method the next request listed.
+		// (Every JDK type of that initial: 5-20 s under load, but one such
+		// list of the hunk start serves every identifier with that initial.)
 		probe, err := s.fetchSimple(ctx, full, ss, ss.Ident[:1], base)
 		if err != nil || probe == nil || probe.empty() || probe.Incomplete {
 			return nil, err
@@ -79,12 +197,20 @@ func (s *jdtSession) fetchSimple(ctx context.Context, full string, ss simpleSite
 		// too: more names can only mean less pruning).
 		text = text[:ss.NewStart] + "   " + text[ss.NewStart+3:]
 	}
+	kind := "simple"
+	if ss.HunkStart {
+		// "name;": a statement, where JDT LS lists every name in scope.
+		// Without the ";", "name" followed by the next statement's first
+		// name reads as a declaration's type, where it lists types only.
+		text += ";"
+		kind = "simple-hunk"
+	}
 	text += s.suffixAfterCaret()
 	m := textpos.New(text)
-	s.e.mu.Lock()
-	s.requests.Add(1)
-	list, err := s.complete(ctx, text, m.Position(caret))
-	s.e.mu.Unlock()
+	if q != ss.Ident {
+		kind += "-probe"
+	}
+	list, err := s.request(ctx, kind, text, m.Position(caret))
 	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -99,6 +225,12 @@ func (s *jdtSession) fetchSimple(ctx context.Context, full string, ss simpleSite
 	if !ok {
 		s.errs.Add(1)
 		return nil, nil
+	}
+	if ml.empty() {
+		// Not cached: an empty answer proves nothing on its own (see
+		// namesAt), and a list of the hunk start serves every sample; one
+		// JDT LS gave while still indexing must not stand for all of them.
+		return ml, nil
 	}
 	return s.storeList(base+q, ml), nil
 }

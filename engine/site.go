@@ -118,6 +118,9 @@ type simpleSite struct {
 	IdentStart int    // file offset of the identifier's first byte
 	Ident      string
 	NewStart   int // simpleNewType: file offset of the "new" keyword
+	// HunkStart: the name is put at the hunk start, as a statement of its
+	// own ("name;"), to list the names in scope there (simple.go).
+	HunkStart bool
 }
 
 // simpleSiteAt analyses the identifier that ends at the end of

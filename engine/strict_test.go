@@ -66,7 +66,32 @@ func TestCheckSimpleNamesInScope(t *testing.T) {
 		{ind + "try { } catch (RuntimeException ex) { names.add(ex", ".getMessage()); }", Feasible},
 		{ind + "names.add(args", "[0]);", Infeasible}, // run() has no args
 		{ind + "names.add(g.getName().substring(s", ".length()));", Feasible},
+		// a local of the generated text that shares a method's name: the
+		// names of the hunk start list only the method, the site both
+		{ind + "Runnable[] run = {}; Object o = run", "[0];", Feasible},
+		{ind + "int a = 1, tmp2 = 2; int k = tmp2", ";", Feasible},
 	})
+}
+
+// TestSimpleNamesOncePerHunk: the names in scope at simple names of
+// different samples of one hunk come from one request (the hunk start's
+// list), while a name the generated text declares is looked up at its site.
+func TestSimpleNamesOncePerHunk(t *testing.T) {
+	s, _ := mainSession(t)
+	runChecks(t, s, []checkCase{{ind + "String n = \"a\" + s", ";", Feasible}})
+	before := s.Stats().Requests
+	runChecks(t, s, []checkCase{
+		{ind + "String m = \"b\" + s", ";", Feasible},
+		{ind + "boolean b = null != s", ";", Feasible},
+		{ind + "String t = s", ";", Feasible},
+	})
+	if got := s.Stats().Requests - before; got != 0 {
+		t.Errorf("%d requests for s at three more sites, want 0 (one list per hunk)", got)
+	}
+	runChecks(t, s, []checkCase{{ind + "String sx = s; int k = 1 + sx", ";", Feasible}})
+	if got := s.Stats().Requests - before; got == 0 {
+		t.Errorf("a name declared in the generated text was judged without a request at its site")
+	}
 }
 
 func TestCheckMemberFollowers(t *testing.T) {

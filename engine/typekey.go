@@ -8,7 +8,7 @@ package engine
 // Where the receiver is a simple name x that the hunk cannot have rebound,
 // the list depends only on x's type and on the place, so it is keyed by
 //
-//	hunk, x's declared type at the hunk start, the token before x, and the
+//	hunk, x's declared type at the hunk start (or x, for a type name), the token before x, and the
 //	innermost open bracket's kind (context.go)
 //
 // and fetched once per such key. x "cannot have been rebound" when:
@@ -27,23 +27,23 @@ package engine
 //   - the generated text declares no local class or interface, enum or
 //     record (whose bodies could inherit a field x).
 //
-// x's type comes from one completion request per name and hunk, made at
-// the second site of the name (the first is keyed by its text): the caret
-// after "x" at the hunk start, where JDT LS labels a variable "x : Type".
-// Only a name listed as a variable alone, with one non-"var" type, is used.
+// x's type comes from one completion request per name and hunk, shared with
+// the simple-name judge: the caret after "x;" at the hunk start (simple.go,
+// hunkNames), where JDT LS labels a variable "x : Type". It costs a request
+// at the first site of x, and saves one at every site of x in another
+// sample whose text before the dot differs (most of them, in a repair).
+// Only a name listed as a variable alone, with one non-"var" type, or as a
+// type alone (the receiver of a static member access, "Math.", keyed by its
+// name) is used.
 // Strictness is kept as before: a name is pruned only on two answers
 // (Check's verifying pass; here two answers for the key, which may come
 // from two sites of the same receiver type and context).
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"strconv"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
-	"github.com/repilot-lsp/repilot-lsp/jdtls"
-	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // typeKey returns the shared cache key of the member list at the strict site
@@ -87,17 +87,6 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 			return "", false, nil // x may be declared here
 		}
 	}
-	// The type costs a request: it is asked for from the second site of a
-	// receiver name on (a session that sees one site, as in a single
-	// check, pays nothing extra).
-	siteKey := strconv.Itoa(st.DotEnd) + "\x00" + cur[:genEnd]
-	if first, seen := s.recvSites[x.Text]; !seen || first == siteKey {
-		if s.recvSites == nil {
-			s.recvSites = map[string]string{}
-		}
-		s.recvSites[x.Text] = siteKey
-		return "", false, nil
-	}
 	typ, err := s.hunkStartType(ctx, x.Text)
 	if err != nil || typ == "" {
 		return "", false, err
@@ -106,43 +95,32 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 	return s.id + "\x00t\x00" + typ + "\x00" + toks[r-1].Text + "\x00" + strconv.Itoa(int(sc.top())), true, nil
 }
 
-// hunkStartType returns the declared type JDT LS gives the variable name at
-// the hunk start ("" when name is not listed there as a variable alone, with
-// one type that is not "var", or JDT LS did not answer): one request per
-// name and hunk, cached with the member lists.
+// hunkStartType returns what name means at the hunk start: "v:" and the
+// declared type JDT LS gives it when it is listed as a variable alone, with
+// one type that is not "var"; "T:" and name when it is listed as a type
+// alone; "" otherwise, or when JDT LS did not answer. It comes from the names in scope
+// at the hunk start for the identifier name (hunkNames, simple.go), one
+// request per name and hunk, shared with the simple names' judge. One
+// answer suffices: the type only chooses the key, whose member list is
+// confirmed on its own before it prunes.
 func (s *jdtSession) hunkStartType(ctx context.Context, name string) (string, error) {
-	key := s.id + "\x00v\x00" + name
-	ml, ok := s.e.sites.Get(key)
-	if !ok {
-		caret := len(s.h.Prefix) + len(name)
-		text := s.h.Prefix + name + "\n" + s.h.Suffix // the newline: see suffixAfterCaret
-		m := textpos.New(text)
-		s.e.mu.Lock()
-		s.requests.Add(1)
-		list, err := s.complete(ctx, text, m.Position(caret))
-		s.e.mu.Unlock()
-		if err != nil {
-			if ctx.Err() != nil {
-				return "", ctx.Err()
-			}
-			if errors.Is(err, jdtls.ErrExited) || s.e.client.Err() != nil {
-				return "", fmt.Errorf("engine: shadow JDT LS: %w", err)
-			}
-			s.errs.Add(1)
-			return "", nil // not cached: asked again at the next site
-		}
-		ml, ok = newSimpleList(list, text, m, len(s.h.Prefix), caret)
-		if !ok {
-			s.errs.Add(1)
-			return "", nil
-		}
-		s.e.sites.Add(key, ml)
+	verifying := s.verifying
+	s.verifying = false
+	ml, err := s.hunkNames(ctx, name)
+	s.verifying = verifying
+	if err != nil || ml == nil {
+		return "", err
 	}
-	if ml.Kinds[name] != kindValue {
-		return "", nil
-	}
-	if t := ml.Types[name]; t != "var" {
-		return t, nil
+	switch ml.Kinds[name] {
+	case kindValue:
+		if t := ml.Types[name]; t != "var" && t != "" {
+			return "v:" + t, nil
+		}
+	case kindType:
+		// A type name alone (no variable, package or method of that
+		// name): "Math." lists Math's static members wherever Math
+		// means the same type, which the guards above keep.
+		return "T:" + name, nil
 	}
 	return "", nil
 }

@@ -18,11 +18,11 @@ func TestTypeKeySharedAcrossSamples(t *testing.T) {
 		{ind + "System.out.println(g.", "getName", Feasible},
 	})
 	mid := s.Stats()
-	// The first site's list (keyed by its text); at the second, g's type
-	// at the hunk start and the list for the statement-start context; at
-	// the third, the list for the argument context.
-	if got := mid.Requests - before.Requests; got != 4 {
-		t.Errorf("three sites of one receiver type: %d requests, want 4 (%s)", got, describe(mid))
+	// g's type at the hunk start and the list for the statement-start
+	// context (the first and second site); the list for the argument
+	// context (the third).
+	if got := mid.Requests - before.Requests; got != 3 {
+		t.Errorf("three sites of one receiver type: %d requests, want 3 (%s)", got, describe(mid))
 	}
 	runChecks(t, s, []checkCase{
 		{ind + "int n = 2;\n" + ind + "g.", "gxx", Infeasible},       // confirmed by a second answer
@@ -31,6 +31,23 @@ func TestTypeKeySharedAcrossSamples(t *testing.T) {
 	if got := s.Stats().Requests - mid.Requests; got != 1 {
 		t.Errorf("two prunes at new sites of one receiver type: %d requests, want 1", got)
 	}
+}
+
+// TestTypeKeyStaticReceiver: a type name receiver ("Math.") is keyed by its
+// name, so a second sample reaching "Math." through other text costs no
+// request, and a misspelt static member is still pruned.
+func TestTypeKeyStaticReceiver(t *testing.T) {
+	s := freshMainSession(t, "static")
+	runChecks(t, s, []checkCase{{ind + "int a = Math.", "max", Feasible}})
+	before := s.Stats()
+	runChecks(t, s, []checkCase{
+		{ind + "long b = 2;\n" + ind + "int a = Math.", "abs", Feasible},
+		{ind + "String c = s;\n" + ind + "int a = Math.", "min", Feasible},
+	})
+	if got := s.Stats().Requests - before.Requests; got != 0 {
+		t.Errorf("Math. reached through other text: %d requests, want 0", got)
+	}
+	runChecks(t, s, []checkCase{{ind + "int a = Math.", "maxx", Infeasible}})
 }
 
 // TestTypeKeyNeverCrossesARebinding: where the hunk may have rebound the
@@ -69,9 +86,8 @@ func TestTypeKeyGuards(t *testing.T) {
 	e := NewJDT(nil)
 	s := &jdtSession{e: e, h: Hunk{Prefix: prefix, Suffix: "    }\n}\n"}, id: "h", win: newLexWindow(prefix)}
 	s.stmtStart = atStatementBoundary(s.win)
-	// Every name has been seen at another site, so a case the guards let
-	// through would ask JDT LS (there is none here: it would panic).
-	s.recvSites = map[string]string{"g": "elsewhere", "a": "elsewhere", "f": "elsewhere"}
+	// A case the guards let through would ask JDT LS (there is none here:
+	// it would panic).
 	if !s.stmtStart {
 		t.Fatal("a hunk after \"int i = 0;\" in a method body starts a statement")
 	}

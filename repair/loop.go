@@ -75,6 +75,25 @@ type sampler struct {
 	// wholeWords: the model's identifier tokens are complete names
 	// (lm.WholeWords), checked as such.
 	wholeWords bool
+	// endSeen, endPruned: in the current sample, the model proposed its end
+	// token at some step after the first (where it would delete the buggy
+	// lines); the end token was drawn and pruned (for the breakdown of
+	// truncated samples, Stats.TruncEnd*).
+	endSeen, endPruned bool
+}
+
+// truncated counts a sample that ended at the token or size limit, by why
+// its end never came (Stats.TruncEndPruned, TruncEndNotDrawn, TruncNoEnd).
+func (s *sampler) truncated() (candidate, sampleEnd, error) {
+	switch {
+	case s.endPruned:
+		s.stats.TruncEndPruned++
+	case s.endSeen:
+		s.stats.TruncEndNotDrawn++
+	default:
+		s.stats.TruncNoEnd++
+	}
+	return candidate{}, endTruncated, nil
 }
 
 // sampleStream returns the random stream of sample i: a PCG seeded with the
@@ -100,12 +119,13 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 		logProb   float64
 		tokens    int
 	)
+	s.endSeen, s.endPruned = false, false
 	for {
 		if err := ctx.Err(); err != nil {
 			return candidate{}, 0, err
 		}
 		if tokens >= s.opts.MaxTokens || s.opts.overHunkBounds(generated) {
-			return candidate{}, endTruncated, nil
+			return s.truncated()
 		}
 		dist, err := s.next(ctx, generated)
 		if err != nil {
@@ -252,6 +272,9 @@ func (s *sampler) guidedPrune(ctx context.Context, rng *rand.Rand, generated str
 // the chosen token is proposed, taken as the first draw.
 func (s *sampler) guidedPruneFrom(ctx context.Context, rng *rand.Rand, generated string, dist []lm.Candidate, idx []int, weights []float64, proposed int) (k int, took bool, err error) {
 	greedy := s.opts.Temperature <= 0
+	for _, k := range idx {
+		s.endSeen = s.endSeen || (dist[k].End && generated != "")
+	}
 	j := slices.Index(idx, proposed)
 	first := proposed >= 0 && j >= 0 && j < nucleusEnd(weights, s.opts.TopP)
 	for ; ; first = false {
@@ -273,6 +296,7 @@ func (s *sampler) guidedPruneFrom(ctx context.Context, rng *rand.Rand, generated
 			return k, first, nil
 		}
 		s.stats.Pruned++
+		s.endPruned = s.endPruned || dist[k].End
 		weights[j] = 0
 	}
 }

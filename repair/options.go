@@ -8,6 +8,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/repilot-lsp/repilot-lsp/javalex"
 )
 
 // Default values of Options (see DefaultOptions).
@@ -22,7 +24,7 @@ const (
 
 // DefaultOptions returns the full Repilot configuration: pruning, memoization
 // and active completion on; 20 samples; top-k 20; temperature 1.0; top-p 0.95;
-// 64 tokens, 16 KiB and 200 lines per hunk (the last two changed by
+// at most 64 tokens (fewer for short hunks: TokenBudget), 16 KiB and 200 lines per hunk (the last two changed by
 // $REPILOT_MAX_HUNK_BYTES and $REPILOT_MAX_HUNK_LINES); 5 patches kept.
 //
 // Temperature 1.0 samples the model's own distribution; top-p 0.95 cuts only
@@ -80,6 +82,42 @@ func (o Options) withDefaults() Options {
 		o.MaxHunkLines = envInt(EnvMaxHunkLines, DefaultMaxHunkLines)
 	}
 	return o
+}
+
+// The hunk-scaled token budget (Options.TokenBudget): a sample of a hunk
+// whose buggy lines hold n Java tokens may take BudgetPerToken*n +
+// BudgetSlack tokens, at least BudgetFloor, at most MaxTokens.
+//
+// Chosen by measurement on three bugs of testdata/bugs with the embedded
+// n-gram model (20 samples, seed 0, full; bench/README.md): no completed
+// candidate took more than the buggy hunk's Java tokens + 7 (a fix of one or
+// two lines keeps about the length of the lines it replaces; the n-gram
+// model's tokens are Java tokens plus line breaks and indentation), while 45%
+// of the samples ran to the 64-token limit and spent 77% of all sampled
+// tokens there. Twice the hunk plus 16 leaves room for longer fixes and for
+// subword tokenizers.
+const (
+	BudgetPerToken = 2
+	BudgetSlack    = 16
+	BudgetFloor    = 24
+)
+
+// TokenBudget returns the tokens one sample of the hunk buggy may take:
+// MaxTokens when FixedBudget is set, else the hunk-scaled budget above. An
+// insertion (buggy "") gets BudgetFloor. A sample at the budget is
+// truncated as at MaxTokens (Stats.Truncated).
+func (o Options) TokenBudget(buggy string) int {
+	o = o.withDefaults()
+	if o.FixedBudget {
+		return o.MaxTokens
+	}
+	n := 0
+	for _, t := range javalex.Lex(buggy) {
+		if !t.Kind.IsComment() {
+			n++
+		}
+	}
+	return min(o.MaxTokens, max(BudgetFloor, BudgetPerToken*n+BudgetSlack))
 }
 
 // Bounds on one generated hunk: a sample that grows past either is discarded

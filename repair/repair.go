@@ -62,7 +62,8 @@ type Options struct {
 	Temperature    float64 // softmax temperature; default 1.0
 	TopP           float64 // nucleus mass in (0,1]; default 0.95
 	TopK           int     // candidates asked of the model per step; default 20
-	MaxTokens      int     // tokens per hunk; default 64
+	MaxTokens      int     // tokens per hunk at most; default 64 (see TokenBudget)
+	FixedBudget    bool    // every hunk may take MaxTokens tokens (not the hunk-scaled TokenBudget)
 	MaxHunkBytes   int     // bytes per hunk; default $REPILOT_MAX_HUNK_BYTES, else 16 KiB
 	MaxHunkLines   int     // newlines per hunk; default $REPILOT_MAX_HUNK_LINES, else 200
 	Prune          bool    // GuidedPrune with the completion engine
@@ -115,17 +116,27 @@ type Stats struct {
 	EngineRequests int64         `json:"engine_requests"` // JDT LS requests by the engine
 	Duration       time.Duration `json:"duration_ns"`     // wall time of the whole repair
 
-	Completed     int           `json:"completed"`        // samples that ended with the model's end token
-	Dead          int           `json:"dead"`             // samples ended because every candidate was pruned (prefix added to the trie)
-	Truncated     int           `json:"truncated"`        // samples that reached MaxTokens, MaxHunkBytes or MaxHunkLines without the end token (discarded)
-	NoProposal    int           `json:"no_proposal"`      // samples ended because the model proposed no token
-	SameAsBuggy   int           `json:"same_as_buggy"`    // completed samples equal to the buggy hunk after normalisation (dropped)
-	EngineCalls   int64         `json:"engine_calls"`     // Check and Complete calls made by the loop (memo hits excluded)
-	CompileChecks int64         `json:"compile_checks"`   // CompileErrors calls made by validation
-	Unchecked     int64         `json:"unchecked"`        // candidates whose compile check failed (unparsable text or a timeout): not compilable
-	Tested        int           `json:"tested"`           // candidates whose TestCmd ran
-	SampleTime    time.Duration `json:"sample_time_ns"`   // wall time of sampling
-	ValidateTime  time.Duration `json:"validate_time_ns"` // wall time of validation (compile checks and tests)
+	Completed  int `json:"completed"`   // samples that ended with the model's end token
+	Dead       int `json:"dead"`        // samples ended because every candidate was pruned (prefix added to the trie)
+	Truncated  int `json:"truncated"`   // samples that reached MaxTokens, MaxHunkBytes or MaxHunkLines without the end token (discarded)
+	NoProposal int `json:"no_proposal"` // samples ended because the model proposed no token
+	// Why samples were truncated (Truncated = the three together): the
+	// model's end token was drawn and pruned at least once (the file would
+	// not parse there, or the memo or trie said so); it was proposed (in
+	// the top-k distribution at some step after the first, where it would
+	// delete the buggy lines) but never drawn; it was never proposed after
+	// the first step (the n-gram model offers it only at a line end where
+	// the brackets fit the buggy hunk's).
+	TruncEndPruned   int           `json:"trunc_end_pruned"`
+	TruncEndNotDrawn int           `json:"trunc_end_not_drawn"`
+	TruncNoEnd       int           `json:"trunc_no_end"`
+	SameAsBuggy      int           `json:"same_as_buggy"`    // completed samples equal to the buggy hunk after normalisation (dropped)
+	EngineCalls      int64         `json:"engine_calls"`     // Check and Complete calls made by the loop (memo hits excluded)
+	CompileChecks    int64         `json:"compile_checks"`   // CompileErrors calls made by validation
+	Unchecked        int64         `json:"unchecked"`        // candidates whose compile check failed (unparsable text or a timeout): not compilable
+	Tested           int           `json:"tested"`           // candidates whose TestCmd ran
+	SampleTime       time.Duration `json:"sample_time_ns"`   // wall time of sampling
+	ValidateTime     time.Duration `json:"validate_time_ns"` // wall time of validation (compile checks and tests)
 
 	// Speculative guided decoding (repair/speculative.go), when the model
 	// session implements lm.Speculator. Proposals are also counted in

@@ -181,6 +181,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 	if err != nil {
 		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)
 	}
+	opts.MaxTokens = opts.TokenBudget(site.Buggy) // options.go
 	sp := &sampler{
 		opts:    opts,
 		model:   ms,

@@ -94,12 +94,13 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		// come first), is charged to that rejection, not counted as a cut.
 		rejected bool
 	)
+	s.endSeen, s.endPruned = false, false
 	for {
 		if err := ctx.Err(); err != nil {
 			return candidate{}, 0, err
 		}
 		if tokens >= s.opts.MaxTokens || s.opts.overHunkBounds(generated) {
-			return candidate{}, endTruncated, nil
+			return s.truncated()
 		}
 		var (
 			dist     []lm.Candidate

@@ -1,0 +1,596 @@
+package engine
+
+// session.go holds jdtSession, one hunk's Session over a JDT engine: Check
+// (Algorithm 2's feasibility test), Complete (Algorithm 3's query) and the
+// member-list fetch they share (the site cache and one completion request).
+//
+// The decision procedure, in Repilot's terms (Wei, Xia, Zhang, FSE 2023):
+//   - Definition 3.3 (feasible token): a token is feasible when some
+//     completion of the partial program with it compiles. The engine proves
+//     feasibility only at a strict site: the identifier after a member-access
+//     dot is feasible iff it is a prefix of a member name JDT LS lists there;
+//     a simple name in a reference position iff it is a prefix of a name JDT
+//     LS lists at the caret (judged when it ends, where it may still become
+//     a lambda parameter or a label).
+//   - Definition 3.4 (strict completion engine): where the engine cannot be
+//     sure (a declaration name, comment, literal, unresolved receiver, a
+//     receiver JDT LS is known to get wrong, JDT LS error) it answers
+//     unknown, so no feasible token is ever pruned.
+//   - Algorithm 2 (GuidedPrune) calls Session.Check for each sampled token;
+//     Infeasible prunes it.
+//   - Algorithm 3 (ActivelyComplete) calls Session.Complete and appends the
+//     common prefix of the names returned.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/javalex"
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
+)
+
+// jdtSession is one hunk's Session.
+type jdtSession struct {
+	e   *JDT
+	h   Hunk
+	id  string // hash of URI, Prefix and Suffix: the hunk identity in site keys
+	win lexWindow
+
+	checks, requests, errs, hits atomic.Int64
+	closed                       atomic.Bool
+	endTime                      atomic.Int64 // ns in CheckEnd
+
+	kindMu sync.Mutex
+	byKind map[string]KindStats // Stats.ByKind
+
+	// verifying is set while a piece judged Infeasible is judged again:
+	// lists are then fetched afresh and merged with the cached ones (see
+	// cachedList), so that one wrong answer cannot prune on its own.
+	verifying bool
+
+	syntax syntaxJudge // decides end tokens (end.go)
+
+	// stmtStart: the hunk starts at a statement boundary in a block, where
+	// member lists may be shared per receiver type (typekey.go).
+	stmtStart bool
+}
+
+// Stats returns the session's counters.
+func (s *jdtSession) Stats() Stats {
+	st := Stats{Checks: s.checks.Load(), Requests: s.requests.Load(), Errors: s.errs.Load(), SiteHits: s.hits.Load(),
+		EndTime: time.Duration(s.endTime.Load()), ByKind: map[string]KindStats{}}
+	s.kindMu.Lock()
+	for k, v := range s.byKind {
+		st.ByKind[k] = v
+	}
+	s.kindMu.Unlock()
+	return st
+}
+
+// Close releases the shadow document. With $REPILOT_ENGINE_STATS set it
+// first prints the session's Stats to stderr (for bench repair's
+// breakdown of JDT LS requests by kind; bench/README.md).
+func (s *jdtSession) Close() error {
+	if s.closed.Swap(true) {
+		return nil
+	}
+	if os.Getenv("REPILOT_ENGINE_STATS") != "" {
+		fmt.Fprintln(os.Stderr, "engine stats:", s.Stats())
+	}
+	s.e.mu.Lock()
+	defer s.e.mu.Unlock()
+	s.e.releaseLocked(s.h.URI, false)
+	return nil
+}
+
+// Check implements GuidedPrune's feasibility test (Algorithm 2) for one
+// token. The token is split at identifier boundaries and each piece is
+// checked where it lands:
+//   - identifier characters at a member site (after a member-access dot):
+//     the identifier so far must be a prefix of some member name (Feasible),
+//     else Infeasible — unless it may still become this/super/class/new, or
+//     the receiver may be a package (Unknown);
+//   - identifier characters at a simple name where no lambda parameter,
+//     label or declaration can start (an operand, an array index, the type
+//     after new; context.go): the same test against the names JDT LS lists
+//     at the caret, unless the name may still become a keyword;
+//   - any other character right after an identifier at a member site ends
+//     it: the name must be a member; a method name must be followed by "("
+//     (or whitespace or a comment), and a field's by anything but "(";
+//   - a character that ends a simple name in a reference position (not
+//     whitespace, "-", ":", "." or "/", which may still make it a lambda
+//     parameter, a label, a package or a comment) requires the name to be
+//     listed, and a method if the character is "(";
+//   - a character right after a member-access dot must be able to follow
+//     it (an identifier start, whitespace, a comment, "<", "@", or "." of
+//     an ellipsis), else Infeasible ("x.(", "x.)", "g..");
+//   - a ")" or "," in the arguments of a member method call "recv.name("
+//     at a strict site must leave an argument count some overload of name
+//     accepts (arity.go), else Infeasible;
+//   - everything else is Unknown.
+//
+// The result is Infeasible if any piece is, else Feasible if some piece was
+// proven, else Unknown. Errors: ctx's error, or one wrapping jdtls.ErrExited
+// when the shadow server has died; a JDT LS error or timeout is Unknown.
+func (s *jdtSession) Check(ctx context.Context, generated, token string) (Outcome, error) {
+	s.checks.Add(1)
+	if err := s.alive(); err != nil {
+		return Unknown, err
+	}
+	proven := false
+	cur := generated
+	for _, p := range splitToken(token) {
+		out, err := s.checkPiece(ctx, cur, p)
+		if err == nil && out == Infeasible {
+			// Prune only on two answers: JDT LS 1.60 was seen answering a
+			// request with a list that lacked a member (Runnable.run) the
+			// same request listed when repeated.
+			s.verifying = true
+			out, err = s.checkPiece(ctx, cur, p)
+			s.verifying = false
+		}
+		if err != nil {
+			return Unknown, err
+		}
+		cur += p.Text
+		switch out {
+		case Infeasible:
+			return Infeasible, nil
+		case Feasible:
+			proven = true
+		}
+	}
+	if proven {
+		return Feasible, nil
+	}
+	return Unknown, nil
+}
+
+// checkPiece judges piece p appended to cur.
+func (s *jdtSession) checkPiece(ctx context.Context, cur string, p part) (Outcome, error) {
+	if p.Ident {
+		return s.checkIdent(ctx, cur+p.Text)
+	}
+	return s.checkFollower(ctx, cur, p)
+}
+
+// cachedList returns the cached list under key: any cached list normally,
+// and while verifying only one that was already verified.
+func (s *jdtSession) cachedList(key string) (*memberList, bool) {
+	if s.e.sites == nil {
+		return nil, false
+	}
+	ml, ok := s.e.sites.Get(key)
+	if !ok || (s.verifying && !ml.Verified) {
+		return nil, false
+	}
+	s.hits.Add(1)
+	return ml, true
+}
+
+// storeList caches ml under key; while verifying, merged with the list
+// cached before and marked verified.
+func (s *jdtSession) storeList(key string, ml *memberList) *memberList {
+	if s.e.sites == nil {
+		return ml
+	}
+	if s.verifying {
+		if old, ok := s.e.sites.Peek(key); ok {
+			ml = old.union(ml)
+		}
+		ml.Verified = true
+	}
+	s.e.sites.Add(key, ml)
+	return ml
+}
+
+// checkIdent judges the identifier that ends at the end of next (a member
+// name or a simple name being typed).
+func (s *jdtSession) checkIdent(ctx context.Context, next string) (Outcome, error) {
+	st := siteAt(s.win, next)
+	if st.Strict {
+		ml, err := s.members(ctx, next, st)
+		if err != nil {
+			return Unknown, err
+		}
+		return verdict(ml, st.Ident, false), nil
+	}
+	if st.DotEnd != 0 {
+		return Unknown, nil // a member site whose receiver is not trusted
+	}
+	ss, ok := simpleSiteAt(s.win, next, false)
+	if ok && ss.Mode == simpleNever {
+		return Infeasible, nil
+	}
+	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) {
+		return Unknown, nil
+	}
+	ml, err := s.simpleNames(ctx, next, ss)
+	if err != nil || ml == nil {
+		return Unknown, err
+	}
+	if ml.hasPrefix(ss.Ident) {
+		return Feasible, nil
+	}
+	if ml.Incomplete || anyKeywordPrefix(ss.Ident) {
+		return Unknown, nil // it may still become a keyword JDT LS does not list
+	}
+	return Infeasible, nil
+}
+
+// checkFollower judges a piece that is not identifier characters (one
+// character, or a run of whitespace) appended to cur.
+func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Outcome, error) {
+	toks, inCode := lastCode(s.win, cur)
+	n := len(toks)
+	if !inCode || n == 0 {
+		return Unknown, nil
+	}
+	c := p.Text[0]
+	if p.Space {
+		c = ' '
+	}
+	last := toks[n-1]
+	srcLen := len(s.win.Text) + len(cur)
+	switch {
+	case isOp(last, ".") && n >= 2 && memberAccessReceiver(toks, n-2, s.win.Anchor > 0):
+		out := afterDot(toks[n-2], c, last.End == srcLen)
+		if out == Unknown && c == '.' {
+			// "T..." declares a variable-arity parameter: only in a
+			// parameter list, never in a block or an expression.
+			st := scan(s.win.pre.clone(), toks[:n-1])
+			switch st.top() {
+			case frameBlock, frameLambdaBlock, frameCallParen, frameCtrlParen, frameBracket, frameArrayInit:
+				return Infeasible, nil
+			}
+		}
+		return out, nil
+	}
+	if c == ')' || c == ',' {
+		// the arity of the member method call it closes or continues (arity.go)
+		if out, err := s.checkArity(ctx, cur, toks, c); err != nil || out == Infeasible {
+			return out, err
+		}
+	}
+	if last.Kind != javalex.Ident {
+		return Unknown, nil
+	}
+	// The identifier last has ended (c cannot extend it).
+	genEnd := last.End - len(s.win.Text)
+	if genEnd <= 0 {
+		return Unknown, nil // the name lies in the prefix: the hunk starts after it
+	}
+	upto := cur[:genEnd]
+	if st := siteAt(s.win, upto); st.Strict {
+		if c == ' ' && last.End != srcLen {
+			return Unknown, nil // already judged when the name ended
+		}
+		ml, err := s.members(ctx, upto, st)
+		if err != nil {
+			return Unknown, err
+		}
+		return memberFollower(ml, st.Ident, c), nil
+	} else if st.DotEnd != 0 {
+		return Unknown, nil
+	}
+	if !settles(c) {
+		return Unknown, nil
+	}
+	ss, ok := simpleSiteAt(s.win, cur, true)
+	if ok && ss.Mode == simpleNever {
+		return Infeasible, nil
+	}
+	if !ok || ss.Mode == simpleNone || isContextual(ss.Ident) {
+		return Unknown, nil
+	}
+	ml, err := s.simpleNames(ctx, upto, ss)
+	if err != nil || ml == nil {
+		return Unknown, err
+	}
+	out := simpleFollower(ml, ss.Ident, c)
+	if out == Unknown && c == '(' && ss.Mode == simpleNewType && ml.Kinds[ss.Ident]&kindType != 0 {
+		out = Feasible // new T(
+	}
+	return out, nil
+}
+
+// afterDot judges character c right after a member-access dot whose
+// receiver ends with recv; adjacent says no whitespace or comment separates
+// them. Java allows an identifier (checked elsewhere), "<" (explicit type
+// arguments: x.<T>m()), "@" (a type annotation in a qualified type:
+// java.util.@NonNull List), whitespace and comments; "." only as part of
+// "..." after a type name (String... args).
+func afterDot(recv javalex.Token, c byte, adjacent bool) Outcome {
+	switch c {
+	case ' ', '/', '\\', '<', '@':
+		return Unknown
+	case '.':
+		if adjacent && (recv.Kind == javalex.Ident || isOp(recv, "]")) {
+			return Unknown // may become an ellipsis
+		}
+		return Infeasible
+	}
+	return Infeasible
+}
+
+// memberFollower judges character c after the member name ident (complete)
+// at a site whose member list is ml.
+func memberFollower(ml *memberList, ident string, c byte) Outcome {
+	v := verdict(ml, ident, true)
+	if v != Feasible || c == ' ' || c == '/' || c == '\\' {
+		return v
+	}
+	bits := ml.Kinds[ident]
+	switch {
+	case bits&(kindType|kindOther) != 0:
+		return Feasible
+	case c == '(' && bits&kindMethod == 0:
+		return Infeasible // x.field( : a field is not called
+	case c == '[' && !ml.indexable(ident):
+		return Infeasible // x.list[ : only arrays are indexed
+	case c != '(' && bits&kindMethod != 0 && bits&(kindValue|kindPackage) == 0:
+		return Infeasible // x.method followed by anything but "("
+	}
+	return Feasible
+}
+
+// settles reports whether character c, right after a simple name (possibly
+// after whitespace), proves the name is a reference: not whitespace, and not
+// "-" (x -> ...), ":" (a label), "." (a package name), "/" (a comment) or
+// "\\" (a Unicode escape).
+func settles(c byte) bool {
+	switch c {
+	case ' ', '-', ':', '.', '/', '\\':
+		return false
+	}
+	return true
+}
+
+// simpleFollower judges character c (settles(c)) after the complete simple
+// name ident in a reference position, whose visible names are ml.
+func simpleFollower(ml *memberList, ident string, c byte) Outcome {
+	bits, listed := ml.Kinds[ident]
+	switch {
+	case !listed && ml.Incomplete:
+		return Unknown
+	case !listed:
+		return Infeasible
+	case bits&kindOther != 0:
+		return Feasible
+	case c == '(':
+		if bits&kindMethod != 0 {
+			return Feasible
+		}
+		if bits&kindType != 0 {
+			return Unknown // a constructor's name, where classification erred
+		}
+		return Infeasible // a variable or package is not called
+	case bits == kindMethod:
+		return Infeasible // a method name that is not called
+	case c == '[' && !ml.indexable(ident):
+		return Infeasible // list[i] : only arrays are indexed
+	}
+	return Feasible
+}
+
+func isContextual(ident string) bool {
+	for _, k := range contextualWords {
+		if k == ident {
+			return true
+		}
+	}
+	return false
+}
+
+// verdict decides one identifier against a site's member list: exact asks for
+// a complete name (the identifier has ended), otherwise a prefix.
+func verdict(ml *memberList, ident string, exact bool) Outcome {
+	if ml == nil || len(ml.Names) == 0 {
+		return Unknown // JDT LS resolved no receiver: not evidence of anything
+	}
+	i := sort.SearchStrings(ml.Names, ident)
+	if i < len(ml.Names) && (ml.Names[i] == ident || (!exact && strings.HasPrefix(ml.Names[i], ident))) {
+		return Feasible
+	}
+	if ml.Incomplete || ml.Packages {
+		return Unknown // a package receiver: JDT LS may not list every package
+	}
+	if exact {
+		for _, k := range afterDotKeywords {
+			if k == ident {
+				return Unknown
+			}
+		}
+	} else if keywordPrefix(ident) {
+		return Unknown
+	}
+	return Infeasible
+}
+
+// Complete implements the query of ActivelyComplete (Algorithm 3): at a
+// strict site, the member names that extend the identifier typed so far
+// (all members right after the dot). Known is false elsewhere, when JDT LS
+// lists nothing, when the list is incomplete, or when the identifier could
+// also become a keyword JDT LS does not list (this/super/class/new).
+func (s *jdtSession) Complete(ctx context.Context, generated string) (Completions, error) {
+	if err := s.alive(); err != nil {
+		return Completions{}, err
+	}
+	st := siteAt(s.win, generated)
+	if !st.Strict {
+		if st.DotEnd != 0 {
+			return Completions{}, nil
+		}
+		return s.completeSimple(ctx, generated)
+	}
+	ml, err := s.members(ctx, generated, st)
+	if err != nil {
+		return Completions{}, err
+	}
+	if ml == nil || len(ml.Names) == 0 || ml.Incomplete {
+		return Completions{}, nil
+	}
+	var names []string
+	i := sort.SearchStrings(ml.Names, st.Ident)
+	for ; i < len(ml.Names) && strings.HasPrefix(ml.Names[i], st.Ident); i++ {
+		names = append(names, ml.Names[i])
+	}
+	if st.Ident != "" {
+		for _, k := range afterDotKeywords {
+			if strings.HasPrefix(k, st.Ident) && !contains(names, k) {
+				return Completions{}, nil
+			}
+		}
+	}
+	return Completions{Known: true, Names: names}, nil
+}
+
+// completeSimple is Complete at a simple name being typed where every
+// prefix is judged (simplePrefix, simpleNewType): the listed names that
+// extend it; unknown when the name may still become a keyword, or the list
+// is empty or incomplete.
+func (s *jdtSession) completeSimple(ctx context.Context, generated string) (Completions, error) {
+	ss, ok := simpleSiteAt(s.win, generated, false)
+	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) || anyKeywordPrefix(ss.Ident) {
+		return Completions{}, nil
+	}
+	ml, err := s.simpleNames(ctx, generated, ss)
+	if err != nil || ml == nil || ml.Incomplete {
+		return Completions{}, err
+	}
+	ml = ml.filter(ss.Ident)
+	if ml.empty() {
+		return Completions{}, nil
+	}
+	return Completions{Known: true, Names: append([]string(nil), ml.Names...)}, nil
+}
+
+func (s *jdtSession) alive() error {
+	if s.closed.Load() {
+		return errors.New("engine: session is closed")
+	}
+	return s.e.client.Err()
+}
+
+// members returns the member list at st, from the site cache or from one
+// completion request with an empty identifier (the caret right after the
+// dot). cur is the generated text whose end st describes. A nil list with a
+// nil error means unknown (JDT LS failed or timed out; counted in Errors).
+func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberList, error) {
+	// The partial program for the site: Prefix + generated up to the dot +
+	// Suffix. When the dot lies in the prefix itself (the hunk starts after
+	// "x."), the generated part is empty.
+	genEnd := st.DotEnd - len(s.h.Prefix)
+	if genEnd < 0 {
+		genEnd = 0
+	}
+	gen := cur[:genEnd]
+	key := s.id + "\x00" + strconv.Itoa(st.DotEnd) + "\x00" + gen
+	typed := false
+	if tk, ok, err := s.typeKey(ctx, cur, st); err != nil {
+		return nil, err
+	} else if ok {
+		key, typed = tk, true // shared by the sites of receivers of one type (typekey.go)
+	}
+	if ml, ok := s.cachedList(key); ok {
+		return ml, nil
+	}
+	prefix := s.h.Prefix
+	if st.DotEnd < len(prefix) && strings.TrimSpace(prefix[st.DotEnd:]) != "" {
+		// A site inside the prefix, followed there by its member name (the
+		// hunk starts inside "x.name(...": arity.go): what follows the dot
+		// is dropped, as a generated site's is, so the caret ends no name.
+		prefix = prefix[:st.DotEnd]
+	}
+	text := prefix + gen + s.suffixAfterCaret()
+	m := textpos.New(text)
+	pos := m.Position(st.DotEnd)
+
+	list, err := s.request(ctx, "member", text, pos)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if errors.Is(err, jdtls.ErrExited) || s.e.client.Err() != nil {
+			return nil, fmt.Errorf("engine: shadow JDT LS: %w", err)
+		}
+		s.errs.Add(1)
+		return nil, nil
+	}
+	if !consistent(list, text, m, st.DotEnd) {
+		s.errs.Add(1) // an answer for some other text or caret: not evidence
+		return nil, nil
+	}
+	ml := newMemberList(list)
+	if typed && len(ml.Names) == 0 {
+		// An empty list is unknown here, and at this site may come from
+		// JDT LS failing to resolve the receiver in this text: it must not
+		// stand for every site of the type.
+		return ml, nil
+	}
+	return s.storeList(key, ml), nil
+}
+
+// suffixAfterCaret is the hunk's suffix as a completion request's text
+// continues it after the caret: with a newline first when the suffix starts
+// with neither whitespace nor a comment (the line after the hunk starts at
+// column 0). Without it, an identifier there ("}" is not one, but "System",
+// or "public" of the next member is) would join the name being completed,
+// and JDT LS's edit ranges would run past the caret, so that consistent
+// rejects the list (unknown). The caret is in code at a strict site, where
+// whitespace between tokens changes nothing a compiler sees.
+func (s *jdtSession) suffixAfterCaret() string {
+	if suf := s.h.Suffix; suf != "" && !strings.ContainsRune(" \t\r\n\f/", rune(suf[0])) {
+		return "\n" + suf
+	}
+	return s.h.Suffix
+}
+
+// request sends one completion request of the given kind (RequestKinds,
+// without "-verify") on the shadow server, counted in Stats, and returns
+// complete's answer.
+func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos.Position) (*jdtls.CompletionList, error) {
+	if s.verifying {
+		kind += "-verify"
+	}
+	began := time.Now()
+	s.e.mu.Lock()
+	s.requests.Add(1)
+	list, err := s.complete(ctx, text, pos)
+	s.e.mu.Unlock()
+	s.kindMu.Lock()
+	if s.byKind == nil {
+		s.byKind = map[string]KindStats{}
+	}
+	k := s.byKind[kind]
+	k.N++
+	k.Time += time.Since(began)
+	s.byKind[kind] = k
+	s.kindMu.Unlock()
+	return list, err
+}
+
+// complete sets the document text and asks for completions; e.mu is held.
+func (s *jdtSession) complete(ctx context.Context, text string, pos textpos.Position) (*jdtls.CompletionList, error) {
+	if _, err := s.e.client.Change(s.h.URI, text); err != nil {
+		return nil, err
+	}
+	rctx, cancel := context.WithTimeout(ctx, s.e.cfg.requestTimeout)
+	defer cancel()
+	list, err := s.e.client.Completion(rctx, s.h.URI, pos)
+	var rpcErr *jsonrpc.Error
+	if err != nil && errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeContentModified {
+		list, err = s.e.client.Completion(rctx, s.h.URI, pos) // once more
+	}
+	return list, err
+}
