@@ -16,7 +16,8 @@ var Root = &cobra.Command{
 	Short: "A Java language server proxy with completion-engine-guided LLM repair and semantic search",
 	Long: `repilot-lsp sits between an editor and Eclipse JDT LS. It forwards every LSP
 message unchanged and adds "Repair with Repilot" (language-model patches
-pruned by JDT LS used as a completion engine) and "Semantic search in repo".
+pruned by JDT LS used as a completion engine), "Semantic search in repo" and
+ghost text that compiles.
 
 Run with no arguments (or "serve") to speak LSP on stdio.`,
 	SilenceUsage: true,

@@ -36,8 +36,9 @@ var serveCmd = &cobra.Command{
 	Short: "Speak LSP on stdin/stdout in front of JDT LS (what editors start)",
 	Long: `serve speaks the Language Server Protocol on stdin/stdout. It starts Eclipse
 JDT LS when the editor sends initialize, forwards every message both ways, and
-adds "Repair with Repilot" code actions. Logs go to --log-file or stderr,
-never to stdout.`,
+adds the code actions "Repair with Repilot" and "Semantic search in repo" and
+ghost text (textDocument/inlineCompletion, or the command repilot.inlineSuggest).
+Logs go to --log-file or stderr, never to stdout.`,
 	Args: cobra.NoArgs,
 	RunE: runServe,
 }
