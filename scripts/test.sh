@@ -20,15 +20,13 @@
 #      tests and syntax check (node), the Neovim plugin's headless tests (when
 #      nvim is installed), then VS Code end to end (scripts/check-vscode-e2e.sh:
 #      code-server driven by Chromium)
-# About 16 minutes on 2 cores with the caches warm; building llama-server
+# About 13-16 minutes on 2 cores with the caches warm; building llama-server
 # the first time adds about 10 minutes, the first code-server install a few.
 # Every step runs even when an earlier one failed (so one run shows every
 # problem); the summary at the end lists each step's result and time, and the
 # exit status is 1 if any step failed.
 #   GO_TEST_P            packages tested at once by go test (default 2; each
-#                        JDT LS integration package starts a 1 GB server; on
-#                        2 cores it saves little: 626 s at -p 2 vs 637 s at
-#                        -p 1 with fewer tests, README "Test suite")
+#                        JDT LS integration package starts a 1 GB server)
 #   GO_TEST_FLAGS        extra flags for go test (e.g. -run X, -short)
 #   REPILOT_SKIP_JDTLS=1 JDT LS tests skip (and say so) instead of failing
 #   REPILOT_SKIP_LLAMA=1 llama-server is not built; its tests skip (and say so)
