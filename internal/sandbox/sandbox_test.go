@@ -181,22 +181,7 @@ func TestRunTimeoutKillsGroup(t *testing.T) {
 	if d := time.Since(began); d > 5*time.Second {
 		t.Fatalf("took %v", d)
 	}
-	b, err := os.ReadFile(pidFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-	deadline := time.Now().Add(3 * time.Second)
-	for {
-		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-		if err != nil || strings.Contains(string(stat), ") Z ") {
-			break // gone, or a zombie waiting for its new parent
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("background sleep %d still running: %s", pid, stat)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	requireGone(t, pidFile, "still running")
 
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
@@ -223,23 +208,7 @@ func TestRunKillsLeftoverChildren(t *testing.T) {
 			if d := time.Since(began); d > 5*time.Second {
 				t.Fatalf("took %v", d)
 			}
-			b, err := os.ReadFile(pidFile)
-			if err != nil {
-				t.Fatal(err)
-			}
-			pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-			deadline := time.Now().Add(3 * time.Second)
-			for {
-				stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-				if err != nil || strings.Contains(string(stat), ") Z ") {
-					break
-				}
-				if time.Now().After(deadline) {
-					syscall.Kill(pid, syscall.SIGKILL)
-					t.Fatalf("background sleep %d outlived the test command: %s", pid, stat)
-				}
-				time.Sleep(50 * time.Millisecond)
-			}
+			requireGone(t, pidFile, "outlived the test command")
 		})
 	}
 }
@@ -342,5 +311,29 @@ func TestNewTooLargeLeavesNothing(t *testing.T) {
 	}
 	if left, _ := os.ReadDir(tmp); len(left) != 0 {
 		t.Errorf("left behind in TMPDIR: %v", left)
+	}
+}
+
+// requireGone fails the test, naming why, unless the process whose pid is
+// in pidFile is gone (or a zombie waiting for its new parent) within 3 s; a
+// process still running is killed.
+func requireGone(t *testing.T, pidFile, why string) {
+	t.Helper()
+	b, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
+	deadline := time.Now().Add(3 * time.Second)
+	for {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		if time.Now().After(deadline) {
+			syscall.Kill(pid, syscall.SIGKILL)
+			t.Fatalf("background sleep %d %s: %s", pid, why, stat)
+		}
+		time.Sleep(50 * time.Millisecond)
 	}
 }
