@@ -18,3 +18,13 @@ func KillGroup(cmd *exec.Cmd) error {
 
 // EndGroup does nothing outside Linux, where Tie makes no process group.
 func EndGroup(cmd *exec.Cmd) error { return nil }
+
+// MarkVar is the environment variable Mark sets (see the Linux version).
+const MarkVar = "REPILOT_RUN_MARK"
+
+// Mark does nothing outside Linux, where KillMarked cannot read other
+// processes' environments; it returns "".
+func Mark(cmd *exec.Cmd) string { return "" }
+
+// KillMarked does nothing outside Linux and returns 0, nil.
+func KillMarked(mark string) (int, error) { return 0, nil }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -60,4 +61,59 @@ func alive(pid int) bool {
 	s := string(b)
 	i := strings.LastIndexByte(s, ')')
 	return i >= 0 && !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+}
+
+// TestKillMarkedReachesANewSession: a process that left the command's group
+// with setsid is out of KillGroup's reach, and KillMarked still ends it; a
+// process without the mark is left alone.
+func TestKillMarkedReachesANewSession(t *testing.T) {
+	dir := t.TempDir()
+	run := func(cmd *exec.Cmd) int {
+		pidFile := dir + "/pid"
+		_ = os.Remove(pidFile)
+		Tie(cmd)
+		cmd.Args = []string{"sh", "-c", "setsid sh -c 'echo $$ > " + pidFile + "; exec sleep 60' >/dev/null 2>&1 &"}
+		if err := cmd.Run(); err != nil {
+			t.Fatal(err)
+		}
+		for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+			b, err := os.ReadFile(pidFile)
+			if pid, perr := strconv.Atoi(strings.TrimSpace(string(b))); err == nil && perr == nil {
+				return pid
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the setsid child wrote no pid")
+			}
+		}
+	}
+	unmarked := exec.Command("sh")
+	other := run(unmarked)
+	defer syscall.Kill(other, syscall.SIGKILL)
+
+	cmd := exec.Command("sh")
+	mark := Mark(cmd)
+	child := run(cmd)
+	defer syscall.Kill(child, syscall.SIGKILL)
+	if err := KillGroup(cmd); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(200 * time.Millisecond)
+	if !alive(child) {
+		t.Fatal("the setsid child should be out of KillGroup's reach (the test proves nothing)")
+	}
+	n, err := KillMarked(mark)
+	if err != nil || n != 1 {
+		t.Fatalf("KillMarked = %d, %v; want 1 process", n, err)
+	}
+	for deadline := time.Now().Add(5 * time.Second); alive(child); time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("marked child %d still alive", child)
+		}
+	}
+	if !alive(other) {
+		t.Fatal("KillMarked killed a process without the mark")
+	}
+	if _, err := KillMarked(""); err == nil {
+		t.Fatal("an empty mark must be an error")
+	}
 }

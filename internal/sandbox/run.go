@@ -37,7 +37,8 @@ type Result struct {
 // Run runs argv (argv[0] looked up as exec.Command does) with dir as its
 // working directory and no standard input. The command and everything it
 // starts form a process group that is killed when the command exits (what
-// it left running in the background does not outlive it), when timeout
+// it left running in the background does not outlive it, nor does what left
+// the group with setsid: proc.Mark and proc.KillMarked), when timeout
 // passes (0: no limit but ctx) or ctx ends, and that dies with this process
 // (proc.Tie).
 // A failing or timed-out command is a Result with Passed false and a nil
@@ -61,7 +62,14 @@ func Run(ctx context.Context, dir string, argv []string, timeout time.Duration) 
 	// build tools that fork JVMs, whose children would otherwise outlive
 	// the timeout.
 	proc.Tie(cmd)
-	cmd.Cancel = func() error { return proc.KillGroup(cmd) }
+	// What leaves the group (setsid, a daemon's double fork) still carries
+	// the command's mark in its environment.
+	mark := proc.Mark(cmd)
+	cmd.Cancel = func() error {
+		err := proc.KillGroup(cmd)
+		_, _ = proc.KillMarked(mark)
+		return err
+	}
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
 	err := cmd.Start()
@@ -73,6 +81,7 @@ func Run(ctx context.Context, dir string, argv []string, timeout time.Duration) 
 		if gerr := proc.EndGroup(cmd); gerr != nil {
 			_ = proc.KillGroup(cmd)
 		}
+		_, _ = proc.KillMarked(mark)
 		err = cmd.Wait()
 	}
 	res.Duration = time.Since(start)

@@ -18,8 +18,9 @@
 //     settings.gradle, settings.gradle.kts) build/, .gradle/ and the same
 //     Eclipse metadata. A directory named target or build anywhere else
 //     (a Java package, say) is source and is copied;
-//   - at most MaxBytes of regular files are copied; a larger project is an
-//     error (ErrTooLarge) and the partial copy is removed by New.
+//   - at most MaxBytes of regular files and MaxEntries entries (files,
+//     directories and links) are copied; a larger project is an error
+//     (ErrTooLarge) and the partial copy is removed by New.
 //
 // Writing into a copy (WriteFile) never goes through a symbolic link: a
 // link at the path is replaced by a regular file, and a path whose folder
@@ -41,8 +42,13 @@ import (
 // MaxBytes bounds the bytes of regular files one copy holds (1 GiB).
 const MaxBytes int64 = 1 << 30
 
+// MaxEntries bounds the entries (regular files, directories and links) one
+// copy holds: a million empty files are cheap in bytes but not in inodes
+// and copy time.
+const MaxEntries = 200_000
+
 // ErrTooLarge is wrapped by Copy's error when the project holds more than
-// MaxBytes of files to copy.
+// MaxBytes of files or MaxEntries entries to copy.
 var ErrTooLarge = errors.New("sandbox: project too large to copy")
 
 // eclipseMetadata are the Eclipse project files a build tool's import (m2e,
@@ -108,10 +114,10 @@ func removeAll(dir string) error {
 // bound. dst must not lie inside src. ctx ends the copy early (its error is
 // returned; what was copied stays in dst).
 func Copy(ctx context.Context, src, dst string) error {
-	return copyTree(ctx, src, dst, MaxBytes)
+	return copyTree(ctx, src, dst, MaxBytes, MaxEntries)
 }
 
-func copyTree(ctx context.Context, src, dst string, maxBytes int64) error {
+func copyTree(ctx context.Context, src, dst string, maxBytes int64, maxEntries int) error {
 	info, err := os.Stat(src)
 	if err != nil {
 		return fmt.Errorf("sandbox: %w", err)
@@ -131,6 +137,7 @@ func copyTree(ctx context.Context, src, dst string, maxBytes int64) error {
 		return err
 	}
 	var total int64
+	entries := 0
 	skip := map[string]bool{} // slash-separated paths relative to src
 	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -148,6 +155,9 @@ func copyTree(ctx context.Context, src, dst string, maxBytes int64) error {
 				return filepath.SkipDir
 			}
 			return nil
+		}
+		if entries++; entries > maxEntries {
+			return fmt.Errorf("%w: %s holds more than %d files, folders and links (after leaving out .git and build outputs)", ErrTooLarge, src, maxEntries)
 		}
 		target := filepath.Join(dst, rel)
 		switch {

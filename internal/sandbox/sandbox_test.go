@@ -75,12 +75,19 @@ func TestCopyRule(t *testing.T) {
 
 func TestCopyBounds(t *testing.T) {
 	src := testtree.New(t, map[string]string{"a.txt": strings.Repeat("x", 600), "b.txt": strings.Repeat("y", 600)})
-	err := copyTree(context.Background(), src, t.TempDir(), 1000)
+	err := copyTree(context.Background(), src, t.TempDir(), 1000, 100)
 	if !errors.Is(err, ErrTooLarge) {
 		t.Fatalf("copy of 1200 bytes under a 1000-byte bound: %v", err)
 	}
-	if err := copyTree(context.Background(), src, t.TempDir(), 1200); err != nil {
+	if err := copyTree(context.Background(), src, t.TempDir(), 1200, 100); err != nil {
 		t.Fatalf("exactly at the bound: %v", err)
+	}
+	// The root and two files are three entries.
+	if err := copyTree(context.Background(), src, t.TempDir(), 1200, 2); !errors.Is(err, ErrTooLarge) {
+		t.Fatalf("three entries under a bound of two: %v", err)
+	}
+	if err := copyTree(context.Background(), src, t.TempDir(), 1200, 3); err != nil {
+		t.Fatalf("exactly at the entry bound: %v", err)
 	}
 	if err := Copy(context.Background(), src, filepath.Join(src, "inner")); err == nil {
 		t.Fatal("a copy into the source itself")
@@ -197,11 +204,18 @@ func TestRunKillsLeftoverChildren(t *testing.T) {
 	for name, bg := range map[string]string{
 		"detached output": "sleep 60 >/dev/null 2>&1 &",
 		"holding output":  "sleep 60 &",
+		// setsid leaves the process group; the mark in its environment
+		// still finds it.
+		"new session": "setsid sh -c 'echo $$ > " + "PIDFILE" + "; exec sleep 60' >/dev/null 2>&1 & sleep 0.3;",
 	} {
 		t.Run(name, func(t *testing.T) {
 			pidFile := filepath.Join(t.TempDir(), "pid")
+			script := bg + " echo $! > " + pidFile + "; echo done"
+			if strings.Contains(bg, "PIDFILE") { // the child writes its own pid
+				script = strings.ReplaceAll(bg, "PIDFILE", pidFile) + " echo done"
+			}
 			began := time.Now()
-			res, err := Run(context.Background(), t.TempDir(), []string{"sh", "-c", bg + " echo $! > " + pidFile + "; echo done"}, 30*time.Second)
+			res, err := Run(context.Background(), t.TempDir(), []string{"sh", "-c", script}, 30*time.Second)
 			if err != nil || !res.Passed || res.ExitCode != 0 || res.Output != "done\n" {
 				t.Fatalf("%+v %v", res, err)
 			}
