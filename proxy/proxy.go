@@ -53,8 +53,9 @@ type Options struct {
 	RestartWindow time.Duration
 	// ExitTimeout bounds the wait for JDT LS to exit after exit, or after
 	// the editor went away, before its process group is killed (default
-	// 4 s, so that everything is gone within 5 s of the editor going:
-	// editors give a server about that long before they kill it).
+	// 3 s, so that everything is gone within 5 s of the editor going, with
+	// a second to spare on a loaded machine: editors give a server about
+	// 5 s before they kill it; an idle JDT LS exits in well under 1 s).
 	ExitTimeout time.Duration
 	// Stopping, if set, is called once, on its own goroutine, when the
 	// proxy starts stopping (exit, end of the editor's stream, a failed
@@ -82,7 +83,7 @@ func (o *Options) setDefaults() {
 		o.RestartWindow = 5 * time.Minute
 	}
 	if o.ExitTimeout == 0 {
-		o.ExitTimeout = 4 * time.Second
+		o.ExitTimeout = 3 * time.Second
 	}
 	if o.ProgressCreateTimeout == 0 {
 		o.ProgressCreateTimeout = 5 * time.Second
