@@ -9,7 +9,9 @@
 #      model integration tests llama-server, a tiny random model and the
 #      all-MiniLM-L6-v2 embedding model)
 #   4. go build ./...
-#   5. go test ./... (timeout 40m; JDT LS and llama-server integration tests)
+#   5. go test ./... (timeout 40m; JDT LS and llama-server integration
+#      tests), GO_TEST_P packages at a time, the longest (heavy_pkgs in this script)
+#      started first
 #   5a. fuzzing: each fuzz target for 25 s, two at a time (scripts/fuzz.sh; about 1 min)
 #   5b. the engine's soundness tests again on JDT LS 1.60
 #      (scripts/install-jdtls.sh --current), when a Java >= 21 exists; says
@@ -74,10 +76,19 @@ mod_tidy_check() {
   info "go.mod and go.sum are tidy"
 }
 
+# heavy_pkgs are the packages whose tests take longest (the JDT LS
+# integration tests), longest first. go test starts the packages' test runs
+# in the order the command line names them (each waits for the one before it
+# to start), so naming these before ./... (which go test does not run twice)
+# starts the longest first and lets the short ones fill the other lane at the
+# end, instead of cli starting behind the bench packages (./... is
+# alphabetical). A package missing from this list still runs, through ./....
+heavy_pkgs=(./cli ./bench/enginebench ./engine ./proxy ./bench/soak ./cmd/repilot-lsp)
+
 go_tests() {
-  info "go test -p ${GO_TEST_P:-2} -count=1 -timeout 40m ${GO_TEST_FLAGS:-} ./..."
+  info "go test -p ${GO_TEST_P:-2} -count=1 -timeout 40m ${GO_TEST_FLAGS:-} ${heavy_pkgs[*]} ./..."
   # shellcheck disable=SC2086
-  go test -p "${GO_TEST_P:-2}" -count=1 -timeout 40m ${GO_TEST_FLAGS:-} ./...
+  go test -p "${GO_TEST_P:-2}" -count=1 -timeout 40m ${GO_TEST_FLAGS:-} "${heavy_pkgs[@]}" ./...
 }
 
 # engine_on_current_jdtls runs the engine's corpus soundness tests (whole
