@@ -7,23 +7,23 @@ package search
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
+	"unsafe"
 
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
 
-// snapshotFile holds the analysed lexical index in Config.CacheDir.
-const snapshotFile = "lexical-v1.gob"
+// snapshotFile holds the analysed lexical index in Config.CacheDir: the
+// line snapshotMagic, the key (hex) and '1' or '0' for the doc-mined
+// model on one line, then BM25's state and the model's
+// (lexical.BM25.WriteState, lexical.Assoc.WriteState).
+const snapshotFile = "lexical-v2.bin"
 
-// snapshotHeader starts the file: the key the state belongs to.
-type snapshotHeader struct {
-	Key   string
-	Assoc bool
-}
+const snapshotMagic = "repilot-lsp lexical snapshot v2\n"
 
 // persisting says whether Build defers the lexical analysis to read it
 // from (or write it to) the snapshot.
@@ -47,21 +47,27 @@ func (e *Engine) finishBuild() {
 	e.deferring = false
 	pending := e.deferred
 	e.deferred = nil
-	// The last version of each unit still in the view, in arrival order.
-	last := map[string]int{}
-	for i, u := range pending {
-		last[u.ID] = i
-	}
-	var ups []units.Unit
-	for i, u := range pending {
-		if _, ok := e.view[u.ID]; ok && last[u.ID] == i {
-			ups = append(ups, u)
-		}
-	}
 	e.mu.Unlock()
 	key := e.snapshotKey()
 	saved := e.readSnapshot(key) == nil
 	if !saved {
+		// The last version of each unit still in the view, in arrival order.
+		var all []units.Unit
+		for _, batch := range pending {
+			all = append(all, batch...)
+		}
+		last := make(map[string]int, len(all))
+		for i, u := range all {
+			last[u.ID] = i
+		}
+		var ups []units.Unit
+		e.mu.RLock()
+		for i, u := range all {
+			if _, ok := e.view[u.ID]; ok && last[u.ID] == i {
+				ups = append(ups, u)
+			}
+		}
+		e.mu.RUnlock()
 		if e.assoc != nil {
 			e.assoc.Upsert(ups)
 		}
@@ -73,30 +79,46 @@ func (e *Engine) finishBuild() {
 }
 
 func (e *Engine) readSnapshot(key string) error {
-	f, err := os.Open(filepath.Join(e.cfg.CacheDir, snapshotFile))
+	b, err := os.ReadFile(filepath.Join(e.cfg.CacheDir, snapshotFile))
 	if err != nil {
 		return err
 	}
-	defer f.Close()
-	r := bufio.NewReader(f) // an io.ByteReader: the decoders below read no further than their value
-	var h snapshotHeader
-	if err := gob.NewDecoder(r).Decode(&h); err != nil {
-		return err
+	if len(b) == 0 {
+		return fmt.Errorf("search: empty lexical snapshot")
 	}
-	if h.Key != key || h.Assoc != (e.assoc != nil) {
+	// The states' strings are substrings of data, which shares b's bytes
+	// instead of copying them: b is never written again (or reachable
+	// otherwise), so data stays immutable as a string must.
+	data := unsafe.String(&b[0], len(b))
+	head := snapshotMagic + key + " " + assocFlag(e.assoc != nil) + "\n"
+	if !strings.HasPrefix(data, head) {
 		return fmt.Errorf("search: the lexical snapshot is for other units or settings")
 	}
-	if err := e.lex.ReadState(r); err != nil {
+	rest, err := e.lex.ReadState(data[len(head):])
+	if err != nil {
 		return err
 	}
 	if e.assoc != nil {
-		if err := e.assoc.ReadState(r); err != nil {
+		if rest, err = e.assoc.ReadState(rest); err != nil {
 			e.lex.Reset()
-			e.assoc.Reset()
 			return err
 		}
 	}
+	if rest != "" {
+		e.lex.Reset()
+		if e.assoc != nil {
+			e.assoc.Reset()
+		}
+		return fmt.Errorf("search: %d bytes after the lexical snapshot", len(rest))
+	}
 	return nil
+}
+
+func assocFlag(on bool) string {
+	if on {
+		return "1"
+	}
+	return "0"
 }
 
 // saveSnapshot writes the lexical state when it was analysed in this run
@@ -118,7 +140,7 @@ func (e *Engine) saveSnapshot() error {
 	}
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriter(tmp)
-	err = gob.NewEncoder(w).Encode(snapshotHeader{Key: key, Assoc: e.assoc != nil})
+	_, err = w.WriteString(snapshotMagic + key + " " + assocFlag(e.assoc != nil) + "\n")
 	if err == nil {
 		err = e.lex.WriteState(w)
 	}
@@ -134,5 +156,9 @@ func (e *Engine) saveSnapshot() error {
 	if err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), filepath.Join(e.cfg.CacheDir, snapshotFile))
+	if err := os.Rename(tmp.Name(), filepath.Join(e.cfg.CacheDir, snapshotFile)); err != nil {
+		return err
+	}
+	os.Remove(filepath.Join(e.cfg.CacheDir, "lexical-v1.gob")) // the format before v2
+	return nil
 }

@@ -213,10 +213,10 @@ type Engine struct {
 	readme string
 	status Status
 
-	deferring bool         // Build defers the lexical analysis (Persist)
-	deferred  []units.Unit // units seen while deferring, in arrival order
-	snapKey   string       // the lexical state's snapshot key ("": changed since, do not save)
-	snapSaved bool         // the state came from (or went to) the snapshot
+	deferring bool           // Build defers the lexical analysis (Persist)
+	deferred  [][]units.Unit // batches of units seen while deferring, in arrival order
+	snapKey   string         // the lexical state's snapshot key ("": changed since, do not save)
+	snapSaved bool           // the state came from (or went to) the snapshot
 
 	kick chan struct{} // wakes the embedding loop
 }
@@ -302,17 +302,22 @@ func (e *Engine) apply(ch index.Change) {
 			delete(e.view, id)
 		}
 	}
+	var dirPath, dir string // units arrive file by file: one Dir per file
 	for _, u := range ups {
 		if old, ok := e.view[u.ID]; ok {
 			e.count(old, -1)
 		}
 		e.view[u.ID] = u
-		e.count(u, +1)
+		e.langs[u.Lang]++
+		if u.Path != dirPath {
+			dirPath, dir = u.Path, filepath.ToSlash(filepath.Dir(u.Path))
+		}
+		e.dirs[dir]++
 	}
 	e.status.Units = len(e.view)
 	deferring := e.deferring
 	if deferring {
-		e.deferred = append(e.deferred, ups...)
+		e.deferred = append(e.deferred, ups) // the index never reuses a Change's slice
 	} else {
 		e.snapKey = "" // the state no longer matches a snapshot's key
 	}

@@ -415,6 +415,28 @@ func TestPersist(t *testing.T) {
 	if changed.snapSaved || len(h3) == 0 || h3[0].Unit.Name != "write_tax_table" {
 		t.Errorf("after a change: snapshot used %v, hits %v", changed.snapSaved, names(h3))
 	}
+	// An added file, then the same file deleted: each is seen, by a run
+	// that analyses again (and the run after it reads the new snapshot).
+	testtree.Write(t, root, map[string]string{"tools/ledger.py": "def reconcile_ledger_entries(entries):\n    return sum(e.amount for e in entries)\n"})
+	added, h5 := run("reconcile ledger entries")
+	if added.snapSaved || len(h5) == 0 || h5[0].Unit.Name != "reconcile_ledger_entries" {
+		t.Errorf("after adding a file: snapshot used %v, hits %v", added.snapSaved, names(h5))
+	}
+	if again, h6 := run("reconcile ledger entries"); !again.snapSaved || !reflect.DeepEqual(h5, h6) {
+		t.Errorf("the run after the addition: snapshot used %v, hits %v", again.snapSaved, names(h6))
+	}
+	if err := os.Remove(filepath.Join(root, "tools/ledger.py")); err != nil {
+		t.Fatal(err)
+	}
+	deleted, h7 := run("reconcile ledger entries")
+	if deleted.snapSaved {
+		t.Error("after deleting a file: the old snapshot was used")
+	}
+	for _, h := range h7 {
+		if h.Unit.Name == "reconcile_ledger_entries" {
+			t.Errorf("a deleted file's unit is still found: %v", names(h7))
+		}
+	}
 	// A damaged snapshot is analysed again, not trusted.
 	if err := os.WriteFile(filepath.Join(cache, snapshotFile), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/repilot-lsp/repilot-lsp/search/binenc"
 	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
@@ -42,6 +43,7 @@ type bm25Doc struct {
 	len      float32  // field-weighted length in terms
 	nameLen  float32  // field-weighted length of the name field (NameB >= 0)
 	terms    []int32  // distinct term ids, to keep df exact on delete
+	termsRaw string   // or, read from a snapshot and not needed yet, encoded (binenc I32s)
 	surfaces []string // its names that are run-together words ("resetbuffer")
 	name     []string // lower-case parts of its name, for the name boost
 	nName    int      // name[nName:] are its container's
@@ -294,6 +296,20 @@ func (x *BM25) Delete(ids []string) error {
 	return nil
 }
 
+// termIDs returns the doc's distinct term ids, decoding them if they are
+// still encoded (ReadState checked them).
+func (d *bm25Doc) termIDs() []int32 {
+	if d.termsRaw == "" {
+		return d.terms
+	}
+	dec := &binenc.Decoder{S: d.termsRaw}
+	out := make([]int32, dec.Count(4))
+	for i := range out {
+		out[i] = dec.I32()
+	}
+	return out
+}
+
 // kill marks doc n dead (its postings stay until the next compaction).
 func (x *BM25) kill(n int32) {
 	d := &x.docs[n]
@@ -301,10 +317,10 @@ func (x *BM25) kill(n int32) {
 		return
 	}
 	d.alive = false
-	for _, t := range d.terms {
+	for _, t := range d.termIDs() {
 		x.df[t]--
 	}
-	d.terms = nil
+	d.terms, d.termsRaw = nil, ""
 	for _, w := range d.surfaces {
 		if sf := x.surfaces[w]; sf != nil {
 			if sf.refs--; sf.refs <= 0 {
@@ -480,8 +496,9 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 			terms[t] = true
 		}
 		x.segMu.Lock()
+		memo := map[string]bool{} // name parts repeat across units: stem each once per query
 		for _, doc := range touched {
-			if c := x.nameCoverage(&x.docs[doc], words, terms); c > 0 {
+			if c := x.nameCoverage(&x.docs[doc], words, terms, memo); c > 0 {
 				acc[doc] *= float32(1 + x.NameBoost*c)
 			}
 		}
@@ -542,7 +559,7 @@ func (x *BM25) queryWords(query string) map[string]string {
 // names: their segments; container words weigh ContainerCover) that are
 // query words, share their term, or are abbreviations of a query word
 // ("min" for "minimum", tokenize.Expansion). The caller holds segMu.
-func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[string]bool) float64 {
+func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[string]bool, memo map[string]bool) float64 {
 	var total, hit float64
 	for i, w := range d.name {
 		wt := 1.0
@@ -558,17 +575,15 @@ func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[strin
 				continue
 			}
 			total += wt
-			if _, ok := words[s]; ok {
-				hit += wt
-			} else if t, ok := x.an.Part(s); ok && terms[t] {
-				hit += wt
-			} else {
-				for _, w := range tokenize.Expansion(s) {
-					if t, ok := x.an.Part(w); ok && terms[t] {
-						hit += wt
-						break
-					}
+			covered, ok := memo[s]
+			if !ok {
+				covered = x.covers(s, words, terms)
+				if memo != nil {
+					memo[s] = covered
 				}
+			}
+			if covered {
+				hit += wt
 			}
 		}
 	}
@@ -576,6 +591,23 @@ func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[strin
 		return 0
 	}
 	return hit / total
+}
+
+// covers says whether the query holds the name part s: as a word, as a
+// term (stemmed), or through one of s's abbreviation expansions.
+func (x *BM25) covers(s string, words map[string]string, terms map[string]bool) bool {
+	if _, ok := words[s]; ok {
+		return true
+	}
+	if t, ok := x.an.Part(s); ok && terms[t] {
+		return true
+	}
+	for _, w := range tokenize.Expansion(s) {
+		if t, ok := x.an.Part(w); ok && terms[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // expand maps query terms to the terms of run-together names that contain
