@@ -109,8 +109,13 @@ type BM25 struct {
 	mu       sync.RWMutex
 	termIDs  map[string]int32
 	postings [][]posting // by term id, doc numbers ascending
-	df       []int32     // alive documents per term
-	docs     []bm25Doc   // by doc number
+	// postRaw, for an index read from a snapshot, holds each term's
+	// postings still encoded (postingsOf decodes on first use, under
+	// postMu: a query reads a few dozen of 12,000 terms); "" once decoded.
+	postRaw  []string
+	postMu   sync.Mutex
+	df       []int32   // alive documents per term
+	docs     []bm25Doc // by doc number
 	byID     map[string]int32
 	totalLen float64 // over alive docs
 	totalNL  float64 // name lengths over alive docs (NameB >= 0)
@@ -266,9 +271,12 @@ func (x *BM25) Upsert(us []units.Unit) error {
 				t = int32(len(x.postings))
 				x.termIDs[term] = t
 				x.postings = append(x.postings, nil)
+				if x.postRaw != nil {
+					x.postRaw = append(x.postRaw, "")
+				}
 				x.df = append(x.df, 0)
 			}
-			x.postings[t] = append(x.postings[t], posting{n, f[0], f[1], f[2]})
+			x.postings[t] = append(x.postingsOf(t), posting{n, f[0], f[1], f[2]})
 			x.df[t]++
 			d.terms = append(d.terms, t)
 		}
@@ -296,6 +304,21 @@ func (x *BM25) Delete(ids []string) error {
 	return nil
 }
 
+// postingsOf returns term t's postings, decoding them if they are still
+// encoded (postRaw). The caller holds x.mu, for reading or writing.
+func (x *BM25) postingsOf(t int32) []posting {
+	if x.postRaw == nil {
+		return x.postings[t]
+	}
+	x.postMu.Lock()
+	defer x.postMu.Unlock()
+	if raw := x.postRaw[t]; raw != "" {
+		x.postings[t] = decodePostings(raw, len(x.docs))
+		x.postRaw[t] = ""
+	}
+	return x.postings[t]
+}
+
 // termIDs returns the doc's distinct term ids, decoding them if they are
 // still encoded (ReadState checked them).
 func (d *bm25Doc) termIDs() []int32 {
@@ -310,6 +333,19 @@ func (d *bm25Doc) termIDs() []int32 {
 	return out
 }
 
+// termIDsIn returns the doc's term ids below n (ids read from a damaged
+// snapshot may not be: they are dropped rather than trusted).
+func (d *bm25Doc) termIDsIn(n int) []int32 {
+	ts := d.termIDs()
+	out := ts[:0:0]
+	for _, t := range ts {
+		if t >= 0 && int(t) < n {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // kill marks doc n dead (its postings stay until the next compaction).
 func (x *BM25) kill(n int32) {
 	d := &x.docs[n]
@@ -317,7 +353,7 @@ func (x *BM25) kill(n int32) {
 		return
 	}
 	d.alive = false
-	for _, t := range d.termIDs() {
+	for _, t := range d.termIDsIn(len(x.df)) {
 		x.df[t]--
 	}
 	d.terms, d.termsRaw = nil, ""
@@ -351,7 +387,8 @@ func (x *BM25) maybeCompact() {
 			renum[i] = -1
 		}
 	}
-	for t, ps := range x.postings {
+	for t := range x.postings {
+		ps := x.postingsOf(int32(t))
 		out := ps[:0]
 		for _, p := range ps {
 			if r := renum[p.doc]; r >= 0 {
@@ -442,7 +479,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 			// that contain it, as if those names had been split.
 			tfs := map[int32][3]float32{}
 			if ok {
-				for _, p := range x.postings[t] {
+				for _, p := range x.postingsOf(t) {
 					if x.docs[p.doc].alive {
 						v := tfs[p.doc]
 						v[0] += p.tf
@@ -456,7 +493,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 				if x.Expand == 0 {
 					break
 				}
-				for _, p := range x.postings[e] {
+				for _, p := range x.postingsOf(e) {
 					if x.docs[p.doc].alive {
 						v := tfs[p.doc]
 						v[0] += float32(x.Expand) * p.tf
@@ -481,7 +518,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 		}
 		df := float64(x.df[t])
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range x.postings[t] {
+		for _, p := range x.postingsOf(t) {
 			if x.docs[p.doc].alive {
 				add(p.doc, idf, q, p.tf, p.tfs, p.tfn)
 				if own[term] {

@@ -8,6 +8,7 @@ package lexical
 
 import (
 	"bufio"
+	"bytes"
 	"io"
 	"math"
 
@@ -28,11 +29,7 @@ func (x *BM25) WriteState(w io.Writer) error {
 	}
 	e := &binenc.Encoder{W: bufio.NewWriter(w)}
 	e.Int(len(terms))
-	total := 0
-	for _, ps := range x.postings {
-		total += len(ps)
-	}
-	e.Int(total)
+	var block bytes.Buffer
 	for t, term := range terms {
 		e.Str(term)
 		df := int32(0)
@@ -40,38 +37,18 @@ func (x *BM25) WriteState(w io.Writer) error {
 			df = x.df[t]
 		}
 		e.I32(df)
-		ps := x.postings[t]
-		e.Int(len(ps))
-		prev := int32(-1)
-		for _, p := range ps {
-			// Doc numbers ascend: the gap, times 8, plus which of the
-			// three frequencies follow (most postings carry one).
-			flags := uint64(0)
-			if p.tf != 0 {
-				flags |= 1
-			}
-			if p.tfs != 0 {
-				flags |= 2
-			}
-			if p.tfn != 0 {
-				flags |= 4
-			}
-			gap := int64(p.doc) - int64(prev)
-			if gap <= 0 {
-				return errBadState // postings out of order: never written by Upsert
-			}
-			e.Uvarint(uint64(gap)<<3 | flags)
-			prev = p.doc
-			if flags&1 != 0 {
-				e.F32(p.tf)
-			}
-			if flags&2 != 0 {
-				e.F32(p.tfs)
-			}
-			if flags&4 != 0 {
-				e.F32(p.tfn)
-			}
+		// Each term's postings are one string, so that a reader can keep
+		// them encoded until a query needs them (BM25.postingsOf).
+		if x.postRaw != nil && x.postRaw[t] != "" {
+			e.Str(x.postRaw[t]) // as read: the same encoding
+			continue
 		}
+		block.Reset()
+		if err := encodePostings(&block, x.postings[t]); err != nil {
+			return err
+		}
+		e.Int(block.Len())
+		e.W.Write(block.Bytes())
 	}
 	e.F64(x.totalLen)
 	e.F64(x.totalNL)
@@ -82,9 +59,14 @@ func (x *BM25) WriteState(w io.Writer) error {
 		e.F32(d.len)
 		e.F32(d.nameLen)
 		if d.termsRaw != "" {
-			e.W.WriteString(d.termsRaw) // as read: the same encoding
+			e.Str(d.termsRaw) // as read: the same encoding
 		} else {
-			e.I32s(d.terms)
+			block.Reset()
+			be := &binenc.Encoder{W: bufio.NewWriter(&block)}
+			be.I32s(d.terms)
+			be.W.Flush()
+			e.Int(block.Len())
+			e.W.Write(block.Bytes())
 		}
 		e.Strs(d.surfaces)
 		e.Strs(d.name)
@@ -113,42 +95,14 @@ func (x *BM25) WriteState(w io.Writer) error {
 func (x *BM25) ReadState(data string) (string, error) {
 	d := &binenc.Decoder{S: data}
 	nTerms := d.Count(1)
-	total := d.Count(1)
 	termIDs := make(map[string]int32, nTerms)
 	postings := make([][]posting, nTerms)
+	postRaw := make([]string, nTerms)
 	df := make([]int32, nTerms)
-	all := make([]posting, 0, total)
 	for t := 0; t < nTerms && d.Err == nil; t++ {
 		termIDs[d.Str()] = int32(t)
 		df[t] = d.I32()
-		n := d.Count(1)
-		if len(all)+n > total {
-			d.Fail()
-			break
-		}
-		lo := len(all)
-		doc := int64(-1)
-		for i := 0; i < n; i++ {
-			v := d.Uvarint()
-			if doc += int64(v >> 3); v>>3 == 0 || doc > math.MaxInt32 {
-				d.Fail()
-				break
-			}
-			p := posting{doc: int32(doc)}
-			if v&1 != 0 {
-				p.tf = d.F32()
-			}
-			if v&2 != 0 {
-				p.tfs = d.F32()
-			}
-			if v&4 != 0 {
-				p.tfn = d.F32()
-			}
-			all = append(all, p)
-		}
-		if n > 0 {
-			postings[t] = all[lo:len(all):len(all)] // appending copies: terms never share
-		}
+		postRaw[t] = d.Str()
 	}
 	totalLen, totalNL := d.F64(), d.F64()
 	alive := d.Int()
@@ -159,27 +113,15 @@ func (x *BM25) ReadState(data string) (string, error) {
 		doc := &docs[i]
 		doc.id = d.Str()
 		doc.len, doc.nameLen = d.F32(), d.F32()
-		// The term ids are needed only to delete the doc: checked here,
-		// decoded then (bm25Doc.termIDs).
-		doc.termsRaw = d.Skip(func() {
-			for k := d.Count(4); k > 0; k-- {
-				if t := d.I32(); t < 0 || int(t) >= nTerms {
-					d.Fail()
-				}
-			}
-		})
+		// The term ids are needed only to delete the doc: decoded then
+		// (bm25Doc.termIDsIn, which drops ids out of range).
+		doc.termsRaw = d.Str()
 		doc.surfaces = d.Strs()
 		doc.name = d.Strs()
 		doc.nName = d.Int()
 		doc.alive = d.Bool()
 		if doc.alive {
 			byID[doc.id] = int32(i)
-		}
-	}
-	for _, p := range all {
-		if p.doc < 0 || int(p.doc) >= nDocs {
-			d.Fail()
-			break
 		}
 	}
 	nSurf := d.Count(3)
@@ -198,7 +140,7 @@ func (x *BM25) ReadState(data string) (string, error) {
 	}
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.termIDs, x.postings, x.df, x.docs, x.byID = termIDs, postings, df, docs, byID
+	x.termIDs, x.postings, x.postRaw, x.df, x.docs, x.byID = termIDs, postings, postRaw, df, docs, byID
 	x.totalLen, x.totalNL, x.alive, x.surfaces, x.vocab = totalLen, totalNL, alive, surfaces, vocab
 	x.segMu.Lock()
 	x.segs, x.segVocab = nil, 0
@@ -210,7 +152,7 @@ func (x *BM25) ReadState(data string) (string, error) {
 func (x *BM25) Reset() {
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	x.termIDs, x.postings, x.df, x.docs, x.byID = map[string]int32{}, nil, nil, nil, map[string]int32{}
+	x.termIDs, x.postings, x.postRaw, x.df, x.docs, x.byID = map[string]int32{}, nil, nil, nil, nil, map[string]int32{}
 	x.totalLen, x.totalNL, x.alive, x.surfaces, x.vocab = 0, 0, 0, map[string]*surface{}, map[string]struct{}{}
 	x.segMu.Lock()
 	x.segs, x.segVocab = nil, 0
@@ -335,4 +277,73 @@ func (a *Assoc) Reset() {
 	a.candMu.Lock()
 	a.cands = nil
 	a.candMu.Unlock()
+}
+
+// encodePostings writes a term's postings: their count, then per posting
+// the gap to the previous doc number times 8 plus which of the three
+// frequencies follow (most postings carry one), then those frequencies.
+func encodePostings(w *bytes.Buffer, ps []posting) error {
+	e := &binenc.Encoder{W: bufio.NewWriter(w)}
+	e.Int(len(ps))
+	prev := int32(-1)
+	for _, p := range ps {
+		flags := uint64(0)
+		if p.tf != 0 {
+			flags |= 1
+		}
+		if p.tfs != 0 {
+			flags |= 2
+		}
+		if p.tfn != 0 {
+			flags |= 4
+		}
+		gap := int64(p.doc) - int64(prev)
+		if gap <= 0 {
+			return errBadState // postings out of order: never written by Upsert
+		}
+		e.Uvarint(uint64(gap)<<3 | flags)
+		prev = p.doc
+		if flags&1 != 0 {
+			e.F32(p.tf)
+		}
+		if flags&2 != 0 {
+			e.F32(p.tfs)
+		}
+		if flags&4 != 0 {
+			e.F32(p.tfn)
+		}
+	}
+	return e.W.Flush()
+}
+
+// decodePostings reads what encodePostings wrote. Postings of a damaged
+// block are dropped from the first one that does not fit (a doc number
+// not below nDocs, or bytes missing), never trusted.
+func decodePostings(raw string, nDocs int) []posting {
+	d := &binenc.Decoder{S: raw}
+	n := d.Count(1)
+	out := make([]posting, 0, n)
+	doc := int64(-1)
+	for i := 0; i < n; i++ {
+		v := d.Uvarint()
+		doc += int64(v >> 3)
+		if v>>3 == 0 || doc >= int64(nDocs) {
+			break
+		}
+		p := posting{doc: int32(doc)}
+		if v&1 != 0 {
+			p.tf = d.F32()
+		}
+		if v&2 != 0 {
+			p.tfs = d.F32()
+		}
+		if v&4 != 0 {
+			p.tfn = d.F32()
+		}
+		if d.Err != nil {
+			break
+		}
+		out = append(out, p)
+	}
+	return out
 }
