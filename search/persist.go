@@ -12,8 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"unsafe"
 
+	"github.com/repilot-lsp/repilot-lsp/search/binenc"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
 
@@ -79,17 +79,12 @@ func (e *Engine) finishBuild() {
 }
 
 func (e *Engine) readSnapshot(key string) error {
-	b, err := os.ReadFile(filepath.Join(e.cfg.CacheDir, snapshotFile))
+	// The states' strings are substrings of data, a mapping of the file
+	// that lives as long as the process (Persist is the one-shot CLI's).
+	data, err := binenc.MapFile(filepath.Join(e.cfg.CacheDir, snapshotFile))
 	if err != nil {
 		return err
 	}
-	if len(b) == 0 {
-		return fmt.Errorf("search: empty lexical snapshot")
-	}
-	// The states' strings are substrings of data, which shares b's bytes
-	// instead of copying them: b is never written again (or reachable
-	// otherwise), so data stays immutable as a string must.
-	data := unsafe.String(&b[0], len(b))
 	head := snapshotMagic + key + " " + assocFlag(e.assoc != nil) + "\n"
 	if !strings.HasPrefix(data, head) {
 		return fmt.Errorf("search: the lexical snapshot is for other units or settings")

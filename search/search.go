@@ -256,7 +256,7 @@ func New(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, view: map[string]units.Unit{}, langs: map[string]int{}, dirs: map[string]int{},
 		kick: make(chan struct{}, 1)}
 	e.lex, e.assoc = t.newBM25()
-	idx, err := index.New(index.Options{Root: cfg.Root, CacheDir: cfg.CacheDir, Include: include})
+	idx, err := index.New(index.Options{Root: cfg.Root, CacheDir: cfg.CacheDir, Include: include, MapCache: cfg.Persist})
 	if err != nil {
 		return nil, err
 	}

@@ -27,7 +27,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unsafe"
 
 	"github.com/repilot-lsp/repilot-lsp/search/binenc"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
@@ -58,6 +57,9 @@ type Options struct {
 	Include func(rel string) bool
 	// Workers parse files in parallel (0: GOMAXPROCS, at most 4).
 	Workers int
+	// MapCache reads the unit cache by mapping the file, never unmapped
+	// (binenc.MapFile): for a process that builds once and exits (the CLI).
+	MapCache bool
 }
 
 // SkipDirs are directory names never walked: version control, dependencies
@@ -516,14 +518,15 @@ func (x *Index) loadCache() map[string]*fileEntry {
 	if x.opt.CacheDir == "" {
 		return nil
 	}
-	b, err := os.ReadFile(filepath.Join(x.opt.CacheDir, cacheFile))
-	if err != nil || len(b) < len(cacheMagic) {
+	// The units' strings are substrings of data.
+	read := binenc.ReadFile
+	if x.opt.MapCache {
+		read = binenc.MapFile
+	}
+	data, err := read(filepath.Join(x.opt.CacheDir, cacheFile))
+	if err != nil || len(data) < len(cacheMagic) {
 		return nil
 	}
-	// The units' strings are substrings of data, which shares b's bytes
-	// instead of copying them: b is never written again (or reachable
-	// otherwise), so data stays immutable as a string must.
-	data := unsafe.String(&b[0], len(b))
 	if !strings.HasPrefix(data, cacheMagic) {
 		return nil
 	}
