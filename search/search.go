@@ -216,7 +216,12 @@ type Engine struct {
 	deferring bool           // Build defers the lexical analysis (Persist)
 	deferred  [][]units.Unit // batches of units seen while deferring, in arrival order
 	snapKey   string         // the lexical state's snapshot key ("": changed since, do not save)
-	snapSaved bool           // the state came from (or went to) the snapshot
+	snapSaved bool           // the state came from (or went to) the snapshot unchanged
+	// snapUpdated: the state came from the snapshot and the files changed
+	// since were applied to it (finishBuild); snapFiles: the files the
+	// state is analysed from, for the next snapshot.
+	snapUpdated bool
+	snapFiles   []index.FileState
 
 	kick chan struct{} // wakes the embedding loop
 }

@@ -172,6 +172,34 @@ func (x *Index) Digest() [32]byte {
 	return out
 }
 
+// FileState is one indexed file as the lexical snapshot records it: its
+// path, content hash and unit IDs.
+type FileState struct {
+	Path string
+	Hash [32]byte
+	IDs  []string
+}
+
+// FileStates returns every indexed file's state, sorted by path.
+func (x *Index) FileStates() []FileState {
+	x.mu.RLock()
+	out := make([]FileState, 0, len(x.files))
+	for p, e := range x.files {
+		ids := make([]string, len(e.Units))
+		for i := range e.Units {
+			ids[i] = e.Units[i].ID
+		}
+		out = append(out, FileState{Path: p, Hash: e.Hash, IDs: ids})
+	}
+	x.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Version names the unit extraction: files with equal hashes under equal
+// versions have equal units.
+func Version() string { return cacheFile }
+
 // Files returns the relative paths of the indexed files, sorted.
 func (x *Index) Files() []string {
 	x.mu.RLock()
