@@ -7,23 +7,28 @@ package search
 import (
 	"bufio"
 	"crypto/sha256"
-	"encoding/gob"
 	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
+	"github.com/repilot-lsp/repilot-lsp/search/binenc"
+	"github.com/repilot-lsp/repilot-lsp/search/index"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
 
-// snapshotFile holds the analysed lexical index in Config.CacheDir.
-const snapshotFile = "lexical-v1.gob"
+// snapshotFile holds the analysed lexical index in Config.CacheDir: the
+// line snapshotMagic, the key (hex) and '1' or '0' for the doc-mined
+// model on one line, then (package binenc) the files the state was
+// analysed from (path, content hash, unit IDs), BM25's state and the
+// model's (lexical.BM25.WriteState, lexical.Assoc.WriteState).
+const snapshotFile = "lexical-v3.bin"
 
-// snapshotHeader starts the file: the key the state belongs to.
-type snapshotHeader struct {
-	Key   string
-	Assoc bool
-}
+const snapshotMagic = "repilot-lsp lexical snapshot v3\n"
+
+// oldSnapshots are earlier formats' files, removed when a new one is saved.
+var oldSnapshots = []string{"lexical-v1.gob", "lexical-v2.bin"}
 
 // persisting says whether Build defers the lexical analysis to read it
 // from (or write it to) the snapshot.
@@ -31,80 +36,148 @@ func (e *Engine) persisting() bool {
 	return e.cfg.Persist && e.cfg.CacheDir != "" && e.cfg.Transform == nil
 }
 
-// snapshotKey names the units and the tuning the lexical state comes from.
+// snapshotKey names what shapes the analysis besides the files: the unit
+// extraction's version and the tuning.
 func (e *Engine) snapshotKey() string {
-	d := e.idx.Digest()
 	h := sha256.New()
-	h.Write(d[:])
-	fmt.Fprintf(h, "%+v", *e.cfg.Tuning)
+	fmt.Fprintf(h, "%s\n%+v", index.Version(), *e.cfg.Tuning)
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// finishBuild ends a deferred build: the lexical state comes from the
-// snapshot when its key matches, else from analysing the deferred units.
+// finishBuild ends a deferred build. The lexical state comes from the
+// snapshot when its key matches, brought up to date with the files that
+// changed since it was saved (their old units deleted, their new ones
+// analysed: a one-file edit costs that file, not the whole workspace);
+// without a usable snapshot, from analysing every deferred unit.
 func (e *Engine) finishBuild() {
 	e.mu.Lock()
 	e.deferring = false
 	pending := e.deferred
 	e.deferred = nil
-	// The last version of each unit still in the view, in arrival order.
-	last := map[string]int{}
-	for i, u := range pending {
-		last[u.ID] = i
-	}
-	var ups []units.Unit
-	for i, u := range pending {
-		if _, ok := e.view[u.ID]; ok && last[u.ID] == i {
-			ups = append(ups, u)
-		}
-	}
 	e.mu.Unlock()
 	key := e.snapshotKey()
-	saved := e.readSnapshot(key) == nil
-	if !saved {
-		if e.assoc != nil {
-			e.assoc.Upsert(ups)
+	cur := e.idx.FileStates()
+	old, err := e.readSnapshot(key)
+	var changed map[string]bool // paths whose units are analysed now (nil: all)
+	var gone []string           // unit IDs of the snapshot's files that changed or went
+	if err == nil {
+		changed = map[string]bool{}
+		was := make(map[string]index.FileState, len(old))
+		for _, f := range old {
+			was[f.Path] = f
 		}
-		e.lex.Upsert(ups)
+		for _, f := range cur {
+			if o, ok := was[f.Path]; !ok || o.Hash != f.Hash {
+				changed[f.Path] = true
+				gone = append(gone, o.IDs...)
+			}
+			delete(was, f.Path)
+		}
+		for _, o := range was {
+			gone = append(gone, o.IDs...)
+		}
+		if len(gone) > 0 {
+			if e.assoc != nil {
+				e.assoc.Delete(gone)
+			}
+			e.lex.Delete(gone)
+		}
+	}
+	delta := len(changed) + len(gone)
+	if err != nil || delta > 0 {
+		// The last version of each unit still in the view, in arrival order.
+		var all []units.Unit
+		for _, batch := range pending {
+			all = append(all, batch...)
+		}
+		last := make(map[string]int, len(all))
+		for i, u := range all {
+			last[u.ID] = i
+		}
+		var ups []units.Unit
+		e.mu.RLock()
+		for i, u := range all {
+			if _, ok := e.view[u.ID]; ok && last[u.ID] == i && (changed == nil || changed[u.Path]) {
+				ups = append(ups, u)
+			}
+		}
+		e.mu.RUnlock()
+		if len(ups) > 0 {
+			if e.assoc != nil {
+				e.assoc.Upsert(ups)
+			}
+			e.lex.Upsert(ups)
+		}
 	}
 	e.mu.Lock()
-	e.snapKey, e.snapSaved = key, saved
+	e.snapKey, e.snapFiles = key, cur
+	e.snapSaved = err == nil && delta == 0
+	e.snapUpdated = err == nil && delta > 0
 	e.mu.Unlock()
 }
 
-func (e *Engine) readSnapshot(key string) error {
-	f, err := os.Open(filepath.Join(e.cfg.CacheDir, snapshotFile))
+// readSnapshot loads the lexical state saved under key and returns the
+// files it was analysed from.
+func (e *Engine) readSnapshot(key string) ([]index.FileState, error) {
+	// The states' strings are substrings of data, a mapping of the file
+	// that lives as long as the process (Persist is the one-shot CLI's).
+	data, err := binenc.MapFile(filepath.Join(e.cfg.CacheDir, snapshotFile))
 	if err != nil {
-		return err
+		return nil, err
 	}
-	defer f.Close()
-	r := bufio.NewReader(f) // an io.ByteReader: the decoders below read no further than their value
-	var h snapshotHeader
-	if err := gob.NewDecoder(r).Decode(&h); err != nil {
-		return err
+	head := snapshotMagic + key + " " + assocFlag(e.assoc != nil) + "\n"
+	if !strings.HasPrefix(data, head) {
+		return nil, fmt.Errorf("search: the lexical snapshot is for other units or settings")
 	}
-	if h.Key != key || h.Assoc != (e.assoc != nil) {
-		return fmt.Errorf("search: the lexical snapshot is for other units or settings")
+	d := &binenc.Decoder{S: data, Off: len(head)}
+	files := make([]index.FileState, d.Count(34))
+	for i := range files {
+		f := &files[i]
+		f.Path = d.Str()
+		if h := d.Str(); len(h) == len(f.Hash) {
+			copy(f.Hash[:], h)
+		} else {
+			d.Fail()
+		}
+		f.IDs = d.Strs()
 	}
-	if err := e.lex.ReadState(r); err != nil {
-		return err
+	if d.Err != nil {
+		return nil, d.Err
+	}
+	rest, err := e.lex.ReadState(d.Rest())
+	if err != nil {
+		return nil, err
 	}
 	if e.assoc != nil {
-		if err := e.assoc.ReadState(r); err != nil {
+		if rest, err = e.assoc.ReadState(rest); err != nil {
 			e.lex.Reset()
-			e.assoc.Reset()
-			return err
+			return nil, err
 		}
 	}
-	return nil
+	if rest != "" {
+		e.lex.Reset()
+		if e.assoc != nil {
+			e.assoc.Reset()
+		}
+		return nil, fmt.Errorf("search: %d bytes after the lexical snapshot", len(rest))
+	}
+	return files, nil
 }
 
-// saveSnapshot writes the lexical state when it was analysed in this run
-// and nothing changed since the build (write to a temporary file, then
-// rename: a reader never sees half a snapshot).
+func assocFlag(on bool) string {
+	if on {
+		return "1"
+	}
+	return "0"
+}
+
+// saveSnapshot writes the lexical state when it was analysed (or brought
+// up to date) in this run and nothing changed since the build (write to a
+// temporary file, then rename: a reader never sees half a snapshot, and a
+// mapping of the old file stays whole).
 func (e *Engine) saveSnapshot() error {
 	e.mu.RLock()
-	key, saved := e.snapKey, e.snapSaved
+	key, saved, files := e.snapKey, e.snapSaved, e.snapFiles
 	e.mu.RUnlock()
 	if key == "" || saved {
 		return nil
@@ -118,7 +191,15 @@ func (e *Engine) saveSnapshot() error {
 	}
 	defer os.Remove(tmp.Name())
 	w := bufio.NewWriter(tmp)
-	err = gob.NewEncoder(w).Encode(snapshotHeader{Key: key, Assoc: e.assoc != nil})
+	w.WriteString(snapshotMagic + key + " " + assocFlag(e.assoc != nil) + "\n")
+	enc := &binenc.Encoder{W: w}
+	enc.Int(len(files))
+	for _, f := range files {
+		enc.Str(f.Path)
+		enc.Str(string(f.Hash[:]))
+		enc.Strs(f.IDs)
+	}
+	err = w.Flush()
 	if err == nil {
 		err = e.lex.WriteState(w)
 	}
@@ -134,5 +215,11 @@ func (e *Engine) saveSnapshot() error {
 	if err != nil {
 		return err
 	}
-	return os.Rename(tmp.Name(), filepath.Join(e.cfg.CacheDir, snapshotFile))
+	if err := os.Rename(tmp.Name(), filepath.Join(e.cfg.CacheDir, snapshotFile)); err != nil {
+		return err
+	}
+	for _, old := range oldSnapshots {
+		os.Remove(filepath.Join(e.cfg.CacheDir, old))
+	}
+	return nil
 }

@@ -213,10 +213,15 @@ type Engine struct {
 	readme string
 	status Status
 
-	deferring bool         // Build defers the lexical analysis (Persist)
-	deferred  []units.Unit // units seen while deferring, in arrival order
-	snapKey   string       // the lexical state's snapshot key ("": changed since, do not save)
-	snapSaved bool         // the state came from (or went to) the snapshot
+	deferring bool           // Build defers the lexical analysis (Persist)
+	deferred  [][]units.Unit // batches of units seen while deferring, in arrival order
+	snapKey   string         // the lexical state's snapshot key ("": changed since, do not save)
+	snapSaved bool           // the state came from (or went to) the snapshot unchanged
+	// snapUpdated: the state came from the snapshot and the files changed
+	// since were applied to it (finishBuild); snapFiles: the files the
+	// state is analysed from, for the next snapshot.
+	snapUpdated bool
+	snapFiles   []index.FileState
 
 	kick chan struct{} // wakes the embedding loop
 }
@@ -256,7 +261,7 @@ func New(cfg Config) (*Engine, error) {
 	e := &Engine{cfg: cfg, view: map[string]units.Unit{}, langs: map[string]int{}, dirs: map[string]int{},
 		kick: make(chan struct{}, 1)}
 	e.lex, e.assoc = t.newBM25()
-	idx, err := index.New(index.Options{Root: cfg.Root, CacheDir: cfg.CacheDir, Include: include})
+	idx, err := index.New(index.Options{Root: cfg.Root, CacheDir: cfg.CacheDir, Include: include, MapCache: cfg.Persist})
 	if err != nil {
 		return nil, err
 	}
@@ -302,17 +307,22 @@ func (e *Engine) apply(ch index.Change) {
 			delete(e.view, id)
 		}
 	}
+	var dirPath, dir string // units arrive file by file: one Dir per file
 	for _, u := range ups {
 		if old, ok := e.view[u.ID]; ok {
 			e.count(old, -1)
 		}
 		e.view[u.ID] = u
-		e.count(u, +1)
+		e.langs[u.Lang]++
+		if u.Path != dirPath {
+			dirPath, dir = u.Path, filepath.ToSlash(filepath.Dir(u.Path))
+		}
+		e.dirs[dir]++
 	}
 	e.status.Units = len(e.view)
 	deferring := e.deferring
 	if deferring {
-		e.deferred = append(e.deferred, ups...)
+		e.deferred = append(e.deferred, ups) // the index never reuses a Change's slice
 	} else {
 		e.snapKey = "" // the state no longer matches a snapshot's key
 	}

@@ -377,13 +377,14 @@ def scale(x):
 }
 
 // TestPersist: a warm engine reads the analysed lexical index back and
-// answers exactly as the cold one; a changed file or a damaged snapshot
-// means analysing again.
+// answers exactly as the cold one; a changed, added or deleted file is
+// applied to the snapshot's state (answering as a cold engine on the new
+// files does); a damaged snapshot means analysing again.
 func TestPersist(t *testing.T) {
 	root := project(t)
 	cache := t.TempDir()
 	ctx := context.Background()
-	run := func(q string) (*Engine, []Hit) {
+	runIn := func(cache, q string) (*Engine, []Hit) {
 		t.Helper()
 		e, err := New(Config{Root: root, CacheDir: cache, Persist: true})
 		if err != nil {
@@ -401,20 +402,57 @@ func TestPersist(t *testing.T) {
 		}
 		return e, res.Hits
 	}
-	cold, h1 := run("total price with tax")
+	run := func(q string) (*Engine, []Hit) { t.Helper(); return runIn(cache, q) }
+	// cold answers q from scratch (a cache of its own) on the files as
+	// they are now.
+	cold := func(q string) []Hit { t.Helper(); _, h := runIn(t.TempDir(), q); return h }
+	first, h1 := run("total price with tax")
 	warm, h2 := run("total price with tax")
-	if cold.snapSaved || !warm.snapSaved {
-		t.Errorf("snapshot used: cold %v, warm %v; want false, true", cold.snapSaved, warm.snapSaved)
+	if first.snapSaved || !warm.snapSaved || warm.snapUpdated {
+		t.Errorf("snapshot used: first %v, warm %v (updated %v); want false, true (false)", first.snapSaved, warm.snapSaved, warm.snapUpdated)
 	}
 	if len(h1) == 0 || !reflect.DeepEqual(h1, h2) {
 		t.Errorf("cold %v\nwarm %v", names(h1), names(h2))
 	}
-	// A changed file: the snapshot's key no longer matches.
+	same := func(what string, e *Engine, got []Hit, q string) {
+		t.Helper()
+		if !e.snapUpdated {
+			t.Errorf("%s: the snapshot was not brought up to date (saved %v)", what, e.snapSaved)
+		}
+		if want := cold(q); !reflect.DeepEqual(names(got), names(want)) {
+			t.Errorf("%s: %v, a cold engine gives %v", what, names(got), names(want))
+		}
+	}
+	// A changed file: its old units leave the state, its new ones enter.
 	testtree.Write(t, root, map[string]string{"tools/report.py": "def write_tax_table(rows):\n    return [r.tax for r in rows]\n"})
 	changed, h3 := run("tax table")
-	if changed.snapSaved || len(h3) == 0 || h3[0].Unit.Name != "write_tax_table" {
-		t.Errorf("after a change: snapshot used %v, hits %v", changed.snapSaved, names(h3))
+	if len(h3) == 0 || h3[0].Unit.Name != "write_tax_table" {
+		t.Errorf("after a change: hits %v", names(h3))
 	}
+	same("a changed file", changed, h3, "tax table")
+	if again, h := run("tax table"); !again.snapSaved || !reflect.DeepEqual(h, h3) {
+		t.Errorf("the run after the change: snapshot used %v, hits %v", again.snapSaved, names(h))
+	}
+	// An added file, then the same file deleted: each is seen.
+	testtree.Write(t, root, map[string]string{"tools/ledger.py": "def reconcile_ledger_entries(entries):\n    return sum(e.amount for e in entries)\n"})
+	added, h5 := run("reconcile ledger entries")
+	if len(h5) == 0 || h5[0].Unit.Name != "reconcile_ledger_entries" {
+		t.Errorf("after adding a file: hits %v", names(h5))
+	}
+	same("an added file", added, h5, "reconcile ledger entries")
+	if again, h6 := run("reconcile ledger entries"); !again.snapSaved || !reflect.DeepEqual(h5, h6) {
+		t.Errorf("the run after the addition: snapshot used %v, hits %v", again.snapSaved, names(h6))
+	}
+	if err := os.Remove(filepath.Join(root, "tools/ledger.py")); err != nil {
+		t.Fatal(err)
+	}
+	deleted, h7 := run("reconcile ledger entries")
+	for _, h := range h7 {
+		if h.Unit.Name == "reconcile_ledger_entries" {
+			t.Errorf("a deleted file's unit is still found: %v", names(h7))
+		}
+	}
+	same("a deleted file", deleted, h7, "reconcile ledger entries")
 	// A damaged snapshot is analysed again, not trusted.
 	if err := os.WriteFile(filepath.Join(cache, snapshotFile), []byte("garbage"), 0o644); err != nil {
 		t.Fatal(err)

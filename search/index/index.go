@@ -13,9 +13,9 @@
 package index
 
 import (
+	"bufio"
 	"context"
 	"crypto/sha256"
-	"encoding/gob"
 	"errors"
 	"fmt"
 	"io"
@@ -28,6 +28,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/search/binenc"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
 
@@ -56,6 +57,9 @@ type Options struct {
 	Include func(rel string) bool
 	// Workers parse files in parallel (0: GOMAXPROCS, at most 4).
 	Workers int
+	// MapCache reads the unit cache by mapping the file, never unmapped
+	// (binenc.MapFile): for a process that builds once and exits (the CLI).
+	MapCache bool
 }
 
 // SkipDirs are directory names never walked: version control, dependencies
@@ -167,6 +171,34 @@ func (x *Index) Digest() [32]byte {
 	h.Sum(out[:0])
 	return out
 }
+
+// FileState is one indexed file as the lexical snapshot records it: its
+// path, content hash and unit IDs.
+type FileState struct {
+	Path string
+	Hash [32]byte
+	IDs  []string
+}
+
+// FileStates returns every indexed file's state, sorted by path.
+func (x *Index) FileStates() []FileState {
+	x.mu.RLock()
+	out := make([]FileState, 0, len(x.files))
+	for p, e := range x.files {
+		ids := make([]string, len(e.Units))
+		for i := range e.Units {
+			ids[i] = e.Units[i].ID
+		}
+		out = append(out, FileState{Path: p, Hash: e.Hash, IDs: ids})
+	}
+	x.mu.RUnlock()
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Version names the unit extraction: files with equal hashes under equal
+// versions have equal units.
+func Version() string { return cacheFile }
 
 // Files returns the relative paths of the indexed files, sorted.
 func (x *Index) Files() []string {
@@ -380,9 +412,23 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 		return fmt.Errorf("index: walking %s: %w", x.opt.Root, err)
 	}
 	cached := x.loadCache()
+	x.mu.Lock()
+	wasDirty := x.dirty
+	if len(x.byID) == 0 && len(cached) > 0 {
+		n := 0
+		for _, e := range cached {
+			n += len(e.Units)
+		}
+		x.byID = make(map[string]*units.Unit, n)
+	}
+	x.mu.Unlock()
+	// unchanged: every file came from the cache by its size and mtime and
+	// the cache holds no other file, so the cache need not be written again.
+	unchanged := cached != nil && len(cached) == len(jobs)
 	p := Progress{TotalFiles: len(jobs)}
 	seen := map[string]bool{}
 	const batchSize = 64
+	var unchangedMu sync.Mutex
 	for start := 0; start < len(jobs); start += batchSize {
 		batch := jobs[start:min(start+batchSize, len(jobs))]
 		entries := make([]*fileEntry, len(batch))
@@ -395,7 +441,13 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 			sem <- struct{}{}
 			go func() {
 				defer func() { <-sem; wg.Done() }()
-				entries[i], reused[i] = x.load(ctx, j.rel, j.abs, cached[j.rel])
+				var byStat bool
+				entries[i], reused[i], byStat = x.load(ctx, j.rel, j.abs, cached[j.rel])
+				if !byStat {
+					unchangedMu.Lock()
+					unchanged = false
+					unchangedMu.Unlock()
+				}
 			}()
 		}
 		wg.Wait()
@@ -442,57 +494,127 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 	if progress != nil {
 		progress(p)
 	}
+	if unchanged && len(gone) == 0 {
+		x.mu.Lock()
+		x.dirty = wasDirty
+		x.mu.Unlock()
+	}
 	return x.Save()
 }
 
 // load returns the entry for one file: the cached one when size and mtime
-// (or else the content hash) match, a fresh extraction otherwise; nil when
-// the file cannot be read or parsed.
-func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry) (*fileEntry, bool) {
+// (byStat; the file is not read) or else the content hash match (reused),
+// a fresh extraction otherwise; nil when the file cannot be read or parsed.
+func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry) (e *fileEntry, reused, byStat bool) {
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 	size, mtime := st.Size(), st.ModTime().UnixNano()
 	if c != nil && c.Size == size && c.ModTime == mtime {
-		return c, true
+		return c, true, true
 	}
 	text, err := os.ReadFile(abs)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
 	h := sha256.Sum256(text)
 	if c != nil && c.Hash == h {
 		c.Size, c.ModTime = size, mtime
-		return c, true
+		return c, true, false
 	}
 	us, err := units.Extract(ctx, rel, text)
 	if err != nil {
-		return nil, false
+		return nil, false, false
 	}
-	return &fileEntry{Hash: h, Size: size, ModTime: mtime, Units: us}, false
+	return &fileEntry{Hash: h, Size: size, ModTime: mtime, Units: us}, false, false
 }
 
 // cacheFile names the unit cache; its version changes whenever
-// units.Extract's output does (v2: units inside Java anonymous classes,
-// enum constants and lambdas, Python nested functions), so that a cache
-// from an older binary is not read.
-const cacheFile = "units-v2.gob"
+// units.Extract's output or the file's format does (v2: units inside Java
+// anonymous classes, enum constants and lambdas, Python nested functions;
+// v3: package binenc instead of gob, which took most of a warm CLI run's
+// loading), so that a cache from an older binary is not read.
+const cacheFile = "units-v3.bin"
+
+// oldCacheFiles are earlier versions' caches, removed when a new one is saved.
+var oldCacheFiles = []string{"units-v2.gob", "units.gob"}
+
+const cacheMagic = "repilot-lsp unit cache v3\n"
 
 func (x *Index) loadCache() map[string]*fileEntry {
 	if x.opt.CacheDir == "" {
 		return nil
 	}
-	f, err := os.Open(filepath.Join(x.opt.CacheDir, cacheFile))
-	if err != nil {
+	// The units' strings are substrings of data.
+	read := binenc.ReadFile
+	if x.opt.MapCache {
+		read = binenc.MapFile
+	}
+	data, err := read(filepath.Join(x.opt.CacheDir, cacheFile))
+	if err != nil || len(data) < len(cacheMagic) {
 		return nil
 	}
-	defer f.Close()
-	var m map[string]*fileEntry
-	if err := gob.NewDecoder(f).Decode(&m); err != nil {
-		return nil // a corrupt or old cache is rebuilt
+	if !strings.HasPrefix(data, cacheMagic) {
+		return nil
+	}
+	m, err := decodeCache(&binenc.Decoder{S: data, Off: len(cacheMagic)})
+	if err != nil {
+		return nil // a corrupt cache is rebuilt
 	}
 	return m
+}
+
+func encodeCache(e *binenc.Encoder, files map[string]*fileEntry) {
+	e.W.WriteString(cacheMagic)
+	e.Int(len(files))
+	for rel, f := range files {
+		e.Str(rel)
+		e.W.Write(f.Hash[:])
+		e.Uvarint(uint64(f.Size))
+		e.Uvarint(uint64(f.ModTime))
+		e.Int(len(f.Units))
+		for i := range f.Units {
+			u := &f.Units[i]
+			for _, s := range [...]string{u.ID, u.Path, u.Lang, string(u.Kind), u.Name, u.Container, u.Signature, u.Doc, u.Code} {
+				e.Str(s)
+			}
+			for _, n := range [...]int{u.Start.Line, u.Start.Character, u.End.Line, u.End.Character, u.StartByte, u.EndByte} {
+				e.Int(n)
+			}
+		}
+	}
+}
+
+// decodeCache reads what encodeCache wrote after the magic; the data must
+// end with it.
+func decodeCache(d *binenc.Decoder) (map[string]*fileEntry, error) {
+	n := d.Count(36)
+	m := make(map[string]*fileEntry, n)
+	for i := 0; i < n && d.Err == nil; i++ {
+		rel := d.Str()
+		if len(d.S)-d.Off < 32 {
+			d.Fail()
+			break
+		}
+		f := &fileEntry{}
+		copy(f.Hash[:], d.S[d.Off:d.Off+32])
+		d.Off += 32
+		f.Size, f.ModTime = int64(d.Uvarint()), int64(d.Uvarint())
+		f.Units = make([]units.Unit, d.Count(15))
+		for j := range f.Units {
+			u := &f.Units[j]
+			u.ID, u.Path, u.Lang, u.Kind, u.Name = d.Str(), d.Str(), d.Str(), units.Kind(d.Str()), d.Str()
+			u.Container, u.Signature, u.Doc, u.Code = d.Str(), d.Str(), d.Str(), d.Str()
+			u.Start.Line, u.Start.Character, u.End.Line, u.End.Character = d.Int(), d.Int(), d.Int(), d.Int()
+			u.StartByte, u.EndByte = d.Int(), d.Int()
+		}
+		m[rel] = f
+	}
+	if d.Err == nil && d.Off != len(d.S) {
+		d.Fail()
+	}
+	return m, d.Err
 }
 
 // Save writes the unit cache (atomically: a temporary file renamed over the
@@ -514,7 +636,9 @@ func (x *Index) Save() error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	if err := gob.NewEncoder(tmp).Encode(x.files); err != nil {
+	e := &binenc.Encoder{W: bufio.NewWriter(tmp)}
+	encodeCache(e, x.files)
+	if err := e.W.Flush(); err != nil {
 		tmp.Close()
 		return err
 	}
@@ -523,6 +647,9 @@ func (x *Index) Save() error {
 	}
 	if err := os.Rename(tmp.Name(), filepath.Join(x.opt.CacheDir, cacheFile)); err != nil {
 		return err
+	}
+	for _, old := range oldCacheFiles {
+		os.Remove(filepath.Join(x.opt.CacheDir, old))
 	}
 	x.dirty = false
 	return nil

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+	"time"
 )
 
 func write(t *testing.T, root, rel, text string) {
@@ -125,4 +126,71 @@ func equal(a, b []string) bool {
 		}
 	}
 	return true
+}
+
+// TestCacheWritesAndDamage: a build that finds every file as cached (same
+// size and mtime) does not write the cache again; one that had to hash a
+// touched file does; a damaged or truncated cache is parsed again, not
+// trusted, and gives the same units.
+func TestCacheWritesAndDamage(t *testing.T) {
+	ctx := context.Background()
+	root, cache := t.TempDir(), t.TempDir()
+	write(t, root, "a/A.java", "class A { /** Doc. */ void f() {} void g() {} }")
+	write(t, root, "b.py", "def h():\n    '''Doc.'''\n    pass\n")
+	build := func() (*Index, Progress) {
+		t.Helper()
+		x, _ := New(Options{Root: root, CacheDir: cache})
+		var last Progress
+		if err := x.Build(ctx, func(p Progress) { last = p }); err != nil {
+			t.Fatal(err)
+		}
+		return x, last
+	}
+	cold, _ := build()
+	path := filepath.Join(cache, cacheFile)
+	st0, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	past := st0.ModTime().Add(-time.Hour)
+	os.Chtimes(path, past, past) // a rewrite would move it
+	if _, p := build(); p.Reused != 2 {
+		t.Fatalf("warm build reused %d files, want 2", p.Reused)
+	}
+	if st, _ := os.Stat(path); !st.ModTime().Equal(past) {
+		t.Error("an unchanged build wrote the cache again")
+	}
+	// Same content, new mtime: hashed, reused, and the cache records the
+	// new mtime (so the next build need not hash it again).
+	later := time.Now().Add(time.Minute)
+	os.Chtimes(filepath.Join(root, "b.py"), later, later)
+	if _, p := build(); p.Reused != 2 {
+		t.Fatalf("touched file: reused %d, want 2", p.Reused)
+	}
+	if st, _ := os.Stat(path); st.ModTime().Equal(past) {
+		t.Error("the new mtime was not saved")
+	}
+	want := unitIDs(cold)
+	b, _ := os.ReadFile(path)
+	for _, bad := range [][]byte{b[:len(b)/2], b[:len(b)-1], append(append([]byte{}, b...), 'x'), []byte("garbage")} {
+		if err := os.WriteFile(path, bad, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		x, p := build()
+		if p.Reused != 0 || !equal(unitIDs(x), want) {
+			t.Errorf("damaged cache (%d bytes): reused %d, units %v, want %v", len(bad), p.Reused, unitIDs(x), want)
+		}
+	}
+	// The rebuilt cache reads back: every unit equal to the parsed ones.
+	x, p := build()
+	if p.Reused != 2 {
+		t.Fatalf("after rebuilding: reused %d", p.Reused)
+	}
+	for _, id := range want {
+		u1, _ := cold.Unit(id)
+		u2, _ := x.Unit(id)
+		if u1 != u2 {
+			t.Errorf("unit %s read back as %+v, want %+v", id, u2, u1)
+		}
+	}
 }

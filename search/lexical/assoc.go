@@ -15,6 +15,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/repilot-lsp/repilot-lsp/search/binenc"
 	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
@@ -61,13 +62,19 @@ type Assoc struct {
 	// Sentence restricts the doc words to the doc's first sentence.
 	Sentence bool
 
-	mu           sync.RWMutex
-	units        map[string]assocUnit
-	nw           map[string]int32            // documented units whose doc has the word
-	nt           map[string]int32            // documented units whose name has the term
-	nwt          map[string]map[string]int32 // units with both
-	nself        map[string]int32            // units whose doc and code both have the word
-	selfN, selfD int64                       // Σ nself, Σ nw: the prior rate
+	mu    sync.RWMutex
+	units map[string]assocUnit
+	nw    map[string]int32            // documented units whose doc has the word
+	nt    map[string]int32            // documented units whose name has the term
+	nwt   map[string]map[string]int32 // units with both
+	// A model read from a snapshot keeps each unit and each word's nwt
+	// encoded (package binenc) until it is used: a warm CLI run reads a few
+	// words' pairs, not the 190,000 of a 10,000-unit code base. A key is
+	// in the decoded map or in the raw one, never both.
+	unitsRaw     map[string]string // unit ID -> its words, terms and self (strs, strs, strs)
+	nwtRaw       map[string]string // word -> its pairs (counts)
+	nself        map[string]int32  // units whose doc and code both have the word
+	selfN, selfD int64             // Σ nself, Σ nw: the prior rate
 
 	candMu sync.Mutex
 	cands  map[string][]assocCand // per word, pairs with count >= MinPair, count descending; reset by add
@@ -89,7 +96,8 @@ type assocUnit struct {
 func NewAssoc(an tokenize.Analyzer) *Assoc {
 	return &Assoc{an: an, Weight: DefaultAssocWeight, MinPair: DefaultAssocMinPair, Top: DefaultAssocTop,
 		Lift: DefaultAssocLift, SelfExp: DefaultAssocReweight, SelfMin: DefaultAssocReweightMin, SelfMax: DefaultAssocReweightMax,
-		units: map[string]assocUnit{}, nw: map[string]int32{}, nt: map[string]int32{}, nwt: map[string]map[string]int32{}, nself: map[string]int32{}}
+		units: map[string]assocUnit{}, nw: map[string]int32{}, nt: map[string]int32{}, nwt: map[string]map[string]int32{}, nself: map[string]int32{},
+		unitsRaw: map[string]string{}, nwtRaw: map[string]string{}}
 }
 
 // distinct returns the sorted distinct terms of texts.
@@ -157,9 +165,60 @@ func (a *Assoc) Delete(ids []string) {
 }
 
 func (a *Assoc) remove(id string) {
-	if old, ok := a.units[id]; ok {
+	if old, ok := a.unit(id); ok {
 		a.add(old, -1)
 		delete(a.units, id)
+		delete(a.unitsRaw, id)
+	}
+}
+
+// unit returns a unit of the model, decoding it if it is still encoded
+// (without keeping the decoded copy: the caller may hold a.mu for reading
+// only).
+func (a *Assoc) unit(id string) (assocUnit, bool) {
+	if u, ok := a.units[id]; ok {
+		return u, true
+	}
+	raw, ok := a.unitsRaw[id]
+	if !ok {
+		return assocUnit{}, false
+	}
+	d := &binenc.Decoder{S: raw}
+	return assocUnit{words: d.Strs(), terms: d.Strs(), self: d.Strs()}, true
+}
+
+// pairs returns the word's nwt map for changing it, decoding it first if it
+// is still encoded; nil when the word has none. The caller holds a.mu.
+func (a *Assoc) pairs(w string) map[string]int32 {
+	if m := a.nwt[w]; m != nil {
+		return m
+	}
+	raw, ok := a.nwtRaw[w]
+	if !ok {
+		return nil
+	}
+	m := decodeCounts(&binenc.Decoder{S: raw})
+	a.nwt[w] = m
+	delete(a.nwtRaw, w)
+	return m
+}
+
+// eachPair calls f for each term paired with the word and its count,
+// reading an encoded word without decoding it into a map (the caller may
+// hold a.mu for reading only).
+func (a *Assoc) eachPair(w string, f func(t string, c int32)) {
+	if m := a.nwt[w]; m != nil {
+		for t, c := range m {
+			f(t, c)
+		}
+		return
+	}
+	if raw, ok := a.nwtRaw[w]; ok {
+		d := &binenc.Decoder{S: raw}
+		for n := d.Count(5); n > 0; n-- {
+			t := d.Str()
+			f(t, d.I32())
+		}
 	}
 }
 
@@ -180,7 +239,7 @@ func (a *Assoc) add(u assocUnit, d int32) {
 	}
 	for _, w := range u.words {
 		a.nw[w] += d
-		m := a.nwt[w]
+		m := a.pairs(w)
 		if m == nil {
 			m = map[string]int32{}
 			a.nwt[w] = m
@@ -193,6 +252,7 @@ func (a *Assoc) add(u assocUnit, d int32) {
 		if a.nw[w] <= 0 {
 			delete(a.nw, w)
 			delete(a.nwt, w)
+			delete(a.nwtRaw, w)
 		}
 	}
 }
@@ -215,7 +275,7 @@ func (a *Assoc) Expand(queryTerms []string, exclude []string) map[string]float64
 	defer a.mu.RUnlock()
 	var ex []assocUnit
 	for _, id := range exclude {
-		if u, ok := a.units[id]; ok {
+		if u, ok := a.unit(id); ok {
 			ex = append(ex, u)
 		}
 	}
@@ -318,7 +378,7 @@ func (a *Assoc) Reweight(queryTerms []string, exclude []string) map[string]float
 	defer a.mu.RUnlock()
 	var ex []assocUnit
 	for _, id := range exclude {
-		if u, ok := a.units[id]; ok {
+		if u, ok := a.unit(id); ok {
 			ex = append(ex, u)
 		}
 	}
@@ -370,11 +430,11 @@ func (a *Assoc) candidates(w string) []assocCand {
 		return cs
 	}
 	var cs []assocCand
-	for t, c := range a.nwt[w] {
+	a.eachPair(w, func(t string, c int32) {
 		if int(c) >= a.MinPair {
 			cs = append(cs, assocCand{t, c})
 		}
-	}
+	})
 	sort.Slice(cs, func(i, j int) bool {
 		if cs[i].c != cs[j].c {
 			return cs[i].c > cs[j].c

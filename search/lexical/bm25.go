@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/repilot-lsp/repilot-lsp/search/binenc"
 	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
@@ -42,6 +43,7 @@ type bm25Doc struct {
 	len      float32  // field-weighted length in terms
 	nameLen  float32  // field-weighted length of the name field (NameB >= 0)
 	terms    []int32  // distinct term ids, to keep df exact on delete
+	termsRaw string   // or, read from a snapshot and not needed yet, encoded (binenc I32s)
 	surfaces []string // its names that are run-together words ("resetbuffer")
 	name     []string // lower-case parts of its name, for the name boost
 	nName    int      // name[nName:] are its container's
@@ -107,8 +109,13 @@ type BM25 struct {
 	mu       sync.RWMutex
 	termIDs  map[string]int32
 	postings [][]posting // by term id, doc numbers ascending
-	df       []int32     // alive documents per term
-	docs     []bm25Doc   // by doc number
+	// postRaw, for an index read from a snapshot, holds each term's
+	// postings still encoded (postingsOf decodes on first use, under
+	// postMu: a query reads a few dozen of 12,000 terms); "" once decoded.
+	postRaw  []string
+	postMu   sync.Mutex
+	df       []int32   // alive documents per term
+	docs     []bm25Doc // by doc number
 	byID     map[string]int32
 	totalLen float64 // over alive docs
 	totalNL  float64 // name lengths over alive docs (NameB >= 0)
@@ -264,9 +271,12 @@ func (x *BM25) Upsert(us []units.Unit) error {
 				t = int32(len(x.postings))
 				x.termIDs[term] = t
 				x.postings = append(x.postings, nil)
+				if x.postRaw != nil {
+					x.postRaw = append(x.postRaw, "")
+				}
 				x.df = append(x.df, 0)
 			}
-			x.postings[t] = append(x.postings[t], posting{n, f[0], f[1], f[2]})
+			x.postings[t] = append(x.postingsOf(t), posting{n, f[0], f[1], f[2]})
 			x.df[t]++
 			d.terms = append(d.terms, t)
 		}
@@ -294,6 +304,48 @@ func (x *BM25) Delete(ids []string) error {
 	return nil
 }
 
+// postingsOf returns term t's postings, decoding them if they are still
+// encoded (postRaw). The caller holds x.mu, for reading or writing.
+func (x *BM25) postingsOf(t int32) []posting {
+	if x.postRaw == nil {
+		return x.postings[t]
+	}
+	x.postMu.Lock()
+	defer x.postMu.Unlock()
+	if raw := x.postRaw[t]; raw != "" {
+		x.postings[t] = decodePostings(raw, len(x.docs))
+		x.postRaw[t] = ""
+	}
+	return x.postings[t]
+}
+
+// termIDs returns the doc's distinct term ids, decoding them if they are
+// still encoded (ReadState checked them).
+func (d *bm25Doc) termIDs() []int32 {
+	if d.termsRaw == "" {
+		return d.terms
+	}
+	dec := &binenc.Decoder{S: d.termsRaw}
+	out := make([]int32, dec.Count(4))
+	for i := range out {
+		out[i] = dec.I32()
+	}
+	return out
+}
+
+// termIDsIn returns the doc's term ids below n (ids read from a damaged
+// snapshot may not be: they are dropped rather than trusted).
+func (d *bm25Doc) termIDsIn(n int) []int32 {
+	ts := d.termIDs()
+	out := ts[:0:0]
+	for _, t := range ts {
+		if t >= 0 && int(t) < n {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
 // kill marks doc n dead (its postings stay until the next compaction).
 func (x *BM25) kill(n int32) {
 	d := &x.docs[n]
@@ -301,10 +353,10 @@ func (x *BM25) kill(n int32) {
 		return
 	}
 	d.alive = false
-	for _, t := range d.terms {
+	for _, t := range d.termIDsIn(len(x.df)) {
 		x.df[t]--
 	}
-	d.terms = nil
+	d.terms, d.termsRaw = nil, ""
 	for _, w := range d.surfaces {
 		if sf := x.surfaces[w]; sf != nil {
 			if sf.refs--; sf.refs <= 0 {
@@ -335,7 +387,8 @@ func (x *BM25) maybeCompact() {
 			renum[i] = -1
 		}
 	}
-	for t, ps := range x.postings {
+	for t := range x.postings {
+		ps := x.postingsOf(int32(t))
 		out := ps[:0]
 		for _, p := range ps {
 			if r := renum[p.doc]; r >= 0 {
@@ -426,7 +479,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 			// that contain it, as if those names had been split.
 			tfs := map[int32][3]float32{}
 			if ok {
-				for _, p := range x.postings[t] {
+				for _, p := range x.postingsOf(t) {
 					if x.docs[p.doc].alive {
 						v := tfs[p.doc]
 						v[0] += p.tf
@@ -440,7 +493,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 				if x.Expand == 0 {
 					break
 				}
-				for _, p := range x.postings[e] {
+				for _, p := range x.postingsOf(e) {
 					if x.docs[p.doc].alive {
 						v := tfs[p.doc]
 						v[0] += float32(x.Expand) * p.tf
@@ -465,7 +518,7 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 		}
 		df := float64(x.df[t])
 		idf := math.Log(1 + (n-df+0.5)/(df+0.5))
-		for _, p := range x.postings[t] {
+		for _, p := range x.postingsOf(t) {
 			if x.docs[p.doc].alive {
 				add(p.doc, idf, q, p.tf, p.tfs, p.tfn)
 				if own[term] {
@@ -480,8 +533,9 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 			terms[t] = true
 		}
 		x.segMu.Lock()
+		memo := map[string]bool{} // name parts repeat across units: stem each once per query
 		for _, doc := range touched {
-			if c := x.nameCoverage(&x.docs[doc], words, terms); c > 0 {
+			if c := x.nameCoverage(&x.docs[doc], words, terms, memo); c > 0 {
 				acc[doc] *= float32(1 + x.NameBoost*c)
 			}
 		}
@@ -542,7 +596,7 @@ func (x *BM25) queryWords(query string) map[string]string {
 // names: their segments; container words weigh ContainerCover) that are
 // query words, share their term, or are abbreviations of a query word
 // ("min" for "minimum", tokenize.Expansion). The caller holds segMu.
-func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[string]bool) float64 {
+func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[string]bool, memo map[string]bool) float64 {
 	var total, hit float64
 	for i, w := range d.name {
 		wt := 1.0
@@ -558,17 +612,15 @@ func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[strin
 				continue
 			}
 			total += wt
-			if _, ok := words[s]; ok {
-				hit += wt
-			} else if t, ok := x.an.Part(s); ok && terms[t] {
-				hit += wt
-			} else {
-				for _, w := range tokenize.Expansion(s) {
-					if t, ok := x.an.Part(w); ok && terms[t] {
-						hit += wt
-						break
-					}
+			covered, ok := memo[s]
+			if !ok {
+				covered = x.covers(s, words, terms)
+				if memo != nil {
+					memo[s] = covered
 				}
+			}
+			if covered {
+				hit += wt
 			}
 		}
 	}
@@ -576,6 +628,23 @@ func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[strin
 		return 0
 	}
 	return hit / total
+}
+
+// covers says whether the query holds the name part s: as a word, as a
+// term (stemmed), or through one of s's abbreviation expansions.
+func (x *BM25) covers(s string, words map[string]string, terms map[string]bool) bool {
+	if _, ok := words[s]; ok {
+		return true
+	}
+	if t, ok := x.an.Part(s); ok && terms[t] {
+		return true
+	}
+	for _, w := range tokenize.Expansion(s) {
+		if t, ok := x.an.Part(w); ok && terms[t] {
+			return true
+		}
+	}
+	return false
 }
 
 // expand maps query terms to the terms of run-together names that contain

@@ -5,7 +5,6 @@ import (
 	"context"
 	"math"
 	"reflect"
-	"strings"
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
@@ -158,15 +157,15 @@ func TestNameBoostMembers(t *testing.T) {
 	x.an.Each("the minimum of this BigInteger", func(t string, _ int) { terms[t] = true })
 	x.segMu.Lock()
 	defer x.segMu.Unlock()
-	if c := x.nameCoverage(&x.docs[x.byID["ctor"]], words, terms); c != 0 {
+	if c := x.nameCoverage(&x.docs[x.byID["ctor"]], words, terms, nil); c != 0 {
 		t.Errorf("constructor coverage %v, want 0 (no name boost)", c)
 	}
-	if c := x.nameCoverage(&x.docs[x.byID["min"]], words, terms); c != 1 {
+	if c := x.nameCoverage(&x.docs[x.byID["min"]], words, terms, nil); c != 1 {
 		t.Errorf("BigInteger.min coverage %v, want 1 (min = minimum, container covered)", c)
 	}
 	c := DefaultContainerCover
 	want := (1 + c) / (1 + 2*c) // "min" and "big" covered, "decimal" not
-	if c := x.nameCoverage(&x.docs[x.byID["dmin"]], words, terms); math.Abs(c-want) > 1e-9 {
+	if c := x.nameCoverage(&x.docs[x.byID["dmin"]], words, terms, map[string]bool{}); math.Abs(c-want) > 1e-9 {
 		t.Errorf("BigDecimal.min coverage %v, want %v", c, want)
 	}
 }
@@ -241,14 +240,16 @@ func TestStateRoundTrip(t *testing.T) {
 	if err := a.WriteState(&ba); err != nil {
 		t.Fatal(err)
 	}
-	a2 := NewAssoc(tokenize.Default)
-	if err := a2.ReadState(&ba); err != nil {
+	data := bx.String() + ba.String() + "tail"
+	y := NewBM25(tokenize.Default, DefaultWeights)
+	rest, err := y.ReadState(data)
+	if err != nil {
 		t.Fatal(err)
 	}
-	y := NewBM25(tokenize.Default, DefaultWeights)
+	a2 := NewAssoc(tokenize.Default)
 	y.Assoc = a2
-	if err := y.ReadState(&bx); err != nil {
-		t.Fatal(err)
+	if rest, err = a2.ReadState(rest); err != nil || rest != "tail" {
+		t.Fatalf("assoc: %v, rest %q", err, rest)
 	}
 	if y.Len() != x.Len() || a2.Len() != a.Len() {
 		t.Fatalf("Len %d/%d, assoc %d/%d", y.Len(), x.Len(), a2.Len(), a.Len())
@@ -261,12 +262,81 @@ func TestStateRoundTrip(t *testing.T) {
 			t.Errorf("%q: %v, read back %v", q, h1, h2)
 		}
 	}
+	// Deleting a unit read back (its term ids still encoded) keeps the
+	// document frequencies exact: both indexes answer alike.
+	x.Delete([]string{"a"})
+	y.Delete([]string{"a"})
+	for _, q := range []string{"read the configuration file", "clear buffer", "write log message"} {
+		h1, _ := x.Search(ctx, q, 5)
+		h2, _ := y.Search(ctx, q, 5)
+		if !reflect.DeepEqual(h1, h2) {
+			t.Errorf("after a delete, %q: %v, read back %v", q, h1, h2)
+		}
+	}
 	// The copy keeps working: an update after the read.
 	y.Upsert([]units.Unit{{ID: "g", Name: "resetCounter", Code: "n = 0"}})
 	if hs, _ := y.Search(ctx, "reset counter", 1); len(hs) != 1 || hs[0].ID != "g" {
 		t.Errorf("after an upsert: %v", hs)
 	}
-	if err := y.ReadState(strings.NewReader("not gob")); err == nil {
+	// A partly decoded index (some terms' postings decoded by the queries
+	// above, others still encoded) writes and reads back the same.
+	var by bytes.Buffer
+	if err := y.WriteState(&by); err != nil {
+		t.Fatal(err)
+	}
+	z := NewBM25(tokenize.Default, DefaultWeights)
+	z.Assoc = a2
+	if _, err := z.ReadState(by.String()); err != nil {
+		t.Fatal(err)
+	}
+	for _, q := range []string{"read the configuration file", "reset counter", "clear buffer", "write log message", "sum"} {
+		h1, _ := y.Search(ctx, q, 5)
+		h2, _ := z.Search(ctx, q, 5)
+		if !reflect.DeepEqual(h1, h2) {
+			t.Errorf("second round trip, %q: %v, read back %v", q, h1, h2)
+		}
+	}
+	// The model keeps working too: a unit added after the read expands
+	// queries as it would have before.
+	a2.Upsert([]units.Unit{{ID: "h", Name: "zapCache", Doc: "Clear the cache.", Code: "c.zap()"}})
+	a.Upsert([]units.Unit{{ID: "h", Name: "zapCache", Doc: "Clear the cache.", Code: "c.zap()"}})
+	if e1, e2 := a.Expand([]string{"clear"}, nil), a2.Expand([]string{"clear"}, nil); !reflect.DeepEqual(e1, e2) {
+		t.Errorf("expansion after an upsert: %v, read back %v", e1, e2)
+	}
+	// A partly decoded model writes and reads back the same.
+	var bb bytes.Buffer
+	if err := a2.WriteState(&bb); err != nil {
+		t.Fatal(err)
+	}
+	a3 := NewAssoc(tokenize.Default)
+	if _, err := a3.ReadState(bb.String()); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range [][]string{{"clear"}, {"buffer"}, {"read", "file"}} {
+		if e1, e3 := a.Expand(w, []string{"e"}), a3.Expand(w, []string{"e"}); !reflect.DeepEqual(e1, e3) {
+			t.Errorf("%v after a second round trip: %v, want %v", w, e3, e1)
+		}
+		if r1, r3 := a.Reweight(w, []string{"e"}), a3.Reweight(w, []string{"e"}); !reflect.DeepEqual(r1, r3) {
+			t.Errorf("%v reweighted after a second round trip: %v, want %v", w, r3, r1)
+		}
+	}
+	// Garbage and every truncation of a state are errors (not panics),
+	// and leave the index as it was.
+	if _, err := y.ReadState("not a state"); err == nil {
 		t.Error("garbage was read as a state")
+	}
+	for n := 0; n < bx.Len(); n += 1 + n/50 {
+		z := NewBM25(tokenize.Default, DefaultWeights)
+		if _, err := z.ReadState(bx.String()[:n]); err == nil {
+			t.Fatalf("a state cut at %d of %d bytes was read", n, bx.Len())
+		}
+		if z.Len() != 0 {
+			t.Fatalf("a failed read changed the index")
+		}
+	}
+	for n := 0; n < ba.Len(); n += 1 + n/50 {
+		if _, err := NewAssoc(tokenize.Default).ReadState(ba.String()[:n]); err == nil {
+			t.Fatalf("an assoc state cut at %d of %d bytes was read", n, ba.Len())
+		}
 	}
 }

@@ -1,0 +1,67 @@
+package binenc
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestRoundTripAndFiles: what Encoder writes, Decoder reads back, from a
+// file read or mapped; a short read is ErrBad, not a panic.
+func TestRoundTripAndFiles(t *testing.T) {
+	var buf bytes.Buffer
+	e := &Encoder{W: bufio.NewWriter(&buf)}
+	e.Uvarint(1 << 40)
+	e.Int(7)
+	e.I32(-5)
+	e.F32(1.5)
+	e.F64(-2.25)
+	e.Bool(true)
+	e.Str("héllo")
+	e.Strs([]string{"a", "", "bc"})
+	e.I32s([]int32{3, -1})
+	if err := e.W.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "x.bin")
+	if err := os.WriteFile(path, buf.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for name, read := range map[string]func(string) (string, error){"ReadFile": ReadFile, "MapFile": MapFile} {
+		s, err := read(path)
+		if err != nil || s != buf.String() {
+			t.Fatalf("%s: %q, %v", name, s, err)
+		}
+		d := &Decoder{S: s}
+		if v := d.Uvarint(); v != 1<<40 {
+			t.Errorf("%s: Uvarint %d", name, v)
+		}
+		if d.Int() != 7 || d.I32() != -5 || d.F32() != 1.5 || d.F64() != -2.25 || !d.Bool() || d.Str() != "héllo" {
+			t.Errorf("%s: scalars read back wrong", name)
+		}
+		if ss := d.Strs(); len(ss) != 3 || ss[0] != "a" || ss[1] != "" || ss[2] != "bc" {
+			t.Errorf("%s: Strs %q", name, ss)
+		}
+		if n := d.Count(4); n != 2 || d.I32() != 3 || d.I32() != -1 {
+			t.Errorf("%s: I32s read back wrong", name)
+		}
+		if d.Err != nil || d.Rest() != "" {
+			t.Errorf("%s: err %v, rest %q", name, d.Err, d.Rest())
+		}
+		if d.I32(); d.Err != ErrBad {
+			t.Errorf("%s: a read past the end gave %v, want ErrBad", name, d.Err)
+		}
+	}
+	// A length larger than the bytes left is an error, not an allocation.
+	d := &Decoder{S: "\xff\xff\xff\xff\x0f"}
+	if n := d.Count(1); n != 0 || d.Err != ErrBad {
+		t.Errorf("huge count: %d, %v", n, d.Err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty")
+	os.WriteFile(empty, nil, 0o644)
+	if s, err := MapFile(empty); s != "" || err != nil {
+		t.Errorf("empty file: %q, %v", s, err)
+	}
+}
