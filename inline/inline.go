@@ -59,14 +59,14 @@ const (
 
 // Options tune suggestions. The zero value of each field means its default.
 type Options struct {
-	// AutomaticSamples: distinct candidates an automatic trigger may check;
-	// default 1 (greedy). A sample that ends without a candidate or repeats
-	// one already checked does not count, but at most twice this many
-	// samples run. With AutomaticBudget, a sample after the first starts
-	// only while the budget (counted from the request's start) has time
-	// left, and its generation must end within it too.
+	// AutomaticSamples: samples tried on an automatic trigger; default 1
+	// (greedy). With AutomaticBudget, a sample after the first starts only
+	// while the budget (counted from the request's start) has time left, and
+	// its generation must end within it too; and a sample that ends without
+	// a candidate or repeats one already checked does not count, up to
+	// twice this many samples.
 	AutomaticSamples int
-	InvokedSamples   int     // the same for an invoked trigger; default 4 (the first sample greedy)
+	InvokedSamples   int     // samples tried on an invoked trigger; default 4 (the first greedy)
 	MaxTokens        int     // tokens per suggestion; default 48
 	TopK             int     // candidates asked of the model per token; default 20
 	Temperature      float64 // temperature of the samples after the first; default 0.8
@@ -387,12 +387,17 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 	// temperature (and its trie of rejected prefixes).
 	session := wrap(ms, rule, &st.ModelCalls)
 	var samplers [2]*repair.GuidedSampler
-	// A sample that repeats a candidate already checked, or ends without a
-	// candidate, does not count toward samples (the next one may differ: its
-	// random stream does, and a dead sample's prefix is pruned); attempts
-	// are bounded by twice samples (and, automatic, by the budget).
+	// Under a budget, a sample that repeats a candidate already checked, or
+	// ends without a candidate, does not count toward samples (the next one
+	// may differ: its random stream does, and a dead sample's prefix is
+	// pruned); the budget bounds the time, and attempts are bounded by twice
+	// samples. Without a budget every sample counts.
+	attempts := samples
+	if budgeted {
+		attempts = 2 * samples
+	}
 	checked := 0
-	for i := 0; i < 2*samples && checked < samples; i++ {
+	for i := 0; i < attempts && checked < samples; i++ {
 		if i > 0 && budgeted && gctx.Err() != nil {
 			break // no budget left for another sample (the last one was checked)
 		}

@@ -405,17 +405,27 @@ func TestOpenStatementDoesNotEnd(t *testing.T) {
 	}
 }
 
-// A sample that repeats a rejected candidate does not count toward the
-// samples (nor is it checked again); at most twice the samples run.
+// Under a budget, a sample that repeats a rejected candidate does not count
+// toward the samples (nor is it checked again); at most twice the samples
+// run.
 func TestRepeatedSampleDoesNotCount(t *testing.T) {
 	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
 	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}
 	c := rejectCompiler("1 + 2;", 0)
-	s := newTestService(m, c, Options{AutomaticSamples: 2, AutomaticTemperature: 0.01})
+	s := newTestService(m, c, Options{AutomaticSamples: 2, AutomaticTemperature: 0.01, AutomaticBudget: time.Minute})
 	if got, err := s.Suggest(context.Background(), req); err != nil || got != nil {
 		t.Fatalf("Suggest = %+v, %v; want nothing", got, err)
 	}
 	if n, st := c.calls.Load(), s.Totals(); n != 1 || st.Samples != 4 || st.Rejected != 1 {
 		t.Errorf("%d compile checks, %d samples, %d rejected; want 1, 4 (twice 2: the repeats do not count) and 1", n, st.Samples, st.Rejected)
+	}
+	// Without a budget every sample counts.
+	c = rejectCompiler("1 + 2;", 0)
+	s = newTestService(m, c, Options{AutomaticSamples: 2, AutomaticTemperature: 0.01})
+	if got, err := s.Suggest(context.Background(), req); err != nil || got != nil {
+		t.Fatalf("no budget: Suggest = %+v, %v; want nothing", got, err)
+	}
+	if st := s.Totals(); st.Samples != 2 {
+		t.Errorf("no budget: %d samples, want 2", st.Samples)
 	}
 }
