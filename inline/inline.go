@@ -62,7 +62,9 @@ type Options struct {
 	// AutomaticSamples: samples tried on an automatic trigger; default 1
 	// (greedy). With AutomaticBudget, a sample after the first starts only
 	// while the budget (counted from the request's start) has time left, and
-	// its generation must end within it too.
+	// its generation must end within it too; and a sample that ends without
+	// a candidate or repeats one already checked does not count, up to
+	// twice this many samples.
 	AutomaticSamples int
 	InvokedSamples   int     // samples tried on an invoked trigger; default 4 (the first greedy)
 	MaxTokens        int     // tokens per suggestion; default 48
@@ -385,7 +387,17 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 	// temperature (and its trie of rejected prefixes).
 	session := wrap(ms, rule, &st.ModelCalls)
 	var samplers [2]*repair.GuidedSampler
-	for i := 0; i < samples; i++ {
+	// Under a budget, a sample that repeats a candidate already checked, or
+	// ends without a candidate, does not count toward samples (the next one
+	// may differ: its random stream does, and a dead sample's prefix is
+	// pruned); the budget bounds the time, and attempts are bounded by twice
+	// samples. Without a budget every sample counts.
+	attempts := samples
+	if budgeted {
+		attempts = 2 * samples
+	}
+	checked := 0
+	for i := 0; i < attempts && checked < samples; i++ {
 		if i > 0 && budgeted && gctx.Err() != nil {
 			break // no budget left for another sample (the last one was checked)
 		}
@@ -415,6 +427,7 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 			continue
 		}
 		tried[text] = true
+		checked++
 		if o.Unguided || b.Compiler == nil {
 			sug.Text = text
 			return sug, nil

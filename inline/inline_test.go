@@ -314,3 +314,118 @@ func TestAutomaticTemperature(t *testing.T) {
 		t.Fatalf("invoked: Suggest = %+v, %v; want 3;", got, err)
 	}
 }
+
+func TestStopRuleOpenBrackets(t *testing.T) {
+	for _, c := range []struct {
+		prefix string
+		want   int
+	}{
+		{"x = foo(a, ", 1},
+		{"for (int i = 0; i < n; i++", 1},
+		{"foo(x -> {\n  a();\n}, b", 1},               // a closed lambda body inside the call
+		{"a[i] = b(c[", 2},                            //
+		{"if (a) {\n  x(", 1},                         // the block's brace starts a new count
+		{"foo(\"(\" /* ( */, 'x'", 1},                 // literals and comments skipped
+		{"foo(a));\nbar(", 1},                         // an unmatched closer is ignored
+		{"class A {\n  void f() {\n    int x = ", 0},  //
+		{"a(b(c), d[e]", 1},                           //
+		{"void f() {\n  g(new Runnable() {\n    ", 0}, // inside an anonymous class body
+	} {
+		if got := openBrackets(c.prefix); got != c.want {
+			t.Errorf("openBrackets(%q) = %d, want %d", c.prefix, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		suffix string
+		want   int
+	}{
+		{");\n}", 1},
+		{"\n    foo(a);\n  }\n", 0},
+		{"\n      c));\n", 2},
+		{"] = 1;", 1},
+		{"\n  }\n  void g() { h(); }", 0},
+	} {
+		if got := closersAfter(c.suffix); got != c.want {
+			t.Errorf("closersAfter(%q) = %d, want %d", c.suffix, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		prefix, suffix, gen, tok string
+		want                     int
+	}{
+		{"x = foo(a, ", "\n}", "b", "\n", -1},         // the call is open: the line goes on
+		{"x = foo(a, ", "\n}", "b)", ";\n", 1},        // closed: the line ends
+		{"x = foo(a, ", "\n  c);\n}", "b,", "\n", 0},  // the suffix closes the call
+		{"x = foo(", ")\n}", "a", ")", 0},             // the line's own ")"
+		{"if (a) {\n  x = foo(", "\n}", "1", ")", -1}, // written
+	} {
+		r := newStopRule(c.prefix, c.suffix)
+		if got := r.cut(c.gen, c.tok); got != c.want {
+			t.Errorf("prefix %q suffix %q: cut(%q, %q) = %d, want %d", c.prefix, c.suffix, c.gen, c.tok, got, c.want)
+		}
+	}
+	for _, c := range []struct {
+		prefix, suffix, gen string
+		want                bool
+	}{
+		{"x = foo(a, ", "\n}", "b", false},
+		{"x = foo(a, ", "\n}", "b);", true},
+		{"x = foo(a, ", "\n  c);\n}", "b,", true},
+		{"x = ", "\n}", "\"abc", false},
+		{"x = ", "\n}", "bar(", false},
+		{"x = ", "\n}", "bar();", true},
+		{"if (a) {", "\n}", "\n  foo(", true}, // block mode: the engine and the check judge
+	} {
+		if got := newStopRule(c.prefix, c.suffix).mayEnd(c.gen); got != c.want {
+			t.Errorf("prefix %q suffix %q: mayEnd(%q) = %v, want %v", c.prefix, c.suffix, c.gen, got, c.want)
+		}
+	}
+}
+
+// An end token where the statement's brackets are still open is dropped: the
+// sample proposes nothing else, so nothing is shown and no compile check is
+// spent on it.
+func TestOpenStatementDoesNotEnd(t *testing.T) {
+	d := "class A {\n  void f() {\n    int x = foo(\n  }\n}\n"
+	m := &scriptModel{middle: "1"}
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	s := newTestService(m, c, Options{})
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: d, Offset: strings.Index(d, "foo(") + 4})
+	if err != nil || got != nil {
+		t.Fatalf("Suggest = %+v, %v; want nothing shown", got, err)
+	}
+	if n := c.calls.Load(); n != 0 {
+		t.Errorf("%d compile checks, want 0", n)
+	}
+	m2 := &scriptModel{middle: "1);"}
+	s2 := newTestService(m2, c, Options{})
+	got, err = s2.Suggest(context.Background(), Request{URI: "file:///A.java", Text: d, Offset: strings.Index(d, "foo(") + 4})
+	if err != nil || got == nil || got.Text != "1);" {
+		t.Fatalf("Suggest = %+v, %v; want \"1);\"", got, err)
+	}
+}
+
+// Under a budget, a sample that repeats a rejected candidate does not count
+// toward the samples (nor is it checked again); at most twice the samples
+// run.
+func TestRepeatedSampleDoesNotCount(t *testing.T) {
+	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
+	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}
+	c := rejectCompiler("1 + 2;", 0)
+	s := newTestService(m, c, Options{AutomaticSamples: 2, AutomaticTemperature: 0.01, AutomaticBudget: time.Minute})
+	if got, err := s.Suggest(context.Background(), req); err != nil || got != nil {
+		t.Fatalf("Suggest = %+v, %v; want nothing", got, err)
+	}
+	if n, st := c.calls.Load(), s.Totals(); n != 1 || st.Samples != 4 || st.Rejected != 1 {
+		t.Errorf("%d compile checks, %d samples, %d rejected; want 1, 4 (twice 2: the repeats do not count) and 1", n, st.Samples, st.Rejected)
+	}
+	// Without a budget every sample counts.
+	c = rejectCompiler("1 + 2;", 0)
+	s = newTestService(m, c, Options{AutomaticSamples: 2, AutomaticTemperature: 0.01})
+	if got, err := s.Suggest(context.Background(), req); err != nil || got != nil {
+		t.Fatalf("no budget: Suggest = %+v, %v; want nothing", got, err)
+	}
+	if st := s.Totals(); st.Samples != 2 {
+		t.Errorf("no budget: %d samples, want 2", st.Samples)
+	}
+}

@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/lm"
 )
 
@@ -31,6 +32,14 @@ type stopRule struct {
 	// a statement or open or close a block, so the suggestion continues that
 	// line and may not start a new one.
 	midLine bool
+	// open: in line mode, the round and square brackets that the caret's
+	// statement opened before the caret and that the text after the caret
+	// does not close (openBrackets less closersAfter). The suggestion starts
+	// at this depth: it must close them before its line may end, and it may
+	// not end (the model's end token) while any bracket is open or inside a
+	// string or character literal, since the statement could then not be
+	// complete (Java has no line continuation inside a literal).
+	open int
 }
 
 // newStopRule classifies the caret between prefix and suffix.
@@ -47,7 +56,89 @@ func newStopRule(prefix, suffix string) stopRule {
 	r.closedAfter = strings.HasPrefix(strings.TrimLeft(suffix, " \t\r\n"), "}")
 	before := strings.TrimSpace(line)
 	r.midLine = before != "" && !strings.HasSuffix(before, ";") && !strings.HasSuffix(before, "{") && !strings.HasSuffix(before, "}")
+	if !r.block {
+		r.open = max(0, openBrackets(prefix)-closersAfter(suffix))
+	}
 	return r
+}
+
+// maxStatementScan bounds the text closersAfter lexes: a statement's
+// continuation after the caret is far shorter.
+const maxStatementScan = 8 << 10
+
+// openBrackets returns how many "(" and "[" of prefix are unclosed at its end
+// and were opened after its innermost unclosed "{" (the brackets the caret's
+// statement has open; a "{" of a block, lambda body or array initializer
+// starts a new count). Comments and literals are skipped (javalex). A closer
+// that does not match is ignored; "}" closes through its "{".
+func openBrackets(prefix string) int {
+	var stack []byte
+	for _, t := range javalex.LexCode(prefix) {
+		if t.Kind != javalex.Operator {
+			continue
+		}
+		switch t.Text {
+		case "(", "[", "{":
+			stack = append(stack, t.Text[0])
+		case ")", "]":
+			want := byte('(')
+			if t.Text == "]" {
+				want = '['
+			}
+			if n := len(stack); n > 0 && stack[n-1] == want {
+				stack = stack[:n-1]
+			}
+		case "}":
+			for n := len(stack); n > 0; n-- {
+				if stack[n-1] == '{' {
+					stack = stack[:n-1]
+					break
+				}
+				stack = stack[:n-1]
+			}
+		}
+	}
+	n := 0
+	for i := len(stack) - 1; i >= 0 && stack[i] != '{'; i-- {
+		n++
+	}
+	return n
+}
+
+// closersAfter returns how many ")" and "]" at the start of suffix close
+// brackets opened before it: those met at depth 0 before the statement
+// ends (a ";" or a brace at depth 0). Only the first maxStatementScan bytes
+// are read.
+func closersAfter(suffix string) int {
+	if len(suffix) > maxStatementScan {
+		suffix = suffix[:maxStatementScan]
+	}
+	depth, n := 0, 0
+	for _, t := range javalex.LexCode(suffix) {
+		if t.Kind != javalex.Operator {
+			continue
+		}
+		switch t.Text {
+		case "(", "[":
+			depth++
+		case ")", "]":
+			if depth == 0 {
+				n++
+			} else {
+				depth--
+			}
+		case ";", "{", "}":
+			if depth == 0 {
+				return n
+			}
+			if t.Text == "{" {
+				depth++
+			} else if t.Text == "}" {
+				depth--
+			}
+		}
+	}
+	return n
 }
 
 // scanner tracks bracket depth over generated Java text, skipping string and
@@ -139,13 +230,30 @@ func (s *scanner) newline(r stopRule) bool {
 // the block's own closing brace was written.
 func (s *scanner) after(r stopRule) bool { return r.block && !r.closedAfter && s.depth < 0 }
 
-// cut returns where the suggestion ends within tok after generated: the
-// number of bytes of tok to keep, or -1 when it does not end in tok.
-func (r stopRule) cut(generated, tok string) int {
-	var s scanner
+// scan returns the scanner after generated.
+func (r stopRule) scan(generated string) scanner {
+	s := scanner{depth: r.open}
 	for i := 0; i < len(generated); i++ {
 		s.step(r, generated[i])
 	}
+	return s
+}
+
+// mayEnd reports whether the model's end token may follow generated: in
+// line mode, not while a bracket of the statement is open (r.open included)
+// or a literal is unterminated.
+func (r stopRule) mayEnd(generated string) bool {
+	if r.block {
+		return true
+	}
+	s := r.scan(generated)
+	return s.depth <= 0 && s.quote == 0
+}
+
+// cut returns where the suggestion ends within tok after generated: the
+// number of bytes of tok to keep, or -1 when it does not end in tok.
+func (r stopRule) cut(generated, tok string) int {
+	s := r.scan(generated)
 	for i := 0; i < len(tok); i++ {
 		if s.step(r, tok[i]) {
 			return i
@@ -164,14 +272,21 @@ func (r stopRule) finish(text string) string {
 }
 
 // apply rewrites one next-token distribution after generated: a token that
-// crosses the end is cut there and made the end token; equal results are
-// merged (their probabilities added). It returns the new distribution, best
-// first, and for each input index its index in the output.
+// crosses the end is cut there and made the end token; the model's own end
+// token is dropped where the suggestion may not end (mayEnd); equal results
+// are merged (their probabilities added). It returns the new distribution,
+// best first, and for each input index its index in the output (-1 for a
+// dropped candidate).
 func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, []int) {
 	out := make([]lm.Candidate, 0, len(dist))
 	where := make([]int, len(dist))
 	seen := map[lm.Candidate]int{}
+	endOK := r.mayEnd(generated)
 	for i, c := range dist {
+		if c.End && !endOK {
+			where[i] = -1
+			continue
+		}
 		if !c.End {
 			if k := r.cut(generated, c.Text); k >= 0 {
 				c = lm.Candidate{Text: c.Text[:k], LogProb: c.LogProb, End: true}
@@ -199,7 +314,9 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 		pos[j] = n
 	}
 	for i := range where {
-		where[i] = pos[where[i]]
+		if where[i] >= 0 {
+			where[i] = pos[where[i]]
+		}
 	}
 	return sorted, where
 }
@@ -258,8 +375,10 @@ func (s *stopSpeculator) Propose(ctx context.Context, generated string, opts lm.
 		top, where := s.rule.apply(g, st.Top)
 		ns := lm.Step{Top: top, Chosen: -1, Token: st.Token}
 		if st.Chosen >= 0 && st.Chosen < len(where) {
-			ns.Chosen = where[st.Chosen]
-			ns.Token = top[ns.Chosen]
+			// A dropped end token (where -1) stays Chosen -1: not in Top.
+			if ns.Chosen = where[st.Chosen]; ns.Chosen >= 0 {
+				ns.Token = top[ns.Chosen]
+			}
 		} else if !st.Token.End {
 			if k := s.rule.cut(g, st.Token.Text); k >= 0 {
 				ns.Token = lm.Candidate{Text: st.Token.Text[:k], LogProb: st.Token.LogProb, End: true}
