@@ -9,6 +9,7 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -250,6 +251,10 @@ func TestEmptyNameAtHunkStartTwoAnswers(t *testing.T) {
 	g.scope, g.types = nil, nil
 	s2 := fakeSession(t, g)
 	checkAll(t, s2, []checkCase{{ind + "lo = 1 + ", "priorCount", Unknown}})
+	// (the probe by the initial was asked instead, and listed nothing too)
+	if got := g.requests(); !slices.Contains(got, "simple:p") {
+		t.Errorf("requests %v, want the probe simple:p", got)
+	}
 	// A one-letter name keeps its old rule (no second witness): unknown.
 	s3 := fakeSession(t, newFakePeer())
 	checkAll(t, s3, []checkCase{{ind + "lo = 1 + ", "q", Unknown}})

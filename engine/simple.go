@@ -258,13 +258,17 @@ func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, ba
 		// pass asks again); the second is cached, verified, for every
 		// later sample that names the same identifier.
 		sc, err := s.scopeNames(ctx)
-		if err != nil || sc == nil {
+		if err != nil {
 			return nil, err
 		}
-		if s.verifying {
-			return s.storeList(base+ss.Ident, ml), nil
+		if sc != nil {
+			if s.verifying {
+				return s.storeList(base+ss.Ident, ml), nil
+			}
+			return ml, nil
 		}
-		return ml, nil
+		// No scope list (JDT LS failed or listed nothing there): the
+		// probe below decides, as at any other site.
 	}
 	if ml.empty() && !ml.Incomplete && len(ss.Ident) > 1 {
 		// The answer for the identifier's first character must list
