@@ -286,3 +286,26 @@ func TestEmptyTypedMemberListCachedPerText(t *testing.T) {
 		t.Errorf("requests %v, want one member list for the new text", got)
 	}
 }
+
+// TestReceiverTypeFromScopeList: a receiver that is a variable in the scope
+// list is keyed by the type there (typekey.go) without a request for its
+// name; two texts reaching "names." in one context share one member list.
+func TestReceiverTypeFromScopeList(t *testing.T) {
+	f := newFakePeer()
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "lo = 1;\n" + ind + "names.", "add", Feasible},
+		{ind + "hi = 2;\n" + ind + "names.", "size", Feasible},
+		{ind + "hi = 2;\n" + ind + "names.", "sizeOf", Infeasible},
+	})
+	got := f.requests()
+	want := []string{"simple:", "member:names", "member:names"} // the list, then its second answer for the prune
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+	// A receiver the scope list lacks (a type) is still asked for by name.
+	checkAll(t, s, []checkCase{{ind + "Arrays.", "fill", Feasible}})
+	if got := f.requests(); len(got) == 0 || got[0] != "simple:Arrays" {
+		t.Errorf("requests %v, want simple:Arrays first", got)
+	}
+}
