@@ -101,11 +101,13 @@ type KindStats struct {
 
 // RequestKinds name the JDT LS requests of a JDT session (Stats.ByKind):
 // a member list at a member site ("member"), the names at a simple name
-// ("simple"), the names in scope at the hunk start ("simple-hunk"), the probe
-// with the first character after an empty simple-name answer ("…-probe"),
-// a receiver's declared type (typekey.go, "type"),
-// each again while an Infeasible verdict is confirmed ("…-verify").
-var RequestKinds = []string{"member", "simple", "simple-probe", "simple-hunk", "simple-hunk-probe", "type",
+// ("simple"), the names in scope at the hunk start for one identifier
+// ("simple-hunk"), the variables and methods in scope there, once per hunk
+// ("simple-hunk-scope", simple.go scopeNames), the probe with the first
+// character after an empty simple-name answer ("…-probe"), a receiver's
+// declared type (typekey.go, "type"), each again while an Infeasible verdict
+// is confirmed ("…-verify").
+var RequestKinds = []string{"member", "simple", "simple-probe", "simple-hunk", "simple-hunk-scope", "simple-hunk-probe", "type",
 	"member-verify", "simple-verify", "simple-probe-verify", "simple-hunk-verify", "simple-hunk-probe-verify", "type-verify"}
 
 // Session checks tokens for one hunk. It is used by one goroutine at a time.

@@ -17,6 +17,7 @@ import (
 	lru "github.com/hashicorp/golang-lru/v2"
 
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // Defaults of a JDT engine (see JDTOption).
@@ -64,13 +65,27 @@ func WithCompileTimeout(d time.Duration) JDTOption {
 // then asks).
 type JDT struct {
 	client *jdtls.Client
-	cfg    jdtConfig
+	// peer is what sessions send their completion requests through: the
+	// client itself (tests put a fake peer here).
+	peer peer
+	cfg  jdtConfig
 
 	// mu serializes every text change + request pair on the shadow server,
 	// and guards open.
 	mu    sync.Mutex
 	open  map[string]*shadowDoc
 	sites *lru.Cache[string, *memberList] // nil when disabled
+}
+
+// peer is the part of the shadow server a session's decisions use: set a
+// document's text (jdtls.Client.Change), ask for completions there
+// (jdtls.Client.Completion), and whether the server has died
+// (jdtls.Client.Err). A *jdtls.Client is one; the engine's unit tests use a
+// fake that answers from canned lists.
+type peer interface {
+	Err() error
+	Change(uri, text string) (int, error)
+	Completion(ctx context.Context, uri string, pos textpos.Position) (*jdtls.CompletionList, error)
 }
 
 // shadowDoc is a document open in the shadow server: by sessions (count) or
@@ -105,7 +120,7 @@ func NewJDT(c *jdtls.Client, opts ...JDTOption) *JDT {
 	for _, o := range opts {
 		o(&cfg)
 	}
-	e := &JDT{client: c, cfg: cfg, open: map[string]*shadowDoc{}}
+	e := &JDT{client: c, peer: c, cfg: cfg, open: map[string]*shadowDoc{}}
 	if cfg.siteCache > 0 {
 		e.sites, _ = lru.New[string, *memberList](cfg.siteCache)
 	}

@@ -60,6 +60,11 @@ type jdtSession struct {
 
 	syntax syntaxJudge // decides end tokens (end.go)
 
+	// scope, scopeTried: the hunk start's scope list (simple.go,
+	// scopeNames), once asked for in this session.
+	scope      *memberList
+	scopeTried bool
+
 	// stmtStart: the hunk starts at a statement boundary in a block, where
 	// member lists may be shared per receiver type (typekey.go).
 	stmtStart bool
@@ -215,6 +220,11 @@ func (s *jdtSession) checkIdent(ctx context.Context, next string) (Outcome, erro
 	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) {
 		return Unknown, nil
 	}
+	if sc, err := s.scopeFor(ctx, next, ss); err != nil {
+		return Unknown, err
+	} else if sc != nil {
+		return Feasible, nil // a variable or method in scope starts with it
+	}
 	ml, err := s.simpleNames(ctx, next, ss)
 	if err != nil || ml == nil {
 		return Unknown, err
@@ -292,6 +302,14 @@ func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Out
 	}
 	if !ok || ss.Mode == simpleNone || isContextual(ss.Ident) {
 		return Unknown, nil
+	}
+	if sc, err := s.scopeFor(ctx, upto, ss); err != nil {
+		return Unknown, err
+	} else if sc != nil && simpleFollower(sc, ss.Ident, c) == Feasible {
+		// The scope list is partial; a complete one has at least its
+		// items, and more items only make simpleFollower's answer more
+		// feasible, so its Feasible stands.
+		return Feasible, nil
 	}
 	ml, err := s.simpleNames(ctx, upto, ss)
 	if err != nil || ml == nil {
@@ -464,6 +482,14 @@ func (s *jdtSession) completeSimple(ctx context.Context, generated string) (Comp
 	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) || anyKeywordPrefix(ss.Ident) {
 		return Completions{}, nil
 	}
+	if sc, err := s.scopeFor(ctx, generated, ss); err != nil {
+		return Completions{}, err
+	} else if sc != nil && contains(sc.Names, ss.Ident) {
+		// The identifier is itself a name in scope: the names that extend
+		// it have no common prefix longer than it, so Algorithm 3 has
+		// nothing to add, whatever else a complete list holds.
+		return Completions{}, nil
+	}
 	ml, err := s.simpleNames(ctx, generated, ss)
 	if err != nil || ml == nil || ml.Incomplete {
 		return Completions{}, err
@@ -479,7 +505,7 @@ func (s *jdtSession) alive() error {
 	if s.closed.Load() {
 		return errors.New("engine: session is closed")
 	}
-	return s.e.client.Err()
+	return s.e.peer.Err()
 }
 
 // members returns the member list at st, from the site cache or from one
@@ -495,8 +521,8 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 		genEnd = 0
 	}
 	gen := cur[:genEnd]
-	key := s.id + "\x00" + strconv.Itoa(st.DotEnd) + "\x00" + gen
-	typed := false
+	textKey := s.id + "\x00" + strconv.Itoa(st.DotEnd) + "\x00" + gen
+	key, typed := textKey, false
 	if tk, ok, err := s.typeKey(ctx, cur, st); err != nil {
 		return nil, err
 	} else if ok {
@@ -504,6 +530,11 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	}
 	if ml, ok := s.cachedList(key); ok {
 		return ml, nil
+	}
+	if typed {
+		if ml, ok := s.cachedList(textKey); ok && ml.empty() {
+			return ml, nil // this very text was answered with nothing (below)
+		}
 	}
 	prefix := s.h.Prefix
 	if st.DotEnd < len(prefix) && strings.TrimSpace(prefix[st.DotEnd:]) != "" {
@@ -521,7 +552,7 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		if errors.Is(err, jdtls.ErrExited) || s.e.client.Err() != nil {
+		if errors.Is(err, jdtls.ErrExited) || s.e.peer.Err() != nil {
 			return nil, fmt.Errorf("engine: shadow JDT LS: %w", err)
 		}
 		s.errs.Add(1)
@@ -535,7 +566,13 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	if typed && len(ml.Names) == 0 {
 		// An empty list is unknown here, and at this site may come from
 		// JDT LS failing to resolve the receiver in this text: it must not
-		// stand for every site of the type.
+		// stand for every site of the type. It stands for this text alone
+		// (the site key of an untyped receiver), where it answers unknown
+		// again instead of asking again: samples that reach the same text
+		// try one token after another there.
+		if !s.verifying {
+			s.storeList(textKey, ml)
+		}
 		return ml, nil
 	}
 	return s.storeList(key, ml), nil
@@ -556,12 +593,32 @@ func (s *jdtSession) suffixAfterCaret() string {
 	return s.h.Suffix
 }
 
+// traceRequests ($REPILOT_ENGINE_TRACE set) prints each JDT LS request's
+// kind and the text before its caret to stderr (bench/README.md).
+var traceRequests = os.Getenv("REPILOT_ENGINE_TRACE") != ""
+
 // request sends one completion request of the given kind (RequestKinds,
 // without "-verify") on the shadow server, counted in Stats, and returns
 // complete's answer.
 func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos.Position) (*jdtls.CompletionList, error) {
 	if s.verifying {
 		kind += "-verify"
+	}
+	if traceRequests {
+		off := 0
+		if m := textpos.New(text); m != nil {
+			if o, err := m.Offset(pos); err == nil {
+				off = o
+			}
+		}
+		from := off - 60
+		if from < len(s.h.Prefix)-20 {
+			from = len(s.h.Prefix) - 20
+		}
+		if from < 0 || from > off {
+			from = max(0, off-60)
+		}
+		fmt.Fprintf(os.Stderr, "engine trace: %s %q\n", kind, text[from:off])
 	}
 	began := time.Now()
 	s.e.mu.Lock()
@@ -582,15 +639,15 @@ func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos
 
 // complete sets the document text and asks for completions; e.mu is held.
 func (s *jdtSession) complete(ctx context.Context, text string, pos textpos.Position) (*jdtls.CompletionList, error) {
-	if _, err := s.e.client.Change(s.h.URI, text); err != nil {
+	if _, err := s.e.peer.Change(s.h.URI, text); err != nil {
 		return nil, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.e.cfg.requestTimeout)
 	defer cancel()
-	list, err := s.e.client.Completion(rctx, s.h.URI, pos)
+	list, err := s.e.peer.Completion(rctx, s.h.URI, pos)
 	var rpcErr *jsonrpc.Error
 	if err != nil && errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeContentModified {
-		list, err = s.e.client.Completion(rctx, s.h.URI, pos) // once more
+		list, err = s.e.peer.Completion(rctx, s.h.URI, pos) // once more
 	}
 	return list, err
 }

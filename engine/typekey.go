@@ -98,16 +98,28 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 // hunkStartType returns what name means at the hunk start: "v:" and the
 // declared type JDT LS gives it when it is listed as a variable alone, with
 // one type that is not "var"; "T:" and name when it is listed as a type
-// alone; "" otherwise, or when JDT LS did not answer. It comes from the names in scope
-// at the hunk start for the identifier name (hunkNames, simple.go), one
-// request per name and hunk, shared with the simple names' judge. One
+// alone; "" otherwise, or when JDT LS did not answer. It comes from the
+// hunk's scope list for a variable listed there, else from the names in
+// scope at the hunk start for the identifier name (hunkNames, simple.go),
+// one request per name and hunk, shared with the simple names' judge. One
 // answer suffices: the type only chooses the key, whose member list is
 // confirmed on its own before it prunes.
 func (s *jdtSession) hunkStartType(ctx context.Context, name string) (string, error) {
 	verifying := s.verifying
 	s.verifying = false
+	defer func() { s.verifying = verifying }()
+	// A variable in the hunk's scope list (simple.go, scopeNames) needs no
+	// request of its own: in "name." a variable in scope obscures a type or
+	// package of that name (JLS 6.4.2), which that list, lacking types and
+	// packages, cannot show.
+	if sc, err := s.scopeNames(ctx); err != nil {
+		return "", err
+	} else if sc != nil && sc.Kinds[name] == kindValue {
+		if t := sc.Types[name]; t != "var" && t != "" {
+			return "v:" + t, nil
+		}
+	}
 	ml, err := s.hunkNames(ctx, name)
-	s.verifying = verifying
 	if err != nil || ml == nil {
 		return "", err
 	}

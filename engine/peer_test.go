@@ -1,0 +1,311 @@
+package engine
+
+// peer_test.go drives a session's decisions against a fake shadow server
+// (fakePeer) that answers completion requests from fixed name lists the
+// way JDT LS does: members after a dot, and at a simple name the variables
+// and methods in scope always, types only once a prefix is typed. It pins
+// which decisions cost a request and that none of the request-saving paths
+// turns an unknown into a prune.
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	lru "github.com/hashicorp/golang-lru/v2"
+
+	"github.com/repilot-lsp/repilot-lsp/javalex"
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
+)
+
+// fakeName is one name a fakePeer lists: its LSP CompletionItemKind and
+// label ("n : int" for a variable, "f(int x) : int" for a method).
+type fakeName struct {
+	name  string
+	kind  int
+	label string
+}
+
+// fakePeer answers completion requests on the text it was last given.
+type fakePeer struct {
+	mu      sync.Mutex
+	text    string
+	scope   []fakeName            // variables and methods visible anywhere
+	types   []fakeName            // types: listed only for a typed prefix
+	members map[string][]fakeName // receiver name -> members
+	// emptyFor: idents (typed prefixes) answered with an empty list, as
+	// JDT LS answers a name nothing extends.
+	asked []string // "member:recv", "simple:<prefix>", one per request
+}
+
+func (f *fakePeer) Err() error { return nil }
+
+func (f *fakePeer) Change(uri, text string) (int, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.text = text
+	return 1, nil
+}
+
+func (f *fakePeer) Completion(ctx context.Context, uri string, pos textpos.Position) (*jdtls.CompletionList, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m := textpos.New(f.text)
+	caret, err := m.Offset(pos)
+	if err != nil {
+		return nil, err
+	}
+	start := caret
+	for start > 0 && javalex.IsIdentPart(rune(f.text[start-1])) {
+		start--
+	}
+	prefix := f.text[start:caret]
+	j := start
+	for j > 0 && (f.text[j-1] == ' ' || f.text[j-1] == '\n') {
+		j--
+	}
+	var names []fakeName
+	if j > 0 && f.text[j-1] == '.' {
+		k := j - 1
+		r := k
+		for r > 0 && javalex.IsIdentPart(rune(f.text[r-1])) {
+			r--
+		}
+		recv := f.text[r:k]
+		f.asked = append(f.asked, "member:"+recv)
+		names = f.members[recv]
+	} else {
+		f.asked = append(f.asked, "simple:"+prefix)
+		names = append(names, f.scope...)
+		if prefix != "" {
+			names = append(names, f.types...)
+		}
+	}
+	l := &jdtls.CompletionList{}
+	for _, n := range names {
+		if !strings.HasPrefix(strings.ToLower(n.name), strings.ToLower(prefix)) {
+			continue
+		}
+		l.Items = append(l.Items, jdtls.CompletionItem{Name: n.name, Kind: n.kind, Label: n.label,
+			Edit: &jdtls.TextEdit{Range: jdtls.Range{Start: m.Position(start), End: pos}, NewText: n.name}})
+	}
+	return l, nil
+}
+
+// requests returns the requests asked since the last call.
+func (f *fakePeer) requests() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	out := f.asked
+	f.asked = nil
+	return out
+}
+
+// fakeFile is a Java file whose hunk is the line "<<HUNK>>" of run(): ids
+// (int[]), lo, hi (int), names (Names) and count() are in scope.
+const fakeFile = `package demo;
+
+class Search {
+    int[] ids;
+    Names names;
+
+    int count() { return ids.length; }
+
+    int run() {
+        int lo = 0;
+        int hi = ids.length - 1;
+<<HUNK>>
+        return lo;
+    }
+}
+`
+
+func newFakePeer() *fakePeer {
+	return &fakePeer{
+		scope: []fakeName{
+			{"ids", 5, "ids : int[]"}, {"names", 5, "names : Names"},
+			{"lo", 6, "lo : int"}, {"hi", 6, "hi : int"},
+			{"count", 2, "count() : int"}, {"run", 2, "run() : int"},
+		},
+		types: []fakeName{
+			{"Names", 7, "Names - demo"}, {"Search", 7, "Search - demo"},
+			{"Arrays", 7, "Arrays - java.util"}, {"Math", 7, "Math - java.lang"},
+		},
+		members: map[string][]fakeName{
+			"names":  {{"add", 2, "add(String s) : void"}, {"size", 2, "size() : int"}},
+			"Arrays": {{"fill", 2, "fill(int[] a, int v) : void"}, {"sort", 2, "sort(int[] a) : void"}},
+		},
+	}
+}
+
+// fakeSession opens a session of a JDT engine whose peer is f on fakeFile's
+// hunk (an insertion at the marker line).
+func fakeSession(t *testing.T, f *fakePeer) *jdtSession {
+	t.Helper()
+	i := strings.Index(fakeFile, "<<HUNK>>\n")
+	h := Hunk{URI: "file:///demo/Search.java", Prefix: fakeFile[:i], Suffix: fakeFile[i+len("<<HUNK>>\n"):]}
+	sites, _ := lru.New[string, *memberList](DefaultSiteCacheSize)
+	e := &JDT{peer: f, cfg: jdtConfig{siteCache: DefaultSiteCacheSize, requestTimeout: DefaultRequestTimeout},
+		open: map[string]*shadowDoc{}, sites: sites}
+	win := newLexWindow(h.Prefix)
+	s := &jdtSession{e: e, h: h, id: "fake", win: win, syntax: syntaxJudge{h: h}, stmtStart: atStatementBoundary(win)}
+	if !s.stmtStart {
+		t.Fatal("the fake hunk should start at a statement boundary")
+	}
+	return s
+}
+
+func checkAll(t *testing.T, s *jdtSession, cases []checkCase) {
+	t.Helper()
+	for _, c := range cases {
+		got, err := s.Check(context.Background(), c.generated, c.token)
+		if err != nil {
+			t.Fatalf("Check(%q, %q): %v", c.generated, c.token, err)
+		}
+		if got != c.want {
+			t.Errorf("Check(%q, %q) = %v, want %v", c.generated, c.token, got, c.want)
+		}
+	}
+}
+
+// TestScopeListProvesNamesInScope: names of variables and methods in scope
+// at the hunk start are proven from one list (the scope list) fetched once
+// per hunk, whatever the samples; the per-identifier list is asked only for
+// names the scope list lacks (types, undefined names).
+func TestScopeListProvesNamesInScope(t *testing.T) {
+	f := newFakePeer()
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "int mid = lo + ", "hi", Feasible}, // an operand: prefixes are judged
+		{ind + "int mid = lo + hi", ";", Feasible},
+		{ind + "lo = count", "(", Feasible}, // a method is called
+		{ind + "hi = ids", "[", Feasible},   // an array is indexed
+		{ind + "while (lo < hi", ")", Feasible},
+		{ind + "lo = names", ".", Unknown}, // "." does not end a simple name
+	})
+	if got := f.requests(); len(got) != 1 || got[0] != "simple:" {
+		t.Errorf("requests %v, want the scope list alone", got)
+	}
+	// Not proven by the scope list: a follower the list's kinds rule out
+	// goes to the per-identifier list, which decides it.
+	checkAll(t, s, []checkCase{{ind + "lo = hi", "(", Infeasible}})
+	if got := f.requests(); len(got) == 0 || got[0] != "simple:hi" {
+		t.Errorf("requests %v, want the list for hi", got)
+	}
+	// A type is not in the scope list: asked for by its name.
+	checkAll(t, s, []checkCase{{ind + "lo = 1 + ", "Arrays", Feasible}})
+	if got := f.requests(); len(got) != 1 || got[0] != "simple:Arrays" {
+		t.Errorf("requests %v, want the list for Arrays", got)
+	}
+}
+
+// TestScopeListCompletesNothingForAName: Complete (Algorithm 3) at a name
+// the scope list holds exactly has nothing to add and asks nothing; at a
+// proper prefix it asks for the full list, which may extend it.
+func TestScopeListCompletesNothingForAName(t *testing.T) {
+	f := newFakePeer()
+	s := fakeSession(t, f)
+	ctx := context.Background()
+	c, err := s.Complete(ctx, ind+"lo = 1 + count")
+	if err != nil || c.Known {
+		t.Errorf("Complete(count) = %+v, %v; want unknown", c, err)
+	}
+	if got := f.requests(); len(got) != 1 || got[0] != "simple:" {
+		t.Errorf("requests %v, want the scope list alone", got)
+	}
+	c, err = s.Complete(ctx, ind+"lo = 1 + cou")
+	if err != nil || !c.Known || len(c.Names) != 1 || c.Names[0] != "count" {
+		t.Errorf("Complete(cou) = %+v, %v; want [count]", c, err)
+	}
+	if got := f.requests(); len(got) != 1 || got[0] != "simple:cou" {
+		t.Errorf("requests %v, want the list for cou", got)
+	}
+}
+
+// TestEmptyNameAtHunkStartTwoAnswers: an undefined name at the hunk start is
+// pruned on two empty answers for it, with the scope list as the witness
+// that JDT LS answers there (no probe by its initial); later samples naming
+// it are pruned from the verified answer without a request. With no scope
+// list (JDT LS listed nothing at the hunk start) it stays unknown.
+func TestEmptyNameAtHunkStartTwoAnswers(t *testing.T) {
+	f := newFakePeer()
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{{ind + "lo = 1 + ", "priorCount", Infeasible}})
+	want := []string{"simple:", "simple:priorCount", "simple:priorCount"}
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+	checkAll(t, s, []checkCase{
+		{ind + "hi = priorCount", ";", Infeasible},
+		{ind + "int x = 2 * ", "priorCount", Infeasible},
+	})
+	if got := f.requests(); len(got) != 0 {
+		t.Errorf("requests %v for a name already refuted twice, want none", got)
+	}
+
+	// No scope list: JDT LS answers nothing at all here.
+	g := newFakePeer()
+	g.scope, g.types = nil, nil
+	s2 := fakeSession(t, g)
+	checkAll(t, s2, []checkCase{{ind + "lo = 1 + ", "priorCount", Unknown}})
+	// (the probe by the initial was asked instead, and listed nothing too)
+	if got := g.requests(); !slices.Contains(got, "simple:p") {
+		t.Errorf("requests %v, want the probe simple:p", got)
+	}
+	// A one-letter name keeps its old rule (no second witness): unknown.
+	s3 := fakeSession(t, newFakePeer())
+	checkAll(t, s3, []checkCase{{ind + "lo = 1 + ", "q", Unknown}})
+}
+
+// TestEmptyTypedMemberListCachedPerText: a member list JDT LS answers empty
+// for a receiver keyed by its type is unknown, and the same text is not
+// asked again; another text of the same receiver still asks.
+func TestEmptyTypedMemberListCachedPerText(t *testing.T) {
+	f := newFakePeer()
+	f.members["Arrays"] = nil // JDT LS resolves nothing here
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "Arrays.", "fill", Unknown},
+		{ind + "Arrays.", "sort", Unknown},
+		{ind + "Arrays.", "zzz", Unknown},
+	})
+	var members int
+	for _, r := range f.requests() {
+		if r == "member:Arrays" {
+			members++
+		}
+	}
+	if members != 1 {
+		t.Errorf("%d member requests for one text, want 1", members)
+	}
+	checkAll(t, s, []checkCase{{ind + "lo = 1;\n" + ind + "Arrays.", "fill", Unknown}})
+	if got := f.requests(); len(got) != 1 || got[0] != "member:Arrays" {
+		t.Errorf("requests %v, want one member list for the new text", got)
+	}
+}
+
+// TestReceiverTypeFromScopeList: a receiver that is a variable in the scope
+// list is keyed by the type there (typekey.go) without a request for its
+// name; two texts reaching "names." in one context share one member list.
+func TestReceiverTypeFromScopeList(t *testing.T) {
+	f := newFakePeer()
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "lo = 1;\n" + ind + "names.", "add", Feasible},
+		{ind + "hi = 2;\n" + ind + "names.", "size", Feasible},
+		{ind + "hi = 2;\n" + ind + "names.", "sizeOf", Infeasible},
+	})
+	got := f.requests()
+	want := []string{"simple:", "member:names", "member:names"} // the list, then its second answer for the prune
+	if strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+	// A receiver the scope list lacks (a type) is still asked for by name.
+	checkAll(t, s, []checkCase{{ind + "Arrays.", "fill", Feasible}})
+	if got := f.requests(); len(got) == 0 || got[0] != "simple:Arrays" {
+		t.Errorf("requests %v, want simple:Arrays first", got)
+	}
+}
