@@ -814,25 +814,7 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 		clear(s.stamp)
 		s.epoch = 1
 	}
-	dead := s.deadClosers(st)
-	if st.inner.text == "[" || st.inner.text == "(" && !st.inner.header {
-		// ";" ends a statement or a declaration, never inside brackets
-		// (a lambda's or an anonymous class's body opens "{" first),
-		// except between the parts of a for or try header (JLS 14.14,
-		// 14.20.3): "splitToList(line;" cannot parse whatever follows.
-		if id, ok := m.ids[";"]; ok {
-			dead = append(dead, id)
-		}
-	}
-	if o := st.unmatch.openers; len(o) > 0 && o[len(o)-1] != "{" && s.cp != nil && !s.breaksInBrackets {
-		// No line break inside a "(" or "[" the hunk opened, unless the
-		// buggy hunk breaks a line inside one: a line break there is
-		// only layout (every token sequence stays reachable on one
-		// line), the hunk cannot end before the bracket closes, and a
-		// model that breaks the line there has lost the bracket from its
-		// context (three tokens) and seldom closes it.
-		dead = append(dead, idNewline)
-	}
+	dead := s.deadTokens(st)
 	push := func(r uint32, png float64) {
 		if s.mark(r) && !slices.Contains(dead, r) {
 			h.push(scored{r, s.score(&d, r, png)})
@@ -933,6 +915,32 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 		out = out[:k]
 	}
 	return out, nil
+}
+
+// deadTokens returns the cache ids Next proposes none of after st: the
+// dead closers (deadClosers), ";" where Java has none, and a line break
+// where it would only lose the model its bracket.
+func (s *session) deadTokens(st state) []uint32 {
+	dead := s.deadClosers(st)
+	if st.inner.text == "[" || st.inner.text == "(" && !st.inner.header {
+		// ";" ends a statement or a declaration, never inside brackets
+		// (a lambda's or an anonymous class's body opens "{" first),
+		// except between the parts of a for or try header (JLS 14.14,
+		// 14.20.3): "splitToList(line;" cannot parse whatever follows.
+		if id, ok := s.m.ids[";"]; ok {
+			dead = append(dead, id)
+		}
+	}
+	if o := st.unmatch.openers; len(o) > 0 && o[len(o)-1] != "{" && s.cp != nil && !s.breaksInBrackets {
+		// No line break inside a "(" or "[" the hunk opened, unless the
+		// buggy hunk breaks a line inside one: a line break there is
+		// only layout (every token sequence stays reachable on one
+		// line), the hunk cannot end before the bracket closes, and a
+		// model that breaks the line there has lost the bracket from its
+		// context (three tokens) and seldom closes it.
+		dead = append(dead, idNewline)
+	}
+	return dead
 }
 
 // deadClosers returns the cache ids of the closing brackets after which the
