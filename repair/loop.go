@@ -118,6 +118,7 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 		generated string
 		logProb   float64
 		tokens    int
+		marks     = lineMarks{0: 0}
 	)
 	s.endSeen, s.endPruned = false, false
 	for {
@@ -139,6 +140,10 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 		if err != nil {
 			return candidate{}, 0, err
 		}
+		if k == redrawLine {
+			generated, logProb = marks.back(generated)
+			continue
+		}
 		if k < 0 {
 			// Every candidate was pruned: no feasible program continues
 			// this prefix among the tokens the model proposes (section 4.3).
@@ -158,7 +163,51 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 				return candidate{}, 0, err
 			}
 		}
+		marks[len(generated)] = logProb
 	}
+}
+
+// redrawLine is guidedPruneFrom's answer when it drew the end token and the
+// engine pruned it after a non-empty text: the sample draws its last line
+// again (lineMarks.back).
+//
+// Why. The model offers its end where it believes the hunk is complete (the
+// n-gram model: at a line end whose brackets fit the buggy hunk's, with a
+// probability that is high once the text has the buggy hunk's lines). When
+// the engine prunes that end (the file would not parse), the text has gone
+// wrong on its last line ("while (lo hi) {", "return a\n" without its ";"),
+// and what the model then writes after it is what it gives least mass to:
+// on testdata/bugs, with the end check alone, most such samples ran to the
+// token limit. Redrawing is rejection of the line: the sample keeps its
+// earlier lines and its random stream, and spends its remaining token
+// budget on another draw of the line (the tokens drawn and discarded still
+// count towards Options.MaxTokens, so a sample that keeps failing still
+// stops there). Nothing is added to the trie of rejected prefixes: the line
+// is not proven dead, only unlikely to end, and no token is pruned that the
+// engine did not prove infeasible.
+const redrawLine = -2
+
+// lineMarks maps the length of a sample's generated text at each token
+// boundary to the log-probability of the tokens drawn up to there.
+type lineMarks map[int]float64
+
+// back returns generated without its last line (the text after the line
+// break before its final one) and the log-probability there: the text at the
+// last token boundary at or before that line start. An end's own text was
+// not appended (guidedPruneFrom pruned it).
+func (m lineMarks) back(generated string) (string, float64) {
+	cut := strings.LastIndexByte(strings.TrimSuffix(generated, "\n"), '\n') + 1
+	for ; cut > 0; cut-- {
+		if _, ok := m[cut]; ok {
+			break
+		}
+	}
+	for n := range m {
+		if n > cut {
+			delete(m, n)
+		}
+	}
+	return generated[:cut], m[cut]
 }
 
 // next returns the model's distribution after generated, from the memo when
@@ -258,8 +307,9 @@ func nucleusEnd(weights []float64, topP float64) int {
 // token is infeasible (by the trie of rejected prefixes, the memo, or the
 // engine), zero its weight and draw again from the nucleus of the rest,
 // renormalised (weights come from weigh, sorted most likely first). It returns the
-// index into dist of the chosen token, or -1 when every candidate was pruned.
-// Without Prune it is plain sampling.
+// index into dist of the chosen token, or -1 when every candidate was pruned,
+// or redrawLine when it drew the end token after a non-empty text and the
+// end was pruned. Without Prune it is plain sampling.
 func (s *sampler) guidedPrune(ctx context.Context, rng *rand.Rand, generated string, dist []lm.Candidate, idx []int, weights []float64) (int, error) {
 	k, _, err := s.guidedPruneFrom(ctx, rng, generated, dist, idx, weights, -1)
 	return k, err
@@ -297,6 +347,10 @@ func (s *sampler) guidedPruneFrom(ctx context.Context, rng *rand.Rand, generated
 		}
 		s.stats.Pruned++
 		s.endPruned = s.endPruned || dist[k].End
+		if dist[k].End && generated != "" {
+			s.stats.LineRedraws++
+			return redrawLine, false, nil
+		}
 		weights[j] = 0
 	}
 }

@@ -151,6 +151,10 @@ type Stats struct {
 	EngineTime      time.Duration `json:"engine_time_ns"`      // wall time inside completion-engine calls (Check, CheckEnd, Complete) while sampling
 	FirstCompilable time.Duration `json:"first_compilable_ns"` // from the start of Repair to the first candidate found compilable; 0 when none
 	FirstPlausible  time.Duration `json:"first_plausible_ns"`  // from the start of Repair to the first candidate found plausible; 0 when none
+
+	// LineRedraws counts the lines drawn again because the end token drawn
+	// after them was pruned (loop.go, redrawLine).
+	LineRedraws int64 `json:"line_redraws"`
 }
 
 // Result is the ranked outcome: compilable patches first, then plausible,

@@ -93,6 +93,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		// The next request, whenever it comes (memo-answered positions may
 		// come first), is charged to that rejection, not counted as a cut.
 		rejected bool
+		marks    = lineMarks{0: 0}
 	)
 	s.endSeen, s.endPruned = false, false
 	for {
@@ -168,6 +169,11 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 			}
 			pending = nil // sampled after a token we did not take
 		}
+		if k == redrawLine {
+			generated, logProb = marks.back(generated)
+			pending = nil // it continued the line we dropped
+			continue
+		}
 		if k < 0 {
 			s.dead.Add(generated)
 			return candidate{}, endDead, nil
@@ -192,6 +198,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 				pending = skipSpelled(pending, generated[len(before):])
 			}
 		}
+		marks[len(generated)] = logProb
 	}
 }
 

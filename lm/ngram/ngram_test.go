@@ -189,7 +189,7 @@ func bruteNext(s *session, generated string, k int) []scored {
 		d.classP[c] = m.prob(&d.it, c)
 	}
 	var all []scored
-	dead := s.deadClosers(st)
+	dead := s.deadTokens(st)
 	for w := range m.vocab {
 		if proposable(uint32(w)) && !slices.Contains(dead, uint32(w)) {
 			all = append(all, scored{uint32(w), s.probOf(&d, uint32(w))})

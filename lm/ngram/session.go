@@ -60,8 +60,12 @@ type session struct {
 	cp          *copyModel        // the buggy hunk (copy.go); nil when FIM.Buggy has no tokens
 	declared    map[string]string // name -> declared type's simple name in the prefix and suffix (typed.go)
 	endBrackets *brackets         // the buggy hunk's unmatched brackets; nil without one (see endProb)
-	stamp       []uint32          // stamp[id] == epoch: id already scored in this Next
-	epoch       uint32
+	headOpen    []openBracket     // the brackets left open by the prefix before tail, innermost last
+	// breaksInBrackets: the buggy hunk has a line break inside a "(" or
+	// "[" it opened (see Next).
+	breaksInBrackets bool
+	stamp            []uint32 // stamp[id] == epoch: id already scored in this Next
+	epoch            uint32
 }
 
 // Start opens a session for one FIM context. It lexes the prefix and suffix
@@ -117,6 +121,7 @@ func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 		return hist
 	}
 	s.headRaw = addRun(head, nil)
+	s.headOpen = openBrackets(nil, "", head)
 	addRun(tail, slices.Clone(s.headRaw))
 	addRun(suffix, nil)
 	s.declared = declaredIn(head, tail, suffix)
@@ -133,6 +138,7 @@ func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 		})
 		b := bracketsOf(buggy)
 		s.endBrackets = &b
+		s.breaksInBrackets = breaksInBrackets(buggy)
 		if err := s.computeRest(ctx); err != nil {
 			return nil, err
 		}
@@ -265,6 +271,9 @@ type state struct {
 	// tokens; the context before gen[t] is allHist[:genAt+t].
 	allHist, allRaw []uint32
 	genAt           int
+	// inner is the innermost bracket that the prefix and generated leave
+	// open (text "" at the top level of the file).
+	inner openBracket
 }
 
 // analyse lexes tail+generated and derives the model context and layout.
@@ -384,7 +393,59 @@ func (s *session) analyse(generated string) state {
 	}
 	l.hunkStart = first
 	st.unmatch = bracketsOf(st.gen)
+	if open := openBrackets(slices.Clone(s.headOpen), s.headLast[1].Text, toks); len(open) > 0 {
+		st.inner = open[len(open)-1]
+	}
 	return st
+}
+
+// breaksInBrackets reports whether toks hold a NEWLINE inside a "(" or
+// "[" that toks opened.
+func breaksInBrackets(toks []streamTok) bool {
+	depth := 0
+	for _, t := range toks {
+		switch {
+		case t.Text == "(" || t.Text == "[":
+			depth++
+		case t.Text == ")" || t.Text == "]":
+			depth = max(0, depth-1)
+		case t.isNewline() && depth > 0:
+			return true
+		}
+	}
+	return false
+}
+
+// openBracket is a bracket left open: its text, and for "(", whether it
+// opens the header of a for or try statement, where ";" separates the
+// header's parts.
+type openBracket struct {
+	text   string
+	header bool
+}
+
+// openBrackets returns stack (the brackets open before toks, innermost
+// last) updated by toks; prev is the code token before toks ("" if none).
+// A closer closes the innermost bracket whatever its kind; one with nothing
+// open is ignored.
+func openBrackets(stack []openBracket, prev string, toks []streamTok) []openBracket {
+	for _, t := range toks {
+		if t.isNewline() {
+			continue
+		}
+		switch t.Text {
+		case "(":
+			stack = append(stack, openBracket{text: "(", header: prev == "for" || prev == "try"})
+		case "[", "{":
+			stack = append(stack, openBracket{text: t.Text})
+		case ")", "]", "}":
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+		}
+		prev = t.Text
+	}
+	return stack
 }
 
 // scored is a proposal before rendering: a vocabulary id, or a cache id of
@@ -753,7 +814,7 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 		clear(s.stamp)
 		s.epoch = 1
 	}
-	dead := s.deadClosers(st)
+	dead := s.deadTokens(st)
 	push := func(r uint32, png float64) {
 		if s.mark(r) && !slices.Contains(dead, r) {
 			h.push(scored{r, s.score(&d, r, png)})
@@ -854,6 +915,32 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 		out = out[:k]
 	}
 	return out, nil
+}
+
+// deadTokens returns the cache ids Next proposes none of after st: the
+// dead closers (deadClosers), ";" where Java has none, and a line break
+// where it would only lose the model its bracket.
+func (s *session) deadTokens(st state) []uint32 {
+	dead := s.deadClosers(st)
+	if st.inner.text == "[" || st.inner.text == "(" && !st.inner.header {
+		// ";" ends a statement or a declaration, never inside brackets
+		// (a lambda's or an anonymous class's body opens "{" first),
+		// except between the parts of a for or try header (JLS 14.14,
+		// 14.20.3): "splitToList(line;" cannot parse whatever follows.
+		if id, ok := s.m.ids[";"]; ok {
+			dead = append(dead, id)
+		}
+	}
+	if o := st.unmatch.openers; len(o) > 0 && o[len(o)-1] != "{" && s.cp != nil && !s.breaksInBrackets {
+		// No line break inside a "(" or "[" the hunk opened, unless the
+		// buggy hunk breaks a line inside one: a line break there is
+		// only layout (every token sequence stays reachable on one
+		// line), the hunk cannot end before the bracket closes, and a
+		// model that breaks the line there has lost the bracket from its
+		// context (three tokens) and seldom closes it.
+		dead = append(dead, idNewline)
+	}
+	return dead
 }
 
 // deadClosers returns the cache ids of the closing brackets after which the
