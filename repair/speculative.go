@@ -169,7 +169,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 			pending = nil // sampled after a token we did not take
 		}
 		if k < 0 {
-			s.dead.Add(generated)
+			s.markDead(generated)
 			return candidate{}, endDead, nil
 		}
 		tok := dist[k]
