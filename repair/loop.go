@@ -85,6 +85,9 @@ type sampler struct {
 	endSeen, endPruned bool
 	// run is the current sample's record of its trie traffic (pipeline.go).
 	run sampleTrace
+	// committedDists: with samples running at once, the prefixes whose
+	// distributions committed samples recorded (pipeline.go); nil otherwise.
+	committedDists *recordedDists
 }
 
 // truncated counts a sample that ended at the token or size limit, by why

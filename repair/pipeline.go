@@ -51,11 +51,69 @@ func (d *deadPrefixes) Add(p string) {
 // sample order. It records the texts the trie did not cover, so the commit
 // can tell whether a prefix rejected by an earlier sample, committed after
 // the run asked, would have changed the run.
+//
+// It does the same for the memo's model distributions in speculative
+// decoding (speculative.go), where finding a prefix's distribution decides
+// whether the sample draws locally or asks the server, from another random
+// stream: with samples running at once, a sample sees only the
+// distributions that committed samples and its own run recorded, and the
+// commit checks its misses.
 type sampleTrace struct {
-	deferred  bool
-	uncovered []string // texts deadCovers answered false (deferred runs only)
-	dead      string   // the prefix the sample found dead
-	isDead    bool
+	deferred   bool
+	uncovered  []string // texts deadCovers answered false (deferred runs only)
+	dead       string   // the prefix the sample found dead
+	isDead     bool
+	ownDists   map[string]bool // prefixes whose distributions this run recorded (committedDists set)
+	distMisses []string        // prefixes memoDist did not show for want of a commit (deferred runs only)
+}
+
+// recordedDists is the set of prefixes whose distributions committed
+// samples recorded in the memo, safe for concurrent use.
+type recordedDists struct {
+	mu sync.Mutex
+	m  map[string]bool
+}
+
+func (r *recordedDists) has(prefix string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.m[prefix]
+}
+
+func (r *recordedDists) add(prefixes map[string]bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	for p := range prefixes {
+		r.m[p] = true
+	}
+}
+
+// memoDist returns the memo's distribution after prefix for speculative
+// decoding; with samples running at once, only one that a committed sample
+// or this run recorded (a sample run alone would not have the others').
+func (s *sampler) memoDist(prefix string) ([]lm.Candidate, bool) {
+	if s.memo == nil {
+		return nil, false
+	}
+	if s.committedDists != nil && !s.run.ownDists[prefix] && !s.committedDists.has(prefix) {
+		if s.run.deferred {
+			s.run.distMisses = append(s.run.distMisses, prefix)
+		}
+		return nil, false
+	}
+	return s.memo.Dist(s.distKey, prefix)
+}
+
+// recordDist records the distribution after prefix in the memo, and as this
+// run's when samples run at once.
+func (s *sampler) recordDist(prefix string, d []lm.Candidate) {
+	s.memo.RecordDist(s.distKey, prefix, d)
+	if s.committedDists != nil {
+		if s.run.ownDists == nil {
+			s.run.ownDists = map[string]bool{}
+		}
+		s.run.ownDists[prefix] = true
+	}
 }
 
 // deadCovers asks the shared trie about s and records a miss.
@@ -115,6 +173,11 @@ func (s *sampler) stale(r sampleRun) bool {
 			return true
 		}
 	}
+	for _, p := range r.trace.distMisses {
+		if s.committedDists.has(p) {
+			return true
+		}
+	}
 	return false
 }
 
@@ -143,9 +206,10 @@ func addWork(st, w *Stats) {
 // waiting to be committed.
 //
 // Why the patches are those of the samples run one after another. A sample
-// depends on the others only through the trie of rejected prefixes (the memo
-// holds facts: engine verdicts and model distributions, the same whoever
-// asks first). Prefixes enter the trie only at the commit, in sample order,
+// depends on the others through the trie of rejected prefixes, and with
+// speculative decoding through which model distributions the memo holds
+// (sampleTrace); otherwise the memo holds facts: engine verdicts and model
+// distributions, the same whoever asks first. Prefixes enter the trie only at the commit, in sample order,
 // so a run of sample i sees only prefixes of samples before i; it may miss
 // some that were committed after it asked. At its commit every earlier sample
 // is committed: if the trie now covers none of the texts it found uncovered,
@@ -161,6 +225,7 @@ func addWork(st, w *Stats) {
 // dropped, as the sequential loop never reaches them.
 func (s *sampler) sampleConcurrently(ctx context.Context, model lm.Model, fim lm.FIM, first lm.Session, n, samples int,
 	st *Stats, progress Progress, commit func(i int, r sampleRun) error) error {
+	s.committedDists = &recordedDists{m: map[string]bool{}}
 	wctx, cancel := context.WithCancel(ctx)
 	sessions := []lm.Session{first}
 	for len(sessions) < n {
@@ -227,6 +292,7 @@ func (s *sampler) sampleConcurrently(ctx context.Context, model lm.Model, fim lm
 		if r.err != nil {
 			return r.err
 		}
+		s.committedDists.add(r.trace.ownDists)
 		progress(fmt.Sprintf("sampling %d/%d", done+1, samples), 90*done/samples)
 		if err := commit(done, r); err != nil {
 			return err

@@ -304,3 +304,54 @@ func TestConcurrencyInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// specModel opens specServer sessions (speculative_test.go): lm.Speculator.
+type specModel struct{ mode string }
+
+func (m specModel) Name() string { return "spec-" + m.mode }
+
+func (m specModel) Start(context.Context, lm.FIM) (lm.Session, error) {
+	return &specServer{mode: m.mode}, nil
+}
+
+// TestConcurrencySamePatchesSpeculative: with speculative decoding, whether
+// a sample finds a prefix's distribution in the memo decides whether it
+// draws locally or asks the server (another random stream), so a sample
+// must see only the distributions the samples before it recorded, as when
+// they run one after another.
+func TestConcurrencySamePatchesSpeculative(t *testing.T) {
+	e := func() *fakeEngine {
+		return &fakeEngine{
+			check: func(g, tok string) (engine.Outcome, error) {
+				if specFeasible(g, tok) {
+					return engine.Unknown, nil
+				}
+				return engine.Infeasible, nil
+			},
+			end: func(g string) (engine.Outcome, error) {
+				if specEndFeasible(g) {
+					return engine.Unknown, nil
+				}
+				return engine.Infeasible, nil
+			},
+			complete: func(g string) (engine.Completions, error) { return specComplete(g), nil },
+		}
+	}
+	resampled := 0
+	for seed := int64(0); seed < 8; seed++ {
+		repair := func(n int) *Result {
+			o := variant(t, "full", func(o *Options) { o.Samples = 16; o.Seed = seed; o.Concurrency = n; o.MaxTokens = 12 })
+			return run(t, NewService(Backends{Model: specModel{"topk"}, Engine: e(), Compiler: &fakeCompiler{}}), request(o))
+		}
+		one := repair(1)
+		for _, n := range []int{2, 4} {
+			got := repair(n)
+			resampled += got.Stats.Resampled
+			if !reflect.DeepEqual(got.Candidates, one.Candidates) || got.Stats.Tokens-one.Stats.Tokens != 0 && got.Stats.Resampled == 0 {
+				t.Fatalf("seed %d concurrency %d: candidates %q (%d tokens), want %q (%d tokens)", seed, n,
+					hunks(got.Candidates), got.Stats.Tokens, hunks(one.Candidates), one.Stats.Tokens)
+			}
+		}
+	}
+	t.Logf("%d samples run again", resampled)
+}
