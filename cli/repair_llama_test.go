@@ -83,8 +83,11 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 		if st.Samples != 4 || st.LMRequests == 0 || st.EngineCalls == 0 {
 			t.Errorf("speculate=%v: the loop did not run on the server and the engine: %+v", speculate, st)
 		}
-		if speculate && (st.Proposals == 0 || st.LMRequests > int64(st.Samples)+st.SpecRejected+st.SpecCuts) {
-			t.Errorf("speculative: %d requests, %d proposals, %d samples + %d rejections + %d cuts", st.LMRequests, st.Proposals, st.Samples, st.SpecRejected, st.SpecCuts)
+		if speculate && (st.Proposals == 0 || st.LMRequests > int64(st.Samples+st.Resampled)+st.SpecRejected+st.SpecCuts) {
+			t.Errorf("speculative: %d requests, %d proposals, %d samples + %d run again + %d rejections + %d cuts", st.LMRequests, st.Proposals, st.Samples, st.Resampled, st.SpecRejected, st.SpecCuts)
+		}
+		if st.TruncEndPruned+st.TruncEndNotDrawn+st.TruncNoEnd != st.Truncated {
+			t.Errorf("speculate=%v: truncated samples %d, broken down as %d+%d+%d", speculate, st.Truncated, st.TruncEndPruned, st.TruncEndNotDrawn, st.TruncNoEnd)
 		}
 		if !speculate && st.Proposals != 0 {
 			t.Errorf("--no-speculate made %d proposals", st.Proposals)

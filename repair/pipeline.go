@@ -183,7 +183,7 @@ func (s *sampler) stale(r sampleRun) bool {
 
 // addWork adds the work counters of one sample's run to st: model and engine
 // requests, decisions, tokens (not the per-sample outcome counters, which the
-// commit sets).
+// commit sets: addOutcome).
 func addWork(st, w *Stats) {
 	st.Pruned += w.Pruned
 	st.MemoHits += w.MemoHits
@@ -191,13 +191,18 @@ func addWork(st, w *Stats) {
 	st.LMRequests += w.LMRequests
 	st.EngineCalls += w.EngineCalls
 	st.Tokens += w.Tokens
-	st.TruncEndPruned += w.TruncEndPruned
-	st.TruncEndNotDrawn += w.TruncEndNotDrawn
-	st.TruncNoEnd += w.TruncNoEnd
 	st.Proposals += w.Proposals
 	st.SpecAccepted += w.SpecAccepted
 	st.SpecRejected += w.SpecRejected
 	st.SpecCuts += w.SpecCuts
+}
+
+// addOutcome adds the outcome counters of a committed run to st: why it was
+// truncated (Stats.TruncEndPruned, TruncEndNotDrawn, TruncNoEnd).
+func addOutcome(st, w *Stats) {
+	st.TruncEndPruned += w.TruncEndPruned
+	st.TruncEndNotDrawn += w.TruncEndNotDrawn
+	st.TruncNoEnd += w.TruncNoEnd
 }
 
 // sampleConcurrently runs samples 0..samples-1, n at a time, on n model

@@ -251,8 +251,8 @@ func TestConcurrencySamePatches(t *testing.T) {
 						hunks(got.Candidates), hunks(one.Candidates))
 				}
 				a, b := got.Stats, one.Stats
-				if fmt.Sprint(a.Samples, a.Completed, a.Dead, a.Truncated, a.NoProposal, a.Unique, a.SameAsBuggy) !=
-					fmt.Sprint(b.Samples, b.Completed, b.Dead, b.Truncated, b.NoProposal, b.Unique, b.SameAsBuggy) {
+				if fmt.Sprint(a.Samples, a.Completed, a.Dead, a.Truncated, a.NoProposal, a.Unique, a.SameAsBuggy, a.TruncEndPruned, a.TruncEndNotDrawn, a.TruncNoEnd) !=
+					fmt.Sprint(b.Samples, b.Completed, b.Dead, b.Truncated, b.NoProposal, b.Unique, b.SameAsBuggy, b.TruncEndPruned, b.TruncEndNotDrawn, b.TruncNoEnd) {
 					t.Fatalf("%s seed %d concurrency %d: stats %+v, want outcomes as %+v", variantName, seed, n, a, b)
 				}
 			}
@@ -347,7 +347,8 @@ func TestConcurrencySamePatchesSpeculative(t *testing.T) {
 		for _, n := range []int{2, 4} {
 			got := repair(n)
 			resampled += got.Stats.Resampled
-			if !reflect.DeepEqual(got.Candidates, one.Candidates) || got.Stats.Tokens-one.Stats.Tokens != 0 && got.Stats.Resampled == 0 {
+			if !reflect.DeepEqual(got.Candidates, one.Candidates) || got.Stats.Tokens-one.Stats.Tokens != 0 && got.Stats.Resampled == 0 ||
+				got.Stats.Truncated != got.Stats.TruncEndPruned+got.Stats.TruncEndNotDrawn+got.Stats.TruncNoEnd {
 				t.Fatalf("seed %d concurrency %d: candidates %q (%d tokens), want %q (%d tokens)", seed, n,
 					hunks(got.Candidates), got.Stats.Tokens, hunks(one.Candidates), one.Stats.Tokens)
 			}

@@ -163,7 +163,8 @@ type Stats struct {
 
 	// Speculative guided decoding (repair/speculative.go), when the model
 	// session implements lm.Speculator. Proposals are also counted in
-	// LMRequests; Proposals <= Samples + SpecRejected + SpecCuts.
+	// LMRequests; Proposals <= Samples + Resampled + SpecRejected +
+	// SpecCuts (the work of a sample run twice counts twice).
 	Proposals    int64 `json:"proposals"`     // model requests that proposed a continuation
 	SpecAccepted int64 `json:"spec_accepted"` // proposed tokens taken as they were
 	SpecRejected int64 `json:"spec_rejected"` // proposed tokens not taken (pruned or outside the nucleus): resampled locally

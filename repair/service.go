@@ -253,6 +253,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 	var out []candidate
 	accept := func(r sampleRun) error {
 		st.Samples++
+		addOutcome(st, &r.work)
 		if r.trace.isDead && r.trace.deferred {
 			sp.dead.Add(r.trace.dead)
 		}

@@ -239,10 +239,11 @@ func concurrencyServer(t testing.TB, slots int) *llamatest.Server {
 // verdicts and scores, and the same sampling paths, as drawing them one
 // after another, for the same seed, token by token and with speculative
 // decoding. The server has one slot: with several, llama.cpp computes a
-// request's logits in batches with the other slots' and they differ in the
-// last bits with the batch (llama.cpp #6950, #7347), which changed a
-// speculative path here (at -np 4: 1 token pruned at concurrency 4, none at
-// 1); no client can undo that.
+// request's logits in batches with the other slots' requests, and they can
+// differ in the last bits with the batch (llama.cpp #6950, #7347), which no
+// client can undo. When a sample ran again (Stats.Resampled), the tokens of
+// its first run are counted too, so the paths are then compared by their
+// outcomes only.
 func TestLlamaConcurrencySamePatches(t *testing.T) {
 	srv := concurrencyServer(t, 1)
 	eng, bug, root := sharedJDT(t)
