@@ -47,7 +47,10 @@ func init() {
 model, pruned and completed by JDT LS used as a completion engine (Repilot,
 FSE 2023), compile-checks each candidate and prints the best as unified diffs
 (plausible first, then compilable, then the rest, each by the model's log-probability).
-The project's files are never modified.
+The project's files are never modified. Validation runs while sampling goes on:
+each new candidate is compile-checked as soon as it is sampled and its tests
+start in the background, so the first patches are printed (on stderr) before
+sampling ends; the ranked list comes at the end.
 
 Lines are 1-based and inclusive; "A" means "A-A"; an insertion before line A is
 written "A-(A-1)", e.g. --lines 12-11 (--lines 1-0 inserts at the top of the
@@ -66,7 +69,10 @@ whose compile check had not run are marked not validated.
 The model is the embedded n-gram model, or an OpenAI-compatible server
 (llama.cpp's llama-server, vLLM, ...) given by --model-base-url or
 $REPILOT_MODEL_BASE_URL; it is checked once before JDT LS starts, and a server
-that is down or returns no logprobs is reported then. The API key is read from
+that is down or returns no logprobs is reported then. With a server,
+--model-concurrency samples are drawn at once (each on its own request
+stream, so the server can batch them); the patches are those of drawing them
+one after another with the same --seed. The API key is read from
 the variable named by --api-key-env and never printed.
 
 Progress goes to stderr; patches to stdout.`,
@@ -242,6 +248,9 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 		return err
 	}
 	progress("language model: "+model.String(), 0)
+	if model.Remote() {
+		opts.Concurrency = max(1, f.model.concurrency) // samples at once (repair.Options.Concurrency)
+	}
 	if err := backend.CheckModel(ctx, model); err != nil {
 		return err
 	}

@@ -14,6 +14,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -37,6 +38,7 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 	b := realBackends(ctx, t, bug.ProjectDir())
 	eng, comp := b.Engine, b.Compiler
 	var built []string
+	var concurrency []int // Options.Concurrency of each request
 	old := newRepairer
 	newRepairer = func(cfg backend.Config) (repair.Repairer, error) {
 		m, err := cfg.Model.Server()
@@ -44,7 +46,7 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 			t.Fatalf("the command line configured no model server: %v", err)
 		}
 		built = append(built, m.Name())
-		return repair.NewService(repair.Backends{Model: m, Engine: eng, Compiler: comp}), nil
+		return recordingRepairer{repair.NewService(repair.Backends{Model: m, Engine: eng, Compiler: comp}), &concurrency}, nil
 	}
 	defer func() { newRepairer = old }()
 	t.Setenv("LLAMA_TEST_KEY", "sk-llama-test-secret")
@@ -81,8 +83,11 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 		if st.Samples != 4 || st.LMRequests == 0 || st.EngineCalls == 0 {
 			t.Errorf("speculate=%v: the loop did not run on the server and the engine: %+v", speculate, st)
 		}
-		if speculate && (st.Proposals == 0 || st.LMRequests > int64(st.Samples)+st.SpecRejected+st.SpecCuts) {
-			t.Errorf("speculative: %d requests, %d proposals, %d samples + %d rejections + %d cuts", st.LMRequests, st.Proposals, st.Samples, st.SpecRejected, st.SpecCuts)
+		if speculate && (st.Proposals == 0 || st.LMRequests > int64(st.Samples+st.Resampled)+st.SpecRejected+st.SpecCuts) {
+			t.Errorf("speculative: %d requests, %d proposals, %d samples + %d run again + %d rejections + %d cuts", st.LMRequests, st.Proposals, st.Samples, st.Resampled, st.SpecRejected, st.SpecCuts)
+		}
+		if st.TruncEndPruned+st.TruncEndNotDrawn+st.TruncNoEnd != st.Truncated {
+			t.Errorf("speculate=%v: truncated samples %d, broken down as %d+%d+%d", speculate, st.Truncated, st.TruncEndPruned, st.TruncEndNotDrawn, st.TruncNoEnd)
 		}
 		if !speculate && st.Proposals != 0 {
 			t.Errorf("--no-speculate made %d proposals", st.Proposals)
@@ -97,7 +102,22 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 	if len(built) != 2 || !strings.Contains(built[0], "@"+srv.URL) {
 		t.Errorf("models built: %q", built)
 	}
+	// --model-concurrency (default 4) is how many samples run at once.
+	if !slices.Equal(concurrency, []int{4, 4}) {
+		t.Errorf("requests drew %v samples at once, want 4 (the --model-concurrency default) each", concurrency)
+	}
 	if _, err := os.Stat(bug.FilePath()); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// recordingRepairer records the Options.Concurrency of each request.
+type recordingRepairer struct {
+	repair.Repairer
+	concurrency *[]int
+}
+
+func (r recordingRepairer) Repair(ctx context.Context, req repair.Request, p repair.Progress) (*repair.Result, error) {
+	*r.concurrency = append(*r.concurrency, req.Options.Concurrency)
+	return r.Repairer.Repair(ctx, req, p)
 }

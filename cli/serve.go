@@ -116,7 +116,11 @@ func runServe(cmd *cobra.Command, args []string) error {
 	// the process with SIGPIPE (os/signal: "SIGPIPE"), so that the proxy
 	// stops through its normal shutdown and takes JDT LS with it.
 	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
-	exts := []proxy.Extension{repairfeat.New(rep, repairfeat.Options{}), searchExtension()}
+	var ropts repairfeat.Options
+	if model.Remote() {
+		ropts.Concurrency = serveFlags.model.concurrency // samples at once
+	}
+	exts := []proxy.Extension{repairfeat.New(rep, ropts), searchExtension()}
 	if x := inlineExtension(rep); x != nil {
 		exts = append(exts, x) // ghost text (proxy/feature/inlinefeat)
 	}

@@ -53,64 +53,95 @@ func checkPartial(t *testing.T, res *Result, err error, keep int) {
 	}
 }
 
+// TestInterruptedWhileSamplingKeepsCandidates: the candidates sampled
+// before the interruption were validated between samples and keep their
+// verdicts; with FirstCompilable, which validates after sampling, they come
+// back unvalidated.
 func TestInterruptedWhileSamplingKeepsCandidates(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	m := oneTokenModel()
-	m.hook = func(call int) {
-		if call == 8 {
-			cancel()
+	for _, first := range []bool{false, true} {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		m := oneTokenModel()
+		m.hook = func(call int) {
+			if call == 8 {
+				cancel()
+			}
 		}
-	}
-	comp := &fakeCompiler{}
-	opts := variant(t, "base", func(o *Options) { o.Samples = 20; o.KeepTop = 2 })
-	res, err := service(m, &fakeEngine{}, comp).Repair(ctx, request(opts), nil)
-	checkPartial(t, res, err, 2)
-	// Sample 8 draws from the distribution fetched before the cancellation
-	// took effect; sample 9 stops at once.
-	if res.Stats.Samples < 7 || res.Stats.Samples > 8 || res.Stats.Samples != res.Stats.Completed {
-		t.Fatalf("stats %+v; want 7 or 8 completed samples of 20", res.Stats)
-	}
-	if !strings.Contains(err.Error(), "of 20 samples") {
-		t.Errorf("err = %q, want it to say how many of the 20 samples ran", err)
-	}
-	if comp.calls != 0 {
-		t.Errorf("%d compile checks after the interruption", comp.calls)
-	}
-	if len(res.Candidates) == 0 {
-		t.Fatal("no candidates kept from the samples that finished")
-	}
-	total := res.Stats.SameAsBuggy
-	for _, p := range res.Candidates {
-		if !p.Unvalidated || p.Compilable || !reflect.DeepEqual(p.NewErrors, []string{NotValidated}) || p.Diff == "" {
-			t.Errorf("candidate %+v; want it unvalidated, with a diff", p)
+		comp := &fakeCompiler{errs: func(text string) []engine.CompileError {
+			if strings.Contains(text, "int x = 2;") {
+				return []engine.CompileError{{Line: 3, Message: "two is wrong"}}
+			}
+			return nil
+		}}
+		r := request(variant(t, "base", func(o *Options) { o.Samples = 20; o.KeepTop = 2 }))
+		r.FirstCompilable = first
+		res, err := service(m, &fakeEngine{}, comp).Repair(ctx, r, nil)
+		checkPartial(t, res, err, 2)
+		// Sample 8 draws from the distribution fetched before the cancellation
+		// took effect; sample 9 stops at once.
+		if res.Stats.Samples < 7 || res.Stats.Samples > 8 || res.Stats.Samples != res.Stats.Completed {
+			t.Fatalf("first=%v: stats %+v; want 7 or 8 completed samples of 20", first, res.Stats)
 		}
-		total += p.Count
-	}
-	if total != res.Stats.Samples {
-		t.Errorf("candidates count %d samples (with %d same as buggy), stats say %d", total, res.Stats.SameAsBuggy, res.Stats.Samples)
+		if !strings.Contains(err.Error(), "of 20 samples") {
+			t.Errorf("err = %q, want it to say how many of the 20 samples ran", err)
+		}
+		if len(res.Candidates) == 0 {
+			t.Fatal("no candidates kept from the samples that finished")
+		}
+		wantCalls := 1 + res.Stats.Unique // the buggy file, then each candidate as it came
+		if first {
+			wantCalls = 0
+		}
+		if comp.calls != wantCalls {
+			t.Errorf("first=%v: %d compile checks, want %d", first, comp.calls, wantCalls)
+		}
+		total := res.Stats.SameAsBuggy
+		for _, p := range res.Candidates {
+			switch {
+			case p.Diff == "":
+				t.Errorf("candidate %+v has no diff", p)
+			case first && (!p.Unvalidated || p.Compilable || !reflect.DeepEqual(p.NewErrors, []string{NotValidated})):
+				t.Errorf("candidate %+v; want it unvalidated", p)
+			case !first && (p.Unvalidated || p.Compilable != !strings.Contains(p.Hunk, "int x = 2;")):
+				t.Errorf("candidate %+v; want it validated, with its verdict", p)
+			}
+			total += p.Count
+		}
+		if total != res.Stats.Samples {
+			t.Errorf("candidates count %d samples (with %d same as buggy), stats say %d", total, res.Stats.SameAsBuggy, res.Stats.Samples)
+		}
 	}
 }
 
+// TestInterruptedWhileValidatingKeepsVerdicts: the interruption comes during
+// the compile check of the second candidate, between samples: sampling
+// stops, the first candidate keeps its verdict, the second comes back
+// unvalidated.
 func TestInterruptedWhileValidatingKeepsVerdicts(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	calls := 0
-	comp := &fakeCompiler{errs: func(text string) []engine.CompileError {
-		calls++ // call 1 is the buggy file; 2 and 3 are the first two candidates
-		if calls == 3 {
-			cancel()
-		}
-		if strings.Contains(text, "int x = 2;") {
-			return []engine.CompileError{{Line: 3, Message: "two is wrong"}}
-		}
-		return nil
-	}}
+	comp := &fakeCompiler{
+		errs: func(text string) []engine.CompileError {
+			if strings.Contains(text, "int x = 2;") {
+				return []engine.CompileError{{Line: 3, Message: "two is wrong"}}
+			}
+			return nil
+		},
+		fail: func(string) error {
+			calls++ // call 1 is the buggy file; 2 and 3 are the first two candidates
+			if calls == 3 {
+				cancel()
+				return context.Canceled
+			}
+			return nil
+		},
+	}
 	opts := variant(t, "base", func(o *Options) { o.Samples = 30 })
 	res, err := service(oneTokenModel(), &fakeEngine{}, comp).Repair(ctx, request(opts), nil)
 	checkPartial(t, res, err, opts.KeepTop)
-	if res.Stats.Samples != 30 || res.Stats.Unique != 3 {
-		t.Fatalf("stats %+v; want all 30 samples, 3 unique candidates", res.Stats)
+	if res.Stats.Samples >= 30 || res.Stats.Unique != 2 {
+		t.Fatalf("stats %+v; want sampling stopped at the second unique candidate", res.Stats)
 	}
 	var checked, unchecked []Patch
 	for _, p := range res.Candidates {
@@ -120,19 +151,14 @@ func TestInterruptedWhileValidatingKeepsVerdicts(t *testing.T) {
 			checked = append(checked, p)
 		}
 	}
-	if len(checked) != 2 || len(unchecked) != 1 {
-		t.Fatalf("%d validated and %d unvalidated candidates; want 2 and 1: %+v", len(checked), len(unchecked), res.Candidates)
+	if len(checked) != 1 || len(unchecked) != 1 {
+		t.Fatalf("%d validated and %d unvalidated candidates; want 1 and 1: %+v", len(checked), len(unchecked), res.Candidates)
 	}
-	for _, p := range checked {
-		if wantOK := !strings.Contains(p.Hunk, "int x = 2;"); p.Compilable != wantOK {
-			t.Errorf("validated %q: Compilable %v, want %v (verdict kept)", p.Hunk, p.Compilable, wantOK)
-		}
+	if p := checked[0]; p.Compilable != !strings.Contains(p.Hunk, "int x = 2;") {
+		t.Errorf("validated %q: Compilable %v (verdict not kept)", p.Hunk, p.Compilable)
 	}
 	if p := unchecked[0]; p.Compilable || !reflect.DeepEqual(p.NewErrors, []string{NotValidated}) {
 		t.Errorf("unvalidated candidate %+v", p)
-	}
-	if !res.Candidates[0].Compilable || res.Candidates[0].Unvalidated {
-		t.Errorf("first candidate %+v; want the validated compilable one", res.Candidates[0])
 	}
 }
 

@@ -4,11 +4,14 @@ package repair
 // built token by token with GuidedPrune (Algorithm 2), the memo and trie of
 // section 4.3, and ActivelyComplete (Algorithm 3).
 //
-// Samples run one after another on one model session and one engine session:
-// the engine is a single JDT LS process, and running samples in order makes the
-// rejected-prefix trie grow the same way on every run, so equal seeds give
-// equal patches. Each sample draws from its own random stream, derived from
-// Options.Seed and the sample index.
+// By default samples run one after another on one model session and one
+// engine session: the engine is a single JDT LS process, and running samples
+// in order makes the rejected-prefix trie grow the same way on every run, so
+// equal seeds give equal patches. Each sample draws from its own random
+// stream, derived from Options.Seed and the sample index. With
+// Options.Concurrency above 1, samples run at once on their own model
+// sessions and are committed in order (pipeline.go: sampleConcurrently),
+// which keeps that guarantee.
 
 import (
 	"context"
@@ -70,7 +73,7 @@ type sampler struct {
 	memo    *Memo          // nil unless Memo
 	hunkKey string         // memo key of engine facts (URI, prefix, suffix)
 	distKey string         // memo key of model distributions (+ model name, k)
-	dead    Trie           // rejected prefixes (kept whenever Prune is on)
+	dead    *deadPrefixes  // rejected prefixes (kept whenever Prune is on), shared by the samples of a repair
 	stats   *Stats
 	// wholeWords: the model's identifier tokens are complete names
 	// (lm.WholeWords), checked as such.
@@ -80,6 +83,11 @@ type sampler struct {
 	// lines); the end token was drawn and pruned (for the breakdown of
 	// truncated samples, Stats.TruncEnd*).
 	endSeen, endPruned bool
+	// run is the current sample's record of its trie traffic (pipeline.go).
+	run sampleTrace
+	// committedDists: with samples running at once, the prefixes whose
+	// distributions committed samples recorded (pipeline.go); nil otherwise.
+	committedDists *recordedDists
 }
 
 // truncated counts a sample that ended at the token or size limit, by why
@@ -147,7 +155,7 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 		if k < 0 {
 			// Every candidate was pruned: no feasible program continues
 			// this prefix among the tokens the model proposes (section 4.3).
-			s.dead.Add(generated)
+			s.markDead(generated)
 			return candidate{}, endDead, nil
 		}
 		tok := dist[k]
@@ -395,7 +403,7 @@ func draw(rng *rand.Rand, weights []float64, topP float64, greedy bool) int {
 // counts as feasible (the engine is strict). Errors are returned, never read
 // as infeasible.
 func (s *sampler) feasible(ctx context.Context, generated string, tok lm.Candidate) (bool, error) {
-	if s.dead.Covers(generated + tok.Text) {
+	if s.deadCovers(generated + tok.Text) {
 		s.stats.MemoHits++
 		return false, nil
 	}

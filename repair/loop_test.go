@@ -566,7 +566,7 @@ func TestProgressReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	joined := strings.Join(msgs, "|")
-	for _, w := range []string{"sampling 1/3", "sampling 3/3", "validating 1/", "done"} {
+	for _, w := range []string{"sampling 1/3", "sampling 3/3", "validating candidate 1", "done"} {
 		if !strings.Contains(joined, w) {
 			t.Errorf("progress %q lacks %q", joined, w)
 		}

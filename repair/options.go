@@ -25,7 +25,8 @@ const (
 // DefaultOptions returns the full Repilot configuration: pruning, memoization
 // and active completion on; 20 samples; top-k 20; temperature 1.0; top-p 0.95;
 // at most 64 tokens (fewer for short hunks: TokenBudget), 16 KiB and 200 lines per hunk (the last two changed by
-// $REPILOT_MAX_HUNK_BYTES and $REPILOT_MAX_HUNK_LINES); 5 patches kept.
+// $REPILOT_MAX_HUNK_BYTES and $REPILOT_MAX_HUNK_LINES); 5 patches kept;
+// one sample at a time.
 //
 // Temperature 1.0 samples the model's own distribution; top-p 0.95 cuts only
 // the long tail. Measured on testdata/bugs with the embedded n-gram model (20
@@ -44,6 +45,7 @@ func DefaultOptions() Options {
 		Memo:           true,
 		ActiveComplete: true,
 		KeepTop:        DefaultKeepTop,
+		Concurrency:    1,
 		MaxHunkBytes:   envInt(EnvMaxHunkBytes, DefaultMaxHunkBytes),
 		MaxHunkLines:   envInt(EnvMaxHunkLines, DefaultMaxHunkLines),
 	}
@@ -74,6 +76,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.KeepTop <= 0 {
 		o.KeepTop = DefaultKeepTop
+	}
+	if o.Concurrency <= 0 {
+		o.Concurrency = 1
 	}
 	if o.MaxHunkBytes <= 0 {
 		o.MaxHunkBytes = envInt(EnvMaxHunkBytes, DefaultMaxHunkBytes)

@@ -41,9 +41,14 @@ type Request struct {
 	TestBuggy bool
 	// OnPatch, if set, receives each candidate as soon as it is validated
 	// (compile-checked, and tested when TestCmd is set), in the order
-	// validation ends (tests run in parallel), before ranking: a caller
-	// streams patches with it (issue 14). Calls never overlap; they must not
-	// block for long.
+	// validation ends, before ranking: a caller streams patches with it
+	// (issue 14). Validation runs while sampling goes on (each new unique
+	// candidate is compile-checked as soon as it is sampled, and its tests
+	// start in the background), so the first patches come before sampling
+	// ends. A candidate may come twice: when a later sample gives the same
+	// hunk up to whitespace with a better Score, the Result keeps that
+	// sample's text (deduplication keeps the best-scored text), which is
+	// validated again and sent again. Calls never overlap; they must not block for long.
 	OnPatch func(Patch)
 	// FirstCompilable makes validation compile-check the candidates best
 	// Score first and stop after the first compilable one (and its tests):
@@ -70,6 +75,12 @@ type Options struct {
 	Memo           bool    // section 4.3 memoization
 	ActiveComplete bool    // Algorithm 3
 	KeepTop        int     // patches returned; default 5
+	// Concurrency is how many samples run at once, each on its own model
+	// session (lm.Model.Start), so that a model server can batch their
+	// requests; default 1. Engine calls are serialized (one engine session
+	// is shared), and results are committed in sample order: equal seeds
+	// give equal patches at any concurrency (see sampleConcurrently).
+	Concurrency int
 }
 
 // Patch is one validated candidate.
@@ -127,20 +138,33 @@ type Stats struct {
 	// delete the buggy lines) but never drawn; it was never proposed after
 	// the first step (the n-gram model offers it only at a line end where
 	// the brackets fit the buggy hunk's).
-	TruncEndPruned   int           `json:"trunc_end_pruned"`
-	TruncEndNotDrawn int           `json:"trunc_end_not_drawn"`
-	TruncNoEnd       int           `json:"trunc_no_end"`
-	SameAsBuggy      int           `json:"same_as_buggy"`    // completed samples equal to the buggy hunk after normalisation (dropped)
-	EngineCalls      int64         `json:"engine_calls"`     // Check and Complete calls made by the loop (memo hits excluded)
-	CompileChecks    int64         `json:"compile_checks"`   // CompileErrors calls made by validation
-	Unchecked        int64         `json:"unchecked"`        // candidates whose compile check failed (unparsable text or a timeout): not compilable
-	Tested           int           `json:"tested"`           // candidates whose TestCmd ran
-	SampleTime       time.Duration `json:"sample_time_ns"`   // wall time of sampling
-	ValidateTime     time.Duration `json:"validate_time_ns"` // wall time of validation (compile checks and tests)
+	TruncEndPruned   int   `json:"trunc_end_pruned"`
+	TruncEndNotDrawn int   `json:"trunc_end_not_drawn"`
+	TruncNoEnd       int   `json:"trunc_no_end"`
+	SameAsBuggy      int   `json:"same_as_buggy"`  // completed samples equal to the buggy hunk after normalisation (dropped)
+	EngineCalls      int64 `json:"engine_calls"`   // Check and Complete calls made by the loop (memo hits excluded)
+	CompileChecks    int64 `json:"compile_checks"` // CompileErrors calls made by validation
+	Unchecked        int64 `json:"unchecked"`      // candidates whose compile check failed (unparsable text or a timeout): not compilable
+	Tested           int   `json:"tested"`         // candidates whose TestCmd ran
+	// SampleTime and ValidateTime split the repair's wall time. Compile
+	// checks run between samples (Request.OnPatch), so SampleTime is the
+	// wall time of sampling less the compile checks made meanwhile, and
+	// ValidateTime is those compile checks plus the wait for validation
+	// after the last sample (the tests still running, or every check with
+	// Request.FirstCompilable). Tests that ran during sampling are in
+	// neither.
+	SampleTime   time.Duration `json:"sample_time_ns"`
+	ValidateTime time.Duration `json:"validate_time_ns"`
+	// Resampled counts samples run a second time with Options.Concurrency
+	// above 1: a sample before them ended dead while they ran, and its
+	// rejected prefix covers text they asked about, so they are run again
+	// as they would have run one after another (sampleConcurrently).
+	Resampled int `json:"resampled"`
 
 	// Speculative guided decoding (repair/speculative.go), when the model
 	// session implements lm.Speculator. Proposals are also counted in
-	// LMRequests; Proposals <= Samples + SpecRejected + SpecCuts.
+	// LMRequests; Proposals <= Samples + Resampled + SpecRejected +
+	// SpecCuts (the work of a sample run twice counts twice).
 	Proposals    int64 `json:"proposals"`     // model requests that proposed a continuation
 	SpecAccepted int64 `json:"spec_accepted"` // proposed tokens taken as they were
 	SpecRejected int64 `json:"spec_rejected"` // proposed tokens not taken (pruned or outside the nucleus): resampled locally

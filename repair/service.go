@@ -2,20 +2,18 @@ package repair
 
 // service.go is Service, the Repairer: it splits the file around the hunk
 // into a FIM context, samples candidates (loop.go), deduplicates them,
-// validates them (validate.go) and ranks them.
+// validates them (validate.go) and ranks them. Sampling and validation
+// overlap (pipeline.go).
 
 import (
-	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"sort"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
@@ -32,8 +30,9 @@ type Backends struct {
 
 // Service implements Repairer with Repilot's loop over one project's
 // backends, which its caller started (package backend keeps one per project
-// root). Each Repair opens one model session and (unless the variant is base)
-// one engine session, and uses them from one goroutine; the memo lives for
+// root). Each Repair opens one model session per concurrent sample
+// (Options.Concurrency) and (unless the variant is base) one engine
+// session, whose calls it serializes; the memo lives for
 // one repair, because the engine's verdicts depend on the whole project,
 // which may change between repairs.
 type Service struct {
@@ -41,6 +40,9 @@ type Service struct {
 	Backends Backends
 	// MemoSize bounds the memo's caches (0: DefaultMemoSize).
 	MemoSize int
+	// validateAfter makes Repair validate only after the last sample, as
+	// it did before pipelining: the reference the tests compare with.
+	validateAfter bool
 }
 
 // NewService returns a Service that uses b for every repair.
@@ -57,7 +59,14 @@ func FileURI(path string) string {
 // compare a patch with a developer fix (docs/bug-corpus.md).
 func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 
-// Repair runs Algorithm 1 on req and returns the ranked patches. Errors: a bad
+// Repair runs Algorithm 1 on req and returns the ranked patches. Each
+// completed sample is deduplicated and, when its candidate is new, compile-
+// checked at once, between samples (compile checks and the engine share one
+// JDT LS); a compilable candidate's tests start in the background, at most
+// TestParallelism at a time, while sampling goes on (pipeline.go). The
+// Result is the same as when validation follows sampling: the same
+// candidates, verdicts and order for the same seed. With
+// req.FirstCompilable, validation waits for the last sample. Errors: a bad
 // request (file outside Root, lines out of range), a model or engine failure,
 // or ctx's error when cancelled. A model that proposes nothing gives a Result
 // with no patches and no error.
@@ -95,23 +104,53 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	res := &Result{}
 	st := &res.Stats
 
-	cands, err := s.sampleAll(ctx, b, uri, site, opts, st, progress)
-	st.SampleTime = time.Since(began)
+	// Progress percentages never go back: sampling reports 0-90, and
+	// validation between samples reports where sampling stands.
+	pct := 0
+	report := func(msg string, p int) {
+		pct = max(pct, p)
+		progress(msg, pct)
+	}
+	v := newValidator(ctx, b.Compiler, req, rel, uri, site, st, func(msg string) { report(msg, pct) }, began, opts.Samples)
+	commit := v.add // pipelined: each completed sample is validated at once
+	if req.FirstCompilable || s.validateAfter {
+		commit = nil // every candidate must be known to pick the best-scored ones
+	}
+	cands, err := s.sampleAll(ctx, b, uri, site, opts, st, report, commit)
+	st.SampleTime = time.Since(began) - v.spent
 	if err != nil && ctx.Err() == nil {
+		v.abort()
 		return nil, err
 	}
-	cands = dedupe(cands, site.Buggy, st)
-
+	vbegan := time.Now()
 	var patches []Patch
-	if err != nil { // interrupted while sampling: nothing is validated
+	switch {
+	case req.FirstCompilable && err != nil: // interrupted while sampling: nothing is validated
+		cands = dedupe(cands, site.Buggy, st)
 		patches = notValidated(rel, site, cands, NotValidated)
-	} else {
-		vbegan := time.Now()
-		patches, err = validateAll(ctx, b.Compiler, req, rel, uri, site, cands, st, progress, began)
-		st.ValidateTime = time.Since(vbegan)
-		if err != nil && ctx.Err() == nil {
-			return nil, err
+		v.abort()
+	case req.FirstCompilable:
+		patches, err = v.firstCompilable(dedupe(cands, site.Buggy, st))
+	case s.validateAfter && err == nil:
+		for _, c := range dedupe(cands, site.Buggy, st) {
+			if err = v.add(c); err != nil {
+				break
+			}
 		}
+		fallthrough
+	default:
+		if err == nil && len(req.TestCmd) > 0 {
+			report("validating: waiting for the tests to end", 90)
+		}
+		var verr error
+		patches, verr = v.finish()
+		if err == nil {
+			err = verr
+		}
+	}
+	st.ValidateTime = v.spent + time.Since(vbegan)
+	if err != nil && ctx.Err() == nil {
+		return nil, err
 	}
 	if err == nil && req.TestBuggy && len(req.TestCmd) > 0 && st.Tested > 0 && !anyPlausible(patches) {
 		progress("no candidate passed the tests: running them on the buggy project", 99)
@@ -170,11 +209,15 @@ func relPath(root, file string) (string, error) {
 	return filepath.ToSlash(rel), nil
 }
 
-// sampleAll runs opts.Samples samples in order and returns the completed
-// candidates (newline-terminated), not yet deduplicated. On an error it
-// returns the candidates completed before it, which Repair keeps when the
-// error is ctx ending.
-func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hunkSite, opts Options, st *Stats, progress Progress) ([]candidate, error) {
+// sampleAll runs opts.Samples samples, opts.Concurrency at a time, and
+// returns the completed candidates (newline-terminated) in sample order, not
+// yet deduplicated; when commit is set, it is given each of them in that
+// order as soon as it and the samples before it are done, while later
+// samples run. On an error (a sample's, or commit's) it returns the
+// candidates completed before it, which Repair keeps when the error is ctx
+// ending.
+func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hunkSite, opts Options, st *Stats,
+	progress Progress, commit func(candidate) error) ([]candidate, error) {
 	fim := lm.FIM{Prefix: site.Prefix, Suffix: site.Suffix, Indent: site.Indent, Buggy: site.Buggy,
 		Insert: site.Insert}
 	ms, err := b.Model.Start(ctx, fim)
@@ -187,7 +230,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 		model:   ms,
 		hunkKey: HunkKey(uri, site.Prefix, site.Suffix),
 		distKey: HunkKey(uri, site.Prefix, site.Suffix, b.Model.Name(), fmt.Sprint(opts.TopK)),
-		stats:   st,
+		dead:    &deadPrefixes{},
 	}
 	if ww, ok := ms.(lm.WholeWords); ok {
 		sp.wholeWords = ww.WholeWords()
@@ -204,29 +247,50 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 			st.EngineRequests = es.Stats().Requests
 			es.Close()
 		}()
-		sp.eng = &timedSession{Session: es, spent: &st.EngineTime}
+		// One engine session serves every sample, one call at a time.
+		sp.eng = &lockedSession{Session: es, spent: &st.EngineTime}
 	}
 	var out []candidate
-	for i := 0; i < opts.Samples; i++ {
-		progress(fmt.Sprintf("sampling %d/%d", i+1, opts.Samples), 80*i/opts.Samples)
-		c, end, err := sp.sample(ctx, i)
-		if err != nil {
-			return out, err
-		}
+	accept := func(r sampleRun) error {
 		st.Samples++
-		switch end {
+		addOutcome(st, &r.work)
+		if r.trace.isDead && r.trace.deferred {
+			sp.dead.Add(r.trace.dead)
+		}
+		switch r.end {
 		case endComplete:
 			st.Completed++
+			c := r.c
 			if c.text != "" && !strings.HasSuffix(c.text, "\n") {
 				c.text += "\n"
 			}
 			out = append(out, c)
+			if commit != nil {
+				return commit(c)
+			}
 		case endDead:
 			st.Dead++
 		case endTruncated:
 			st.Truncated++
 		case endNothing:
 			st.NoProposal++
+		}
+		return nil
+	}
+	if n := min(opts.Concurrency, opts.Samples); n > 1 {
+		err := sp.sampleConcurrently(ctx, b.Model, fim, ms, n, opts.Samples, st, progress,
+			func(_ int, r sampleRun) error { return accept(r) })
+		return out, err
+	}
+	for i := 0; i < opts.Samples; i++ {
+		progress(fmt.Sprintf("sampling %d/%d", i+1, opts.Samples), 90*i/opts.Samples)
+		r := sp.runSample(ctx, ms, i, false)
+		addWork(st, &r.work)
+		if r.err != nil {
+			return out, r.err
+		}
+		if err := accept(r); err != nil {
+			return out, err
 		}
 	}
 	return out, nil
@@ -261,158 +325,6 @@ func dedupe(cands []candidate, buggy string, st *Stats) []candidate {
 	}
 	st.Unique = len(out)
 	return out
-}
-
-// validateAll compile-checks every candidate and runs req.TestCmd on the
-// compilable ones. Compile checks run one after another (they share the
-// engine's JDT LS); each compilable candidate's tests start at once in their
-// own scratch copy, at most TestParallelism at a time, while the next
-// candidates are compile-checked. When ctx ends, it returns ctx.Err() with a
-// patch for every candidate: those validated, then the rest with Unvalidated
-// set (see notValidated; a candidate whose tests were cut short keeps its
-// compile verdict). Patches come back in candidate order whatever order
-// their tests end in, so the result does not depend on timing. With
-// req.FirstCompilable it checks the candidates best Score first and stops
-// after the first compilable one (its tests still run): the rest come back
-// Unvalidated with NewErrors [NotValidatedStopped].
-//
-// began is when the repair started: Stats.FirstCompilable and
-// FirstPlausible are measured from it.
-func validateAll(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, cands []candidate, st *Stats, progress Progress, began time.Time) ([]Patch, error) {
-	patches := make([]Patch, 0, len(cands)) // never grows past len(cands): test goroutines hold pointers into it
-	if len(cands) == 0 {
-		return patches, nil
-	}
-	if req.FirstCompilable {
-		cands = slices.Clone(cands)
-		slices.SortStableFunc(cands, func(a, b candidate) int { return cmp.Compare(b.score(), a.score()) })
-	}
-	interrupted := func(done []Patch, rest []candidate) ([]Patch, error) {
-		return append(done, notValidated(rel, site, rest, NotValidated)...), ctx.Err()
-	}
-	st.CompileChecks++
-	buggyErrs, err := comp.CompileErrors(ctx, uri, req.Text)
-	if err != nil {
-		if ctx.Err() != nil {
-			return interrupted(patches, cands)
-		}
-		return nil, fmt.Errorf("compile check of the buggy file: %w", err)
-	}
-	var (
-		mu      sync.Mutex // guards st's test fields, testErr, tested patches, OnPatch calls
-		wg      sync.WaitGroup
-		testErr error
-		sem     = make(chan struct{}, TestParallelism())
-	)
-	// found records a validated patch; mu is held.
-	found := func(p Patch) {
-		if p.Compilable && st.FirstCompilable == 0 {
-			st.FirstCompilable = time.Since(began)
-		}
-		if p.Plausible && st.FirstPlausible == 0 {
-			st.FirstPlausible = time.Since(began)
-		}
-		if req.OnPatch != nil {
-			req.OnPatch(p)
-		}
-	}
-	failed := func() error {
-		mu.Lock()
-		defer mu.Unlock()
-		return testErr
-	}
-	rest := []candidate(nil) // candidates left unvalidated by an interruption
-	// stopped are the candidates after the first compilable one, left
-	// unvalidated on purpose with req.FirstCompilable.
-	var stopped []candidate
-	for j, c := range cands {
-		if ctx.Err() != nil || failed() != nil {
-			rest = cands[j:]
-			break
-		}
-		progress(fmt.Sprintf("validating %d/%d", j+1, len(cands)), 80+20*j/len(cands))
-		patched := site.Prefix + c.text + site.Suffix
-		st.CompileChecks++
-		errs, err := comp.CompileErrors(ctx, uri, patched)
-		var unchecked string
-		if err != nil {
-			if ctx.Err() != nil {
-				rest = cands[j:]
-				break
-			}
-			// A candidate the compiler cannot report on does not compile
-			// (ErrUnparsable), or was not checked in time: either way it is
-			// not offered as compilable, and the other candidates are kept.
-			if !(errors.Is(err, engine.ErrUnparsable) || errors.Is(err, context.DeadlineExceeded)) {
-				wg.Wait()
-				return nil, fmt.Errorf("compile check of candidate %d: %w", j+1, err)
-			}
-			st.Unchecked++
-			unchecked = "not compile-checked: " + err.Error()
-		}
-		p := candidatePatch(rel, site, c)
-		p.NewErrors = newErrors(buggyErrs, errs, req.StartLine, req.EndLine,
-			req.StartLine, req.StartLine+strings.Count(c.text, "\n")-1)
-		if unchecked != "" {
-			p.NewErrors = []string{unchecked}
-		}
-		p.Compilable = len(p.NewErrors) == 0
-		if !p.Compilable || len(req.TestCmd) == 0 {
-			patches = append(patches, p)
-			mu.Lock()
-			found(p)
-			mu.Unlock()
-			if req.FirstCompilable && p.Compilable {
-				stopped = cands[j+1:]
-				break
-			}
-			continue
-		}
-		// Compiles: test it in the background. Until its tests end it
-		// stands as compilable with Unvalidated set, which is what an
-		// interruption leaves.
-		p.Unvalidated = true
-		patches = append(patches, p)
-		q := &patches[len(patches)-1]
-		select {
-		case sem <- struct{}{}:
-		case <-ctx.Done():
-			rest = cands[j+1:]
-		}
-		if rest != nil {
-			break
-		}
-		wg.Add(1)
-		go func(n int) {
-			defer wg.Done()
-			defer func() { <-sem }()
-			tr, err := runTests(ctx, req.Root, rel, patched, req.TestCmd, req.TestTimeout)
-			mu.Lock()
-			defer mu.Unlock()
-			if err != nil {
-				if ctx.Err() == nil && testErr == nil {
-					testErr = fmt.Errorf("testing candidate %d: %w", n, err)
-				}
-				return // interrupted: q stays compilable and Unvalidated
-			}
-			st.Tested++
-			q.Unvalidated = false
-			q.Tested, q.Plausible, q.TestOutput, q.TestTimedOut = true, tr.Passed, tr.Output, tr.TimedOut
-			found(*q)
-		}(j + 1)
-		if req.FirstCompilable {
-			stopped = cands[j+1:]
-			break
-		}
-	}
-	wg.Wait()
-	if testErr != nil {
-		return nil, testErr
-	}
-	if ctx.Err() != nil {
-		return interrupted(patches, append(rest, stopped...))
-	}
-	return append(patches, notValidated(rel, site, stopped, NotValidatedStopped)...), nil
 }
 
 // TestParallelism is how many candidates' tests run at once: the number of
@@ -460,27 +372,3 @@ func rank(patches []Patch) {
 		return a.Score > b.Score
 	})
 }
-
-// timedSession adds the wall time of every engine call to *spent
-// (Stats.EngineTime).
-type timedSession struct {
-	engine.Session
-	spent *time.Duration
-}
-
-func (t *timedSession) Check(ctx context.Context, generated, token string) (engine.Outcome, error) {
-	defer t.add(time.Now())
-	return t.Session.Check(ctx, generated, token)
-}
-
-func (t *timedSession) CheckEnd(ctx context.Context, generated string) (engine.Outcome, error) {
-	defer t.add(time.Now())
-	return t.Session.CheckEnd(ctx, generated)
-}
-
-func (t *timedSession) Complete(ctx context.Context, generated string) (engine.Completions, error) {
-	defer t.add(time.Now())
-	return t.Session.Complete(ctx, generated)
-}
-
-func (t *timedSession) add(start time.Time) { *t.spent += time.Since(start) }

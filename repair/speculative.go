@@ -110,7 +110,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		)
 		if len(pending) == 0 {
 			if s.memo != nil {
-				if d, ok := s.memo.Dist(s.distKey, generated); ok {
+				if d, ok := s.memoDist(generated); ok {
 					dist = d // known distribution: draw locally, no request
 				}
 			}
@@ -175,7 +175,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 			continue
 		}
 		if k < 0 {
-			s.dead.Add(generated)
+			s.markDead(generated)
 			return candidate{}, endDead, nil
 		}
 		tok := dist[k]
@@ -243,7 +243,7 @@ func (s *sampler) recordProposal(generated string, steps []lm.Step) {
 		if len(top) > s.opts.TopK {
 			top = top[:s.opts.TopK]
 		}
-		s.memo.RecordDist(s.distKey, prefix, top)
+		s.recordDist(prefix, top)
 		if st.Chosen < 0 || st.Token.End {
 			return
 		}

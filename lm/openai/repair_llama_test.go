@@ -7,8 +7,10 @@ package openai
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"sync"
 	"testing"
 	"time"
@@ -213,4 +215,183 @@ func BenchmarkLlamaRepair(b *testing.B) {
 			b.ReportMetric(float64(cands)/float64(b.N), "candidates/repair")
 		})
 	}
+}
+
+// concurrencySlots is the llama-server slots of the concurrency test and
+// benchmark: -np 4, one per concurrent sample.
+const concurrencySlots = 4
+
+// concurrencyServer starts a llama-server of the test's own with the given
+// slots on the shape $REPILOT_LLAMA_SHAPE (default tiny).
+func concurrencyServer(t testing.TB, slots int) *llamatest.Server {
+	shape := os.Getenv("REPILOT_LLAMA_SHAPE")
+	if shape == "" {
+		shape = "tiny"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	return llamatest.StartRandom(ctx, t, "deepseek-coder", shape, llamatest.Options{Slots: slots,
+		LogFile: filepath.Join(os.TempDir(), fmt.Sprintf("repilot-llamatest-np%d-%d.log", slots, os.Getpid()))})
+}
+
+// TestLlamaConcurrencySamePatches: a repair drawing 4 samples at once from a
+// llama-server gives the candidates, in the same order with the same
+// verdicts and scores, and the same sampling paths, as drawing them one
+// after another, for the same seed, token by token and with speculative
+// decoding. The server has one slot: with several, llama.cpp computes a
+// request's logits in batches with the other slots' requests, and they can
+// differ in the last bits with the batch (llama.cpp #6950, #7347), which no
+// client can undo. When a sample ran again (Stats.Resampled), the tokens of
+// its first run are counted too, so the paths are then compared by their
+// outcomes only.
+func TestLlamaConcurrencySamePatches(t *testing.T) {
+	srv := concurrencyServer(t, 1)
+	eng, bug, root := sharedJDT(t)
+	for _, speculate := range []bool{false, true} {
+		m, err := New(Config{BaseURL: srv.URL, NoSpeculate: !speculate, MaxConcurrent: concurrencySlots})
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc := repair.NewService(repair.Backends{Model: m, Engine: eng, Compiler: eng})
+		var results []*repair.Result
+		for _, n := range []int{1, concurrencySlots} {
+			o := e2eOptions(7, 8)
+			o.Concurrency = n
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+			res, err := svc.Repair(ctx, repairRequest(t, bug, root, o), nil)
+			cancel()
+			if err != nil {
+				t.Fatalf("speculate=%v concurrency %d: %v", speculate, n, err)
+			}
+			t.Logf("speculate=%v concurrency %d: %d candidates, %d resampled, %d tokens, %d pruned, %d LM requests, engine %s, %s",
+				speculate, n, len(res.Candidates), res.Stats.Resampled, res.Stats.Tokens, res.Stats.Pruned, res.Stats.LMRequests,
+				res.Stats.EngineTime.Round(time.Millisecond), res.Stats.Duration.Round(time.Millisecond))
+			results = append(results, res)
+		}
+		one, many := results[0], results[1]
+		if !reflect.DeepEqual(one.Candidates, many.Candidates) {
+			t.Errorf("speculate=%v: concurrency %d gave\n%q\nconcurrency 1\n%q", speculate, concurrencySlots,
+				hunkTexts(many.Candidates), hunkTexts(one.Candidates))
+		}
+		if one.Stats.Samples != many.Stats.Samples || one.Stats.Truncated != many.Stats.Truncated || one.Stats.Dead != many.Stats.Dead {
+			t.Errorf("speculate=%v: outcomes differ: %+v against %+v", speculate, many.Stats, one.Stats)
+		}
+		// The random model seldom ends a hunk: most samples are truncated,
+		// so the paths are compared by their tokens sampled and pruned
+		// (path counts, whoever asked the memo first), unless a sample ran
+		// twice (its first run's work is counted too).
+		if many.Stats.Resampled == 0 && (one.Stats.Tokens != many.Stats.Tokens || one.Stats.Pruned != many.Stats.Pruned) {
+			t.Errorf("speculate=%v: %d tokens sampled, %d pruned at concurrency %d; %d and %d at concurrency 1", speculate,
+				many.Stats.Tokens, many.Stats.Pruned, concurrencySlots, one.Stats.Tokens, one.Stats.Pruned)
+		}
+	}
+}
+
+func hunkTexts(ps []repair.Patch) []string {
+	var out []string
+	for _, p := range ps {
+		out = append(out, p.Hunk)
+	}
+	return out
+}
+
+// BenchmarkLlamaRepairConcurrency times 20-sample repairs (full variant,
+// speculative decoding, 16-token budget) through a llama-server with 4
+// slots at concurrency 1 and 4, alternating which goes first in each
+// iteration, each iteration with a new seed for both. Reported: the wall
+// time of a repair at each concurrency, their ratio, and the time in model
+// calls and in engine calls per repair at concurrency 4 (summed over
+// concurrent samples, so they can exceed the wall time).
+//
+//	go test ./lm/openai -run '^$' -bench LlamaRepairConcurrency -benchtime 5x
+func BenchmarkLlamaRepairConcurrency(b *testing.B) {
+	srv := concurrencyServer(b, concurrencySlots)
+	eng, bug, root := sharedJDT(b)
+	m, err := New(Config{BaseURL: srv.URL, MaxConcurrent: concurrencySlots})
+	if err != nil {
+		b.Fatal(err)
+	}
+	var lmTime time.Duration
+	var mu sync.Mutex
+	svc := repair.NewService(repair.Backends{Model: lockedTimedModel{m, &lmTime, &mu}, Engine: eng, Compiler: eng})
+	wall := map[int]time.Duration{}
+	var engineTime, lm4 time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		order := []int{1, concurrencySlots}
+		if i%2 == 1 {
+			order = []int{concurrencySlots, 1}
+		}
+		for _, n := range order {
+			o := e2eOptions(int64(200+i), 20)
+			o.Concurrency = n
+			mu.Lock()
+			before := lmTime
+			mu.Unlock()
+			res, err := svc.Repair(context.Background(), repairRequest(b, bug, root, o), nil)
+			if err != nil {
+				b.Fatal(err)
+			}
+			wall[n] += res.Stats.Duration
+			if n == concurrencySlots {
+				engineTime += res.Stats.EngineTime
+				mu.Lock()
+				lm4 += lmTime - before
+				mu.Unlock()
+			}
+		}
+	}
+	per := func(d time.Duration) float64 { return float64(d.Milliseconds()) / float64(b.N) }
+	b.ReportMetric(per(wall[1]), "ms/repair-c1")
+	b.ReportMetric(per(wall[concurrencySlots]), "ms/repair-c4")
+	b.ReportMetric(float64(wall[concurrencySlots])/float64(wall[1]), "c4/c1")
+	b.ReportMetric(per(lm4), "lm-ms/repair-c4")
+	b.ReportMetric(per(engineTime), "engine-ms/repair-c4")
+}
+
+// lockedTimedModel is timedModel for concurrent sessions: the time spent in
+// model calls is added under mu.
+type lockedTimedModel struct {
+	*Model
+	spent *time.Duration
+	mu    *sync.Mutex
+}
+
+func (m lockedTimedModel) Start(ctx context.Context, f lm.FIM) (lm.Session, error) {
+	s, err := m.Model.Start(ctx, f)
+	if err != nil {
+		return nil, err
+	}
+	ts := lockedTimedSession{s: s, spent: m.spent, mu: m.mu}
+	if sp, ok := s.(lm.Speculator); ok {
+		return lockedTimedSpeculator{ts, sp}, nil
+	}
+	return ts, nil
+}
+
+type lockedTimedSession struct {
+	s     lm.Session
+	spent *time.Duration
+	mu    *sync.Mutex
+}
+
+func (t lockedTimedSession) add(began time.Time) {
+	t.mu.Lock()
+	*t.spent += time.Since(began)
+	t.mu.Unlock()
+}
+
+func (t lockedTimedSession) Next(ctx context.Context, g string, k int) ([]lm.Candidate, error) {
+	defer t.add(time.Now())
+	return t.s.Next(ctx, g, k)
+}
+
+type lockedTimedSpeculator struct {
+	lockedTimedSession
+	sp lm.Speculator
+}
+
+func (t lockedTimedSpeculator) Propose(ctx context.Context, g string, o lm.ProposeOptions) ([]lm.Step, error) {
+	defer t.add(time.Now())
+	return t.sp.Propose(ctx, g, o)
 }

@@ -123,6 +123,7 @@ type repairExt struct {
 	maxBytes     int
 	timeout      time.Duration
 	applyTimeout time.Duration
+	concurrency  int // repair.Options.Concurrency when above 1
 
 	mu      sync.Mutex
 	last    map[protocol.DocumentURI]*remembered    // the latest result per document
@@ -147,6 +148,10 @@ type Options struct {
 	// ApplyTimeout bounds the editor's answer to the workspace/applyEdit
 	// of repilot.applyPatch (default 1 minute).
 	ApplyTimeout time.Duration
+	// Concurrency is how many samples a repair draws at once
+	// (repair.Options.Concurrency; default 1): serve sets it from
+	// --model-concurrency when the model is a server.
+	Concurrency int
 }
 
 // New returns the "Repair with Repilot" feature over r (see
@@ -161,7 +166,7 @@ func New(r repair.Repairer, o Options) proxy.Extension {
 	if o.ApplyTimeout == 0 {
 		o.ApplyTimeout = time.Minute
 	}
-	return &repairExt{r: r, maxBytes: o.MaxBytes, timeout: o.Timeout, applyTimeout: o.ApplyTimeout,
+	return &repairExt{r: r, maxBytes: o.MaxBytes, timeout: o.Timeout, applyTimeout: o.ApplyTimeout, concurrency: o.Concurrency,
 		last: map[protocol.DocumentURI]*remembered{}, patched: map[protocol.DocumentURI]*patchVersions{}}
 }
 
@@ -301,6 +306,10 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	// JDT LS compiles the file with the right classpath.
 	root := repair.ProjectRoot(file, doc.Text, c.Root())
 	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine, TestCmd: a.TestCommand}
+	if x.concurrency > 1 {
+		req.Options = repair.DefaultOptions()
+		req.Options.Concurrency = x.concurrency
+	}
 	// lspPatch is a patch as the editor gets it: titled, with its edit.
 	lspPatch := func(title string, pt repair.Patch) RepairPatch {
 		out := RepairPatch{
