@@ -195,6 +195,7 @@ func addWork(st, w *Stats) {
 	st.SpecAccepted += w.SpecAccepted
 	st.SpecRejected += w.SpecRejected
 	st.SpecCuts += w.SpecCuts
+	st.LineRedraws += w.LineRedraws
 }
 
 // addOutcome adds the outcome counters of a committed run to st: why it was

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -41,12 +42,29 @@ func spacedModel(generated string) ([]lm.Candidate, error) {
 // generated text whose hash is 0 mod 5 (so prefixes die, and the trie of
 // rejected prefixes steers later samples), plus hashEngine's rules.
 func deadlyEngine(generated, token string) (engine.Outcome, error) {
-	h := fnv.New32a()
-	h.Write([]byte(generated))
-	if generated != "" && h.Sum32()%5 == 0 {
+	if deadText(generated) {
 		return engine.Infeasible, nil
 	}
 	return hashEngine(generated, token)
+}
+
+// deadText reports the texts after which deadlyEngine prunes every token.
+func deadText(generated string) bool {
+	h := fnv.New32a()
+	h.Write([]byte(generated))
+	return generated != "" && h.Sum32()%5 == 0
+}
+
+// deadlyModel is spacedModel without its end token after the texts where
+// deadlyEngine prunes everything: a pruned end there would make the sample
+// redraw its line (loop.go, redrawLine) instead of dying, and the prefix
+// would never reach the trie of rejected prefixes.
+func deadlyModel(generated string) ([]lm.Candidate, error) {
+	d, err := spacedModel(generated)
+	if err != nil || !deadText(generated) {
+		return d, err
+	}
+	return slices.DeleteFunc(d, func(c lm.Candidate) bool { return c.End }), nil
 }
 
 // testProject writes javaFile under a temporary root; the request points at it.
@@ -238,7 +256,7 @@ func TestConcurrencySamePatches(t *testing.T) {
 		for seed := int64(0); seed < 6; seed++ {
 			repair := func(n int) *Result {
 				o := variant(t, variantName, func(o *Options) { o.Samples = 16; o.Seed = seed; o.Concurrency = n })
-				return run(t, service(jitterModel(spacedModel), &fakeEngine{check: deadlyEngine, complete: hashComplete},
+				return run(t, service(jitterModel(deadlyModel), &fakeEngine{check: deadlyEngine, complete: hashComplete},
 					&fakeCompiler{errs: someErrors}), request(o))
 			}
 			one := repair(1)
