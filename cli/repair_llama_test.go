@@ -54,7 +54,8 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 	for _, speculate := range []bool{true, false} {
 		args := []string{"repair", "--project", bug.ProjectDir(), "--file", bug.File, "--lines", linesFlag(bug),
 			"--samples", "4", "--max-tokens", "16", "--seed", "1", "--json",
-			"--model-base-url", srv.URL, "--api-key-env", "LLAMA_TEST_KEY", "--model-timeout", "2m"}
+			"--model-base-url", srv.URL, "--api-key-env", "LLAMA_TEST_KEY", "--model-timeout", "2m",
+			"--model-concurrency", "4"}
 		if !speculate {
 			args = append(args, "--no-speculate")
 		}
@@ -102,9 +103,9 @@ func TestRepairCommandWithLlamaServer(t *testing.T) {
 	if len(built) != 2 || !strings.Contains(built[0], "@"+srv.URL) {
 		t.Errorf("models built: %q", built)
 	}
-	// --model-concurrency (default 4) is how many samples run at once.
+	// --model-concurrency is how many samples run at once.
 	if !slices.Equal(concurrency, []int{4, 4}) {
-		t.Errorf("requests drew %v samples at once, want 4 (the --model-concurrency default) each", concurrency)
+		t.Errorf("requests drew %v samples at once, want 4 (--model-concurrency 4) each", concurrency)
 	}
 	if _, err := os.Stat(bug.FilePath()); err != nil {
 		t.Fatal(err)

@@ -28,7 +28,7 @@ func envOf(m map[string]string) func(string) string {
 }
 
 func TestModelFlagsResolve(t *testing.T) {
-	defaults := modelFlags{apiKeyEnv: openai.EnvAPIKey, timeout: time.Minute, concurrency: 4, retries: 3}
+	defaults := modelFlags{apiKeyEnv: openai.EnvAPIKey, timeout: time.Minute, concurrency: 1, retries: 3}
 
 	cfg, err := defaults.resolve(envOf(nil))
 	if err != nil || cfg.Remote() {
