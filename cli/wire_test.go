@@ -44,7 +44,7 @@ func TestModelFlagsResolve(t *testing.T) {
 	}
 	o := cfg.OpenAI
 	if o.BaseURL != env[EnvModelBaseURL] || o.Model != "qwen2.5-coder" || o.FIM != "qwen" || o.APIKey != "sk-editor-secret" ||
-		o.Timeout != time.Minute || o.MaxConcurrent != 4 || o.MaxRetries != 3 {
+		o.Timeout != time.Minute || o.MaxConcurrent != 1 || o.MaxRetries != 3 {
 		t.Errorf("env fallback: %s %+v", cfg, o.Timeout)
 	}
 	if s := cfg.String(); strings.Contains(s, "sk-editor-secret") || !strings.Contains(s, "API key: set") {
