@@ -65,3 +65,37 @@ func TestRoundTripAndFiles(t *testing.T) {
 		t.Errorf("empty file: %q, %v", s, err)
 	}
 }
+
+// TestUnseal: what a Summer wrote unseals to the bytes before the
+// trailer; any single flipped bit, a truncation or an empty file is ErrBad.
+func TestUnseal(t *testing.T) {
+	var buf bytes.Buffer
+	s := NewSummer(&buf)
+	w := bufio.NewWriter(s)
+	w.WriteString("repilot-lsp unit cache\nclass JSONDecodeError(ValueError)")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Trailer(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.String()
+	body, err := Unseal(data)
+	if err != nil || body != data[:len(data)-SumLen] {
+		t.Fatalf("Unseal = %q, %v", body, err)
+	}
+	for i := 0; i < len(data); i++ {
+		for bit := 0; bit < 8; bit++ {
+			b := []byte(data)
+			b[i] ^= 1 << bit
+			if _, err := Unseal(string(b)); err != ErrBad {
+				t.Fatalf("bit %d of byte %d flipped: err %v", bit, i, err)
+			}
+		}
+	}
+	for n := 0; n < len(data); n++ {
+		if _, err := Unseal(data[:n]); err != ErrBad {
+			t.Fatalf("truncated to %d bytes: err %v", n, err)
+		}
+	}
+}

@@ -534,13 +534,14 @@ func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry) (e *fil
 // units.Extract's output or the file's format does (v2: units inside Java
 // anonymous classes, enum constants and lambdas, Python nested functions;
 // v3: package binenc instead of gob, which took most of a warm CLI run's
-// loading), so that a cache from an older binary is not read.
-const cacheFile = "units-v3.bin"
+// loading; v4: a checksum at the end, binenc.Summer), so that a cache from
+// an older binary is not read.
+const cacheFile = "units-v4.bin"
 
 // oldCacheFiles are earlier versions' caches, removed when a new one is saved.
-var oldCacheFiles = []string{"units-v2.gob", "units.gob"}
+var oldCacheFiles = []string{"units-v3.bin", "units-v2.gob", "units.gob"}
 
-const cacheMagic = "repilot-lsp unit cache v3\n"
+const cacheMagic = "repilot-lsp unit cache v4\n"
 
 func (x *Index) loadCache() map[string]*fileEntry {
 	if x.opt.CacheDir == "" {
@@ -552,7 +553,12 @@ func (x *Index) loadCache() map[string]*fileEntry {
 		read = binenc.MapFile
 	}
 	data, err := read(filepath.Join(x.opt.CacheDir, cacheFile))
-	if err != nil || len(data) < len(cacheMagic) {
+	if err != nil {
+		return nil
+	}
+	// A damaged file is rebuilt: entries reused by size and mtime are
+	// never read again, so a flipped bit would otherwise stay.
+	if data, err = binenc.Unseal(data); err != nil {
 		return nil
 	}
 	if !strings.HasPrefix(data, cacheMagic) {
@@ -636,9 +642,14 @@ func (x *Index) Save() error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	e := &binenc.Encoder{W: bufio.NewWriter(tmp)}
+	sum := binenc.NewSummer(tmp)
+	e := &binenc.Encoder{W: bufio.NewWriter(sum)}
 	encodeCache(e, x.files)
-	if err := e.W.Flush(); err != nil {
+	err = e.W.Flush()
+	if err == nil {
+		err = sum.Trailer()
+	}
+	if err != nil {
 		tmp.Close()
 		return err
 	}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -172,7 +173,15 @@ func TestCacheWritesAndDamage(t *testing.T) {
 	}
 	want := unitIDs(cold)
 	b, _ := os.ReadFile(path)
-	for _, bad := range [][]byte{b[:len(b)/2], b[:len(b)-1], append(append([]byte{}, b...), 'x'), []byte("garbage")} {
+	// One flipped bit inside a unit's code decodes as well as the right
+	// one: only the checksum tells it from the code parsed.
+	flipped := append([]byte{}, b...)
+	i := bytes.Index(flipped, []byte("void g()"))
+	if i < 0 {
+		t.Fatal("the cache does not hold g's code")
+	}
+	flipped[i] ^= 0x20
+	for _, bad := range [][]byte{b[:len(b)/2], b[:len(b)-1], append(append([]byte{}, b...), 'x'), []byte("garbage"), flipped, nil} {
 		if err := os.WriteFile(path, bad, 0o644); err != nil {
 			t.Fatal(err)
 		}
