@@ -3,9 +3,13 @@ package binenc
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestRoundTripAndFiles: what Encoder writes, Decoder reads back, from a
@@ -97,5 +101,31 @@ func TestUnseal(t *testing.T) {
 		if _, err := Unseal(data[:n]); err != ErrBad {
 			t.Fatalf("truncated to %d bytes: err %v", n, err)
 		}
+	}
+}
+
+// TestMapFileSurvivesTruncation: another process that truncates a mapped
+// file waits (Linux: the read lease) instead of making the next read of
+// the mapping kill this process with SIGBUS; where no lease is taken the
+// file was read into memory, which truncation cannot touch.
+func TestMapFileSurvivesTruncation(t *testing.T) {
+	if _, err := exec.LookPath("truncate"); err != nil {
+		t.Skip("no truncate command")
+	}
+	path := filepath.Join(t.TempDir(), "cache.bin")
+	want := strings.Repeat("0123456789abcdef", 64<<10) // 1 MiB: many pages
+	if err := os.WriteFile(path, []byte(want), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := MapFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "truncate", "-s", "0", path).CombinedOutput()
+	t.Logf("truncate: %v %s", err, out)
+	if got != want { // reads every page
+		t.Fatal("the mapped content changed")
 	}
 }
