@@ -40,6 +40,10 @@ type stopRule struct {
 	// string or character literal, since the statement could then not be
 	// complete (Java has no line continuation inside a literal).
 	open int
+	// start is the scanner's state at the caret: inside the string,
+	// character literal, text block or comment the prefix leaves open, or
+	// in code, with open brackets.
+	start scanner
 }
 
 // newStopRule classifies the caret between prefix and suffix.
@@ -49,8 +53,10 @@ func newStopRule(prefix, suffix string) stopRule {
 	if i := strings.IndexByte(rest, '\n'); i >= 0 {
 		rest = rest[:i]
 	}
+	tok, inTok := javalex.TokenAt(prefix, len(prefix))
 	r := stopRule{
-		block:    strings.HasSuffix(strings.TrimRight(line, " \t\r"), "{"),
+		// A "{" in a comment or literal opens no block.
+		block:    !inTok && strings.HasSuffix(strings.TrimRight(line, " \t\r"), "{"),
 		lineRest: strings.TrimSpace(rest) != "",
 	}
 	r.closedAfter = strings.HasPrefix(strings.TrimLeft(suffix, " \t\r\n"), "}")
@@ -59,7 +65,33 @@ func newStopRule(prefix, suffix string) stopRule {
 	if !r.block {
 		r.open = max(0, openBrackets(prefix)-closersAfter(suffix))
 	}
+	r.start = scanner{depth: r.open}
+	if inTok {
+		r.start.enter(tok)
+	}
 	return r
+}
+
+// enter sets the scanner inside tok, the literal or comment the caret is
+// in (javalex.TokenAt), as if tok's text so far had been fed.
+func (s *scanner) enter(tok javalex.Token) {
+	text := tok.Text
+	trailing := len(text) - len(strings.TrimRight(text, "\\"))
+	switch javalex.ContextAt(text, len(text)) {
+	case javalex.InString:
+		s.quote, s.litLen, s.esc = '"', len(text)-1, trailing%2 == 1
+	case javalex.InChar:
+		s.quote, s.litLen, s.esc = '\'', len(text)-1, trailing%2 == 1
+	case javalex.InTextBlock:
+		s.text, s.esc = true, trailing%2 == 1
+	case javalex.InLineComment:
+		s.line = true
+	case javalex.InBlockComment, javalex.InJavadoc:
+		s.block = true
+		if len(text) > 2 && text[len(text)-1] == '*' {
+			s.prev = '*' // a "/" next closes it
+		}
+	}
 }
 
 // maxStatementScan bounds the text closersAfter lexes: a statement's
@@ -146,6 +178,10 @@ func closersAfter(suffix string) int {
 type scanner struct {
 	depth        int
 	quote        byte // '"' or '\'' inside a literal
+	litLen       int  // bytes of the literal after its opening quote
+	emptyStr     bool // the last two bytes were "" (a third opens a text block)
+	text         bool // inside a text block """...""" (JLS 3.10.6)
+	textQuotes   int  // consecutive unescaped '"' at the end of the text block so far
 	esc          bool
 	line, block  bool // inside a // or /* comment
 	prev         byte
@@ -157,7 +193,23 @@ type scanner struct {
 func (s *scanner) step(r stopRule, c byte) (stopBefore bool) {
 	prev := s.prev
 	s.prev = c
+	emptyStr := s.emptyStr
+	s.emptyStr = false
 	switch {
+	case s.text:
+		switch {
+		case s.esc:
+			s.esc = false
+		case c == '\\':
+			s.esc = true
+		case c == '"':
+			if s.textQuotes++; s.textQuotes == 3 {
+				s.text = false
+			}
+			return false
+		}
+		s.textQuotes = 0
+		return false
 	case s.quote != 0:
 		switch {
 		case s.esc:
@@ -165,8 +217,11 @@ func (s *scanner) step(r stopRule, c byte) (stopBefore bool) {
 		case c == '\\':
 			s.esc = true
 		case c == s.quote || c == '\n':
+			s.emptyStr = c == '"' && s.litLen == 0
 			s.quote = 0
+			return false
 		}
+		s.litLen++
 		return false
 	case s.line:
 		if c == '\n' {
@@ -193,8 +248,14 @@ func (s *scanner) step(r stopRule, c byte) (stopBefore bool) {
 			s.block = true
 			s.prev = 0
 		}
-	case '"', '\'':
-		s.quote = c
+	case '"':
+		if emptyStr {
+			s.text, s.textQuotes = true, 0 // the third quote of """
+		} else {
+			s.quote, s.litLen = c, 0
+		}
+	case '\'':
+		s.quote, s.litLen = c, 0
 	case '(', '[', '{':
 		s.depth++
 	case ')', ']':
@@ -232,7 +293,7 @@ func (s *scanner) after(r stopRule) bool { return r.block && !r.closedAfter && s
 
 // scan returns the scanner after generated.
 func (r stopRule) scan(generated string) scanner {
-	s := scanner{depth: r.open}
+	s := r.start
 	for i := 0; i < len(generated); i++ {
 		s.step(r, generated[i])
 	}
@@ -247,7 +308,7 @@ func (r stopRule) mayEnd(generated string) bool {
 		return true
 	}
 	s := r.scan(generated)
-	return s.depth <= 0 && s.quote == 0
+	return s.depth <= 0 && s.quote == 0 && !s.text
 }
 
 // cut returns where the suggestion ends within tok after generated: the

@@ -22,13 +22,14 @@ import (
 // line snapshotMagic, the key (hex) and '1' or '0' for the doc-mined
 // model on one line, then (package binenc) the files the state was
 // analysed from (path, content hash, unit IDs), BM25's state and the
-// model's (lexical.BM25.WriteState, lexical.Assoc.WriteState).
-const snapshotFile = "lexical-v3.bin"
+// model's (lexical.BM25.WriteState, lexical.Assoc.WriteState), and a
+// checksum of all that (binenc.Summer; v4).
+const snapshotFile = "lexical-v4.bin"
 
-const snapshotMagic = "repilot-lsp lexical snapshot v3\n"
+const snapshotMagic = "repilot-lsp lexical snapshot v4\n"
 
 // oldSnapshots are earlier formats' files, removed when a new one is saved.
-var oldSnapshots = []string{"lexical-v1.gob", "lexical-v2.bin"}
+var oldSnapshots = []string{"lexical-v1.gob", "lexical-v2.bin", "lexical-v3.bin"}
 
 // persisting says whether Build defers the lexical analysis to read it
 // from (or write it to) the snapshot.
@@ -125,6 +126,9 @@ func (e *Engine) readSnapshot(key string) ([]index.FileState, error) {
 	if err != nil {
 		return nil, err
 	}
+	if data, err = binenc.Unseal(data); err != nil {
+		return nil, err
+	}
 	head := snapshotMagic + key + " " + assocFlag(e.assoc != nil) + "\n"
 	if !strings.HasPrefix(data, head) {
 		return nil, fmt.Errorf("search: the lexical snapshot is for other units or settings")
@@ -190,7 +194,8 @@ func (e *Engine) saveSnapshot() error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	w := bufio.NewWriter(tmp)
+	sum := binenc.NewSummer(tmp)
+	w := bufio.NewWriter(sum)
 	w.WriteString(snapshotMagic + key + " " + assocFlag(e.assoc != nil) + "\n")
 	enc := &binenc.Encoder{W: w}
 	enc.Int(len(files))
@@ -208,6 +213,9 @@ func (e *Engine) saveSnapshot() error {
 	}
 	if err == nil {
 		err = w.Flush()
+	}
+	if err == nil {
+		err = sum.Trailer()
 	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr

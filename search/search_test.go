@@ -1,6 +1,7 @@
 package search
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -463,5 +464,22 @@ func TestPersist(t *testing.T) {
 	}
 	if again, _ := run("tax table"); !again.snapSaved {
 		t.Error("the snapshot was not rewritten after the damaged one")
+	}
+	// So is one with a flipped bit inside a string, which decodes as well
+	// as the right one: only the checksum tells them apart.
+	b, err := os.ReadFile(filepath.Join(cache, snapshotFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.LastIndex(b, []byte("tax"))
+	if i < 0 {
+		t.Fatal("the snapshot does not hold the term tax")
+	}
+	b[i] ^= 0x20
+	if err := os.WriteFile(filepath.Join(cache, snapshotFile), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if flipped, h := run("tax table"); flipped.snapSaved || !reflect.DeepEqual(h3, h) {
+		t.Errorf("a flipped bit in the snapshot: used %v, hits %v", flipped.snapSaved, names(h))
 	}
 }

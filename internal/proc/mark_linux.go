@@ -41,7 +41,11 @@ func Mark(cmd *exec.Cmd) string {
 
 // KillMarked sends SIGKILL to every process whose environment holds
 // MarkVar=mark (a process of another user cannot be read and is skipped),
-// sweeping /proc until a sweep finds none, at most maxSweeps times. It
+// sweeping /proc until two sweeps in a row find none, at most maxSweeps
+// times: a marked process listed by a sweep may fork a successor and exit
+// before the sweep reads it, and the successor, absent from that listing,
+// is found by the next (one empty sweep let a process that forks and exits
+// in a loop escape). It
 // returns how many processes it killed, and an error when /proc cannot be
 // read or processes were still found after the last sweep.
 //
@@ -55,33 +59,55 @@ func KillMarked(mark string) (int, error) {
 	}
 	want := []byte(MarkVar + "=" + mark + "\x00")
 	killed, signalled := 0, map[int]bool{}
+	empty := 0
 	for range maxSweeps {
 		found, err := sweep(want, signalled)
 		killed += found
-		if err != nil || found == 0 {
+		if err != nil {
 			return killed, err
+		}
+		if found > 0 {
+			empty = 0
+		} else {
+			empty++
+		}
+		if empty == 2 {
+			return killed, nil
 		}
 	}
 	return killed, fmt.Errorf("proc: processes marked %s still appeared after %d sweeps", mark, maxSweeps)
 }
 
+// listPIDs returns the pids listed in /proc (a variable for tests).
+var listPIDs = func() ([]int, error) {
+	entries, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil, err
+	}
+	pids := make([]int, 0, len(entries))
+	for _, e := range entries {
+		if pid, err := strconv.Atoi(e.Name()); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids, nil
+}
+
 // sweep kills the processes whose environment holds want (NAME=value and a
 // NUL), except those in signalled (killed by an earlier sweep, perhaps not
 // yet gone), adds them to it and returns how many it signalled.
-func sweep(want []byte, signalled map[int]bool) (int, error) {
-	entries, err := os.ReadDir("/proc")
+func sweep(want []byte, signalled map[int]bool) (n int, err error) {
+	pids, err := listPIDs()
 	if err != nil {
 		return 0, err
 	}
 	self := os.Getpid()
-	n := 0
-	for _, e := range entries {
-		pid, err := strconv.Atoi(e.Name())
-		if err != nil || pid == self || signalled[pid] {
+	for _, pid := range pids {
+		if pid == self || signalled[pid] {
 			continue
 		}
 		fd, ferr := unix.PidfdOpen(pid, 0)
-		env, err := os.ReadFile("/proc/" + e.Name() + "/environ")
+		env, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/environ")
 		if err != nil || !hasVar(env, want) {
 			if ferr == nil {
 				_ = unix.Close(fd)

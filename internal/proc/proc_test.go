@@ -117,3 +117,38 @@ func TestKillMarkedReachesANewSession(t *testing.T) {
 		t.Fatal("an empty mark must be an error")
 	}
 }
+
+// TestKillMarkedConfirmsAnEmptySweep: a marked process may fork a
+// successor and exit between a sweep's listing and its read (a walker);
+// the successor is in no listing of that sweep, so one empty sweep is not
+// taken as the last. The first listing here holds a pid that no longer
+// exists and lacks the marked process.
+func TestKillMarkedConfirmsAnEmptySweep(t *testing.T) {
+	gone := exec.Command("true")
+	if err := gone.Run(); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sleep", "60")
+	mark := Mark(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	real := listPIDs
+	defer func() { listPIDs = real }()
+	calls := 0
+	listPIDs = func() ([]int, error) {
+		if calls++; calls == 1 {
+			return []int{gone.Process.Pid}, nil
+		}
+		return real()
+	}
+	n, err := KillMarked(mark)
+	if err != nil || n != 1 {
+		t.Fatalf("KillMarked = %d, %v; want 1 killed", n, err)
+	}
+	cmd.Wait()
+	if alive(cmd.Process.Pid) {
+		t.Fatal("the marked process outlived KillMarked")
+	}
+}

@@ -3,9 +3,13 @@ package binenc
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 )
 
 // TestRoundTripAndFiles: what Encoder writes, Decoder reads back, from a
@@ -63,5 +67,65 @@ func TestRoundTripAndFiles(t *testing.T) {
 	os.WriteFile(empty, nil, 0o644)
 	if s, err := MapFile(empty); s != "" || err != nil {
 		t.Errorf("empty file: %q, %v", s, err)
+	}
+}
+
+// TestUnseal: what a Summer wrote unseals to the bytes before the
+// trailer; any single flipped bit, a truncation or an empty file is ErrBad.
+func TestUnseal(t *testing.T) {
+	var buf bytes.Buffer
+	s := NewSummer(&buf)
+	w := bufio.NewWriter(s)
+	w.WriteString("repilot-lsp unit cache\nclass JSONDecodeError(ValueError)")
+	if err := w.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Trailer(); err != nil {
+		t.Fatal(err)
+	}
+	data := buf.String()
+	body, err := Unseal(data)
+	if err != nil || body != data[:len(data)-SumLen] {
+		t.Fatalf("Unseal = %q, %v", body, err)
+	}
+	for i := 0; i < len(data); i++ {
+		for bit := 0; bit < 8; bit++ {
+			b := []byte(data)
+			b[i] ^= 1 << bit
+			if _, err := Unseal(string(b)); err != ErrBad {
+				t.Fatalf("bit %d of byte %d flipped: err %v", bit, i, err)
+			}
+		}
+	}
+	for n := 0; n < len(data); n++ {
+		if _, err := Unseal(data[:n]); err != ErrBad {
+			t.Fatalf("truncated to %d bytes: err %v", n, err)
+		}
+	}
+}
+
+// TestMapFileSurvivesTruncation: another process that truncates a mapped
+// file waits (Linux: the read lease) instead of making the next read of
+// the mapping kill this process with SIGBUS; where no lease is taken the
+// file was read into memory, which truncation cannot touch.
+func TestMapFileSurvivesTruncation(t *testing.T) {
+	if _, err := exec.LookPath("truncate"); err != nil {
+		t.Skip("no truncate command")
+	}
+	path := filepath.Join(t.TempDir(), "cache.bin")
+	want := strings.Repeat("0123456789abcdef", 64<<10) // 1 MiB: many pages
+	if err := os.WriteFile(path, []byte(want), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	got, err := MapFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+	defer cancel()
+	out, err := exec.CommandContext(ctx, "truncate", "-s", "0", path).CombinedOutput()
+	t.Logf("truncate: %v %s", err, out)
+	if got != want { // reads every page
+		t.Fatal("the mapped content changed")
 	}
 }

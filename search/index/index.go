@@ -411,7 +411,7 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 	}); err != nil {
 		return fmt.Errorf("index: walking %s: %w", x.opt.Root, err)
 	}
-	cached := x.loadCache()
+	cached, cachedAt := x.loadCache()
 	x.mu.Lock()
 	wasDirty := x.dirty
 	if len(x.byID) == 0 && len(cached) > 0 {
@@ -442,7 +442,7 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 			go func() {
 				defer func() { <-sem; wg.Done() }()
 				var byStat bool
-				entries[i], reused[i], byStat = x.load(ctx, j.rel, j.abs, cached[j.rel])
+				entries[i], reused[i], byStat = x.load(ctx, j.rel, j.abs, cached[j.rel], cachedAt)
 				if !byStat {
 					unchangedMu.Lock()
 					unchanged = false
@@ -505,13 +505,17 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 // load returns the entry for one file: the cached one when size and mtime
 // (byStat; the file is not read) or else the content hash match (reused),
 // a fresh extraction otherwise; nil when the file cannot be read or parsed.
-func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry) (e *fileEntry, reused, byStat bool) {
+// cachedAt is the cache file's mtime (UnixNano): a file whose mtime is not
+// older may have changed again within the same clock tick after the cache
+// recorded it (same size, same mtime), so it is hashed (git's "racily
+// clean" entries).
+func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry, cachedAt int64) (e *fileEntry, reused, byStat bool) {
 	st, err := os.Stat(abs)
 	if err != nil {
 		return nil, false, false
 	}
 	size, mtime := st.Size(), st.ModTime().UnixNano()
-	if c != nil && c.Size == size && c.ModTime == mtime {
+	if c != nil && c.Size == size && c.ModTime == mtime && mtime < cachedAt {
 		return c, true, true
 	}
 	text, err := os.ReadFile(abs)
@@ -534,35 +538,48 @@ func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry) (e *fil
 // units.Extract's output or the file's format does (v2: units inside Java
 // anonymous classes, enum constants and lambdas, Python nested functions;
 // v3: package binenc instead of gob, which took most of a warm CLI run's
-// loading), so that a cache from an older binary is not read.
-const cacheFile = "units-v3.bin"
+// loading; v4: a checksum at the end, binenc.Summer), so that a cache from
+// an older binary is not read.
+const cacheFile = "units-v4.bin"
 
 // oldCacheFiles are earlier versions' caches, removed when a new one is saved.
-var oldCacheFiles = []string{"units-v2.gob", "units.gob"}
+var oldCacheFiles = []string{"units-v3.bin", "units-v2.gob", "units.gob"}
 
-const cacheMagic = "repilot-lsp unit cache v3\n"
+const cacheMagic = "repilot-lsp unit cache v4\n"
 
-func (x *Index) loadCache() map[string]*fileEntry {
+// loadCache returns the cached entries and the cache file's mtime
+// (UnixNano; see load).
+func (x *Index) loadCache() (map[string]*fileEntry, int64) {
 	if x.opt.CacheDir == "" {
-		return nil
+		return nil, 0
+	}
+	path := filepath.Join(x.opt.CacheDir, cacheFile)
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, 0
 	}
 	// The units' strings are substrings of data.
 	read := binenc.ReadFile
 	if x.opt.MapCache {
 		read = binenc.MapFile
 	}
-	data, err := read(filepath.Join(x.opt.CacheDir, cacheFile))
-	if err != nil || len(data) < len(cacheMagic) {
-		return nil
+	data, err := read(path)
+	if err != nil {
+		return nil, 0
+	}
+	// A damaged file is rebuilt: entries reused by size and mtime are
+	// never read again, so a flipped bit would otherwise stay.
+	if data, err = binenc.Unseal(data); err != nil {
+		return nil, 0
 	}
 	if !strings.HasPrefix(data, cacheMagic) {
-		return nil
+		return nil, 0
 	}
 	m, err := decodeCache(&binenc.Decoder{S: data, Off: len(cacheMagic)})
 	if err != nil {
-		return nil // a corrupt cache is rebuilt
+		return nil, 0 // a corrupt cache is rebuilt
 	}
-	return m
+	return m, st.ModTime().UnixNano()
 }
 
 func encodeCache(e *binenc.Encoder, files map[string]*fileEntry) {
@@ -636,9 +653,14 @@ func (x *Index) Save() error {
 		return err
 	}
 	defer os.Remove(tmp.Name())
-	e := &binenc.Encoder{W: bufio.NewWriter(tmp)}
+	sum := binenc.NewSummer(tmp)
+	e := &binenc.Encoder{W: bufio.NewWriter(sum)}
 	encodeCache(e, x.files)
-	if err := e.W.Flush(); err != nil {
+	err = e.W.Flush()
+	if err == nil {
+		err = sum.Trailer()
+	}
+	if err != nil {
 		tmp.Close()
 		return err
 	}

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"bytes"
 	"context"
 	"os"
 	"path/filepath"
@@ -137,6 +138,12 @@ func TestCacheWritesAndDamage(t *testing.T) {
 	root, cache := t.TempDir(), t.TempDir()
 	write(t, root, "a/A.java", "class A { /** Doc. */ void f() {} void g() {} }")
 	write(t, root, "b.py", "def h():\n    '''Doc.'''\n    pass\n")
+	// Older than the cache: a file changed in the cache's clock tick is
+	// hashed again (TestRacyClean).
+	hourAgo := time.Now().Add(-time.Hour)
+	for _, f := range []string{"a/A.java", "b.py"} {
+		os.Chtimes(filepath.Join(root, f), hourAgo, hourAgo)
+	}
 	build := func() (*Index, Progress) {
 		t.Helper()
 		x, _ := New(Options{Root: root, CacheDir: cache})
@@ -152,13 +159,11 @@ func TestCacheWritesAndDamage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	past := st0.ModTime().Add(-time.Hour)
-	os.Chtimes(path, past, past) // a rewrite would move it
 	if _, p := build(); p.Reused != 2 {
 		t.Fatalf("warm build reused %d files, want 2", p.Reused)
 	}
-	if st, _ := os.Stat(path); !st.ModTime().Equal(past) {
-		t.Error("an unchanged build wrote the cache again")
+	if st, _ := os.Stat(path); !os.SameFile(st, st0) {
+		t.Error("an unchanged build wrote the cache again") // renamed over
 	}
 	// Same content, new mtime: hashed, reused, and the cache records the
 	// new mtime (so the next build need not hash it again).
@@ -167,12 +172,20 @@ func TestCacheWritesAndDamage(t *testing.T) {
 	if _, p := build(); p.Reused != 2 {
 		t.Fatalf("touched file: reused %d, want 2", p.Reused)
 	}
-	if st, _ := os.Stat(path); st.ModTime().Equal(past) {
+	if st, _ := os.Stat(path); os.SameFile(st, st0) {
 		t.Error("the new mtime was not saved")
 	}
 	want := unitIDs(cold)
 	b, _ := os.ReadFile(path)
-	for _, bad := range [][]byte{b[:len(b)/2], b[:len(b)-1], append(append([]byte{}, b...), 'x'), []byte("garbage")} {
+	// One flipped bit inside a unit's code decodes as well as the right
+	// one: only the checksum tells it from the code parsed.
+	flipped := append([]byte{}, b...)
+	i := bytes.Index(flipped, []byte("void g()"))
+	if i < 0 {
+		t.Fatal("the cache does not hold g's code")
+	}
+	flipped[i] ^= 0x20
+	for _, bad := range [][]byte{b[:len(b)/2], b[:len(b)-1], append(append([]byte{}, b...), 'x'), []byte("garbage"), flipped, nil} {
 		if err := os.WriteFile(path, bad, 0o644); err != nil {
 			t.Fatal(err)
 		}
@@ -192,5 +205,36 @@ func TestCacheWritesAndDamage(t *testing.T) {
 		if u1 != u2 {
 			t.Errorf("unit %s read back as %+v, want %+v", id, u2, u1)
 		}
+	}
+}
+
+// TestRacyClean: a file rewritten with the same size and the same mtime
+// after the cache recorded it (two writes within one clock tick, here
+// made by setting the mtime back) is not served from the cache while its
+// mtime is not older than the cache file's (git's racily clean entries).
+func TestRacyClean(t *testing.T) {
+	ctx := context.Background()
+	root, cache := t.TempDir(), t.TempDir()
+	write(t, root, "m.py", "def alpha_func():\n    pass\n")
+	p := filepath.Join(root, "m.py")
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func() *Index {
+		t.Helper()
+		x, _ := New(Options{Root: root, CacheDir: cache})
+		if err := x.Build(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	build()
+	// The cache file is as new as the file: same tick.
+	os.Chtimes(filepath.Join(cache, cacheFile), st.ModTime(), st.ModTime())
+	write(t, root, "m.py", "def gamma_func():\n    pass\n")
+	os.Chtimes(p, st.ModTime(), st.ModTime())
+	if ids := unitIDs(build()); !equal(ids, []string{"m.py#gamma_func"}) {
+		t.Errorf("units %v after a same-size rewrite in the cache's tick, want m.py#gamma_func", ids)
 	}
 }

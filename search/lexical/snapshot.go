@@ -94,7 +94,10 @@ func (x *BM25) WriteState(w io.Writer) error {
 // index as it was.
 func (x *BM25) ReadState(data string) (string, error) {
 	d := &binenc.Decoder{S: data}
-	nTerms := d.Count(1)
+	// Each count is checked against the fewest bytes an item takes (a term:
+	// text, df and postings, 6; a document, 14), so that a damaged count
+	// allocates at most a few times the file's size.
+	nTerms := d.Count(6)
 	termIDs := make(map[string]int32, nTerms)
 	postings := make([][]posting, nTerms)
 	postRaw := make([]string, nTerms)
@@ -106,7 +109,7 @@ func (x *BM25) ReadState(data string) (string, error) {
 	}
 	totalLen, totalNL := d.F64(), d.F64()
 	alive := d.Int()
-	nDocs := d.Count(1)
+	nDocs := d.Count(14)
 	docs := make([]bm25Doc, nDocs)
 	byID := make(map[string]int32, nDocs)
 	for i := 0; i < nDocs && d.Err == nil; i++ {
