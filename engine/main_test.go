@@ -33,8 +33,12 @@ func TestMain(m *testing.M) {
 	if shared.eng != nil {
 		_ = shared.eng.Close()
 	}
-	for _, f := range cleanups {
-		f()
+	// Last in, first out, as defer runs: a server registered after its
+	// directory is closed before the directory is removed (JDT LS writes
+	// its workspace metadata while it shuts down, and would leave a .state
+	// behind in a directory already removed).
+	for i := len(cleanups) - 1; i >= 0; i-- {
+		cleanups[i]()
 	}
 	os.Exit(code)
 }

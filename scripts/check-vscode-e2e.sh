@@ -114,7 +114,16 @@ work="$(mktemp -d /tmp/repilot-vscode-e2e.XXXXXX)"
 server_pid=""
 cleanup() {
   if [ -n "$server_pid" ]; then kill "$server_pid" 2>/dev/null || true; wait "$server_pid" 2>/dev/null || true; fi
-  sleep 1 # the language server's JDT LS may still be writing its state
+  # The language server (started from $work/bin) and its JDT LS write their
+  # state and the search cache under $work while they shut down: wait for
+  # every process whose command line names $work to end (15 s at most, then
+  # kill what is left), so that the folder is not written again after rm.
+  local i
+  for i in $(seq 30); do
+    pgrep -f "$work/" >/dev/null || break
+    sleep 0.5
+  done
+  pkill -9 -f "$work/" 2>/dev/null || true
   rm -rf "$work" 2>/dev/null || { sleep 3; rm -rf "$work"; }
 }
 trap cleanup EXIT

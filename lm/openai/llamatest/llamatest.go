@@ -113,7 +113,7 @@ type Options struct {
 	Threads int    // CPU threads (default 2)
 	Slots   int    // parallel slots (default 1: every request reuses one prompt cache)
 	Args    []string
-	LogFile string // where the server's output goes (default: discarded)
+	LogFile string // where the server's output goes (default: discarded); removed by Close, kept when the server does not start
 }
 
 // Server is a running llama-server.
@@ -123,6 +123,7 @@ type Server struct {
 	Model string // the GGUF file it serves (Options.Model)
 	cmd   *exec.Cmd
 	done  chan error
+	log   string // Options.LogFile, removed by Close
 }
 
 // Start runs llama-server on a free loopback port and waits until /health
@@ -162,6 +163,7 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		Model: o.Model,
 		cmd:   cmd,
 		done:  make(chan error, 1),
+		log:   o.LogFile,
 	}
 	s.URL = s.Root + "/v1"
 	go func() { s.done <- cmd.Wait() }()
@@ -172,8 +174,9 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		case err := <-s.done:
 			return nil, fmt.Errorf("llama-server exited before it was ready (%v); see %s", err, o.LogFile)
 		case <-ctx.Done():
+			s.log = "" // kept for the error below
 			s.Close()
-			return nil, fmt.Errorf("llama-server not ready: %w", ctx.Err())
+			return nil, fmt.Errorf("llama-server not ready: %w (its output: %s)", ctx.Err(), o.LogFile)
 		case <-tick.C:
 			resp, err := http.Get(s.Root + "/health")
 			if err == nil {
@@ -186,7 +189,8 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	}
 }
 
-// Close stops the server (SIGTERM, then SIGKILL after 5 s).
+// Close stops the server (SIGTERM, then SIGKILL after 5 s) and removes its
+// log file (Options.LogFile).
 func (s *Server) Close() error {
 	if s == nil || s.cmd.Process == nil {
 		return nil
@@ -197,6 +201,9 @@ func (s *Server) Close() error {
 	case <-time.After(5 * time.Second):
 		_ = s.cmd.Process.Kill()
 		<-s.done
+	}
+	if s.log != "" {
+		_ = os.Remove(s.log)
 	}
 	return nil
 }
