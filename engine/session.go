@@ -549,14 +549,7 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 
 	list, err := s.request(ctx, "member", text, pos)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if errors.Is(err, jdtls.ErrExited) || s.e.peer.Err() != nil {
-			return nil, fmt.Errorf("engine: shadow JDT LS: %w", err)
-		}
-		s.errs.Add(1)
-		return nil, nil
+		return nil, s.requestError(ctx, err)
 	}
 	if !consistent(list, text, m, st.DotEnd) {
 		s.errs.Add(1) // an answer for some other text or caret: not evidence
@@ -635,6 +628,21 @@ func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos
 	s.byKind[kind] = k
 	s.kindMu.Unlock()
 	return list, err
+}
+
+// requestError is what a decision returns when its request failed with err:
+// ctx's error when ctx ended; an error wrapping err when the shadow JDT LS
+// has exited (no later decision can be made); otherwise nil, after counting
+// the failure in Stats.Errors, and the decision is unknown.
+func (s *jdtSession) requestError(ctx context.Context, err error) error {
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	if errors.Is(err, jdtls.ErrExited) || s.e.peer.Err() != nil {
+		return fmt.Errorf("engine: shadow JDT LS: %w", err)
+	}
+	s.errs.Add(1)
+	return nil
 }
 
 // complete sets the document text and asks for completions; e.mu is held.

@@ -10,8 +10,6 @@ package engine
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -104,13 +102,9 @@ func (s *jdtSession) scopeNames(ctx context.Context) (*memberList, error) {
 	m := textpos.New(text)
 	list, err := s.request(ctx, "simple-hunk-scope", text, m.Position(caret))
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if rerr := s.requestError(ctx, err); rerr != nil {
+			return nil, rerr
 		}
-		if errors.Is(err, jdtls.ErrExited) || s.e.peer.Err() != nil {
-			return nil, fmt.Errorf("engine: shadow JDT LS: %w", err)
-		}
-		s.errs.Add(1)
 		s.scopeTried = true // not asked again in this session
 		return nil, nil
 	}
@@ -320,14 +314,7 @@ func (s *jdtSession) fetchSimple(ctx context.Context, full string, ss simpleSite
 	}
 	list, err := s.request(ctx, kind, text, m.Position(caret))
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		if errors.Is(err, jdtls.ErrExited) || s.e.peer.Err() != nil {
-			return nil, fmt.Errorf("engine: shadow JDT LS: %w", err)
-		}
-		s.errs.Add(1)
-		return nil, nil
+		return nil, s.requestError(ctx, err)
 	}
 	ml, ok := newSimpleList(list, text, m, ss.IdentStart, caret)
 	if !ok {
