@@ -67,10 +67,17 @@ func ExtractLang(ctx context.Context, lang, path string, src []byte) ([]Unit, er
 	if len(src) > MaxFileBytes {
 		return nil, fmt.Errorf("units: %s is %d bytes, over the %d-byte limit", path, len(src), MaxFileBytes)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	// The parse is not given ctx: go-tree-sitter's ParseCtx watches a
+	// cancellable ctx from a goroutine that may set the parser's cancel flag
+	// after the parse has returned, and the flag is never cleared, so a
+	// pooled parser would fail every later parse (a file then has no units).
+	// One file's parse is bounded by MaxFileBytes; ctx is checked before it.
 	p := pool.Get().(*sitter.Parser)
-	tree, err := p.ParseCtx(ctx, nil, src)
+	tree, err := p.ParseCtx(context.Background(), nil, src)
 	if err != nil {
-		// A cancelled parse leaves the parser mid-parse: reset it before reuse.
 		p.Reset()
 		pool.Put(p)
 		return nil, err
