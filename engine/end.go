@@ -94,13 +94,23 @@ type syntaxJudge struct {
 }
 
 // parse parses text as a Java compilation unit, incrementally from old when
-// old is not nil (old must already carry the edit that made text).
+// old is not nil (old must already carry the edit that made text). Errors
+// are ctx's, checked before the parse.
+//
+// The parse itself is not given ctx: go-tree-sitter's ParseCtx watches a
+// cancellable ctx from a goroutine that may set the parser's cancel flag
+// after the parse has returned, and nothing clears the flag then, so every
+// later parse with this session's parser would fail (search/units has the
+// same rule). One parse is bounded by the file's size.
 func (j *syntaxJudge) parse(ctx context.Context, old *sitter.Tree, text string) (*sitter.Tree, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if j.parser == nil {
 		j.parser = sitter.NewParser()
 		j.parser.SetLanguage(java.GetLanguage())
 	}
-	return j.parser.ParseCtx(ctx, old, []byte(text))
+	return j.parser.ParseCtx(context.Background(), old, []byte(text))
 }
 
 // parses reports whether text parses without an error node or a missing

@@ -298,3 +298,23 @@ func jdkFile(t testing.TB, name string) string {
 	}
 	return text
 }
+
+// TestEndSurvivesCancelledCalls: a call whose ctx is already cancelled
+// answers ctx's error and leaves the session's parser usable. Before the
+// parse checked ctx itself, go-tree-sitter's watcher goroutine could set
+// the parser's cancel flag after a parse returned, and every later parse
+// failed.
+func TestEndSurvivesCancelledCalls(t *testing.T) {
+	j := syntaxJudge{h: splitAt(t, endFile, 5), level: java17}
+	cancelled, cancel := context.WithCancel(context.Background())
+	cancel()
+	for i := 0; i < 300; i++ {
+		if _, err := j.parse(cancelled, nil, endFile); err != context.Canceled {
+			t.Fatalf("call %d: parse with a cancelled ctx: err %v, want context.Canceled", i, err)
+		}
+		ok, err := j.parses(context.Background(), endFile)
+		if err != nil || !ok {
+			t.Fatalf("call %d: the parser failed after a cancelled call: ok %v, err %v", i, ok, err)
+		}
+	}
+}
