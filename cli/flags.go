@@ -8,6 +8,7 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"math"
 
 	"github.com/spf13/pflag"
 
@@ -70,13 +71,14 @@ func addSamplingFlags(fs *pflag.FlagSet, f *samplingFlags, samplesUsage string) 
 }
 
 // apply checks the sampling flags and sets them on o. Errors: --samples or
-// --max-tokens below 1, --temperature below 0, --top-p outside (0,1].
+// --max-tokens below 1, --temperature below 0 or not finite, --top-p outside
+// (0,1].
 func (f samplingFlags) apply(o *repair.Options) error {
 	if f.samples < 1 || f.maxTokens < 1 {
 		return errors.New("--samples and --max-tokens must be at least 1")
 	}
-	if f.temperature < 0 {
-		return errors.New("--temperature must be at least 0")
+	if !(f.temperature >= 0) || math.IsInf(f.temperature, 1) {
+		return fmt.Errorf("--temperature %g: want a finite number, at least 0", f.temperature)
 	}
 	if !(f.topP > 0 && f.topP <= 1) {
 		return fmt.Errorf("--top-p %g: want a value in (0,1]", f.topP)

@@ -235,6 +235,9 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if f.keep < 1 {
 		return errors.New("--keep must be at least 1")
 	}
+	if f.testTimeout < 0 {
+		return fmt.Errorf("--test-timeout %s: want a duration of at least 0 (0: %s)", f.testTimeout, repair.DefaultTestTimeout)
+	}
 	opts.KeepTop = f.keep
 
 	progress := func(msg string, pct int) {

@@ -1,0 +1,76 @@
+package cli
+
+// flags_bad_test.go: nonsense numbers on repair's command line are refused
+// with a message naming the flag, before any JDT LS starts, instead of being
+// replaced by a default (a negative --test-timeout ran with 2 minutes, a
+// negative --model-timeout with 1 minute, --model-concurrency 0 put 4
+// requests in flight) or passed on (--temperature NaN sampled with NaN).
+
+import (
+	"bytes"
+	"context"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/backend"
+	"github.com/repilot-lsp/repilot-lsp/lm/openai"
+	"github.com/repilot-lsp/repilot-lsp/repair"
+)
+
+func TestRepairRefusesNonsenseNumbers(t *testing.T) {
+	old := newRepairer
+	newRepairer = func(backend.Config) (repair.Repairer, error) {
+		t.Error("the repair service (JDT LS) was built for a refused flag")
+		return nil, context.Canceled
+	}
+	defer func() { newRepairer = old }()
+	t.Setenv(EnvModelBaseURL, "")
+	root := writeProject(t)
+	good := func() repairFlags {
+		return repairFlags{project: root, file: "src/A.java", lines: "3", variant: "full", keep: 1,
+			sampling: samplingFlags{samples: 1, maxTokens: 8, temperature: 1, topP: 1},
+			model:    modelFlags{apiKeyEnv: openai.EnvAPIKey, timeout: time.Minute, concurrency: 1, retries: 3}}
+	}
+	cases := []struct {
+		flag string
+		set  func(*repairFlags)
+	}{
+		{"--temperature", func(f *repairFlags) { f.sampling.temperature = math.NaN() }},
+		{"--temperature", func(f *repairFlags) { f.sampling.temperature = math.Inf(1) }},
+		{"--test-timeout", func(f *repairFlags) { f.testTimeout = -time.Second }},
+		{"--model-timeout", func(f *repairFlags) { f.model.timeout = -time.Second }},
+		{"--model-timeout", func(f *repairFlags) { f.model.timeout = 0 }},
+		{"--model-concurrency", func(f *repairFlags) { f.model.concurrency = 0 }},
+		{"--model-concurrency", func(f *repairFlags) { f.model.concurrency = -4 }},
+		{"--model-retries", func(f *repairFlags) { f.model.retries = -1 }},
+	}
+	for _, c := range cases {
+		f := good()
+		c.set(&f)
+		var out, errb bytes.Buffer
+		err := runRepair(context.Background(), f, nil, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("%s: err = %v; want an error naming %s", c.flag, err, c.flag)
+		}
+	}
+}
+
+func TestModelFlagsRefuseNonsense(t *testing.T) {
+	// serve and bench repair go through resolve too; with a server set the
+	// values reach the HTTP client, which used to replace them silently.
+	env := envOf(map[string]string{EnvModelBaseURL: "http://127.0.0.1:1/v1"})
+	for _, f := range []modelFlags{
+		{timeout: -time.Second, concurrency: 1},
+		{timeout: time.Second, concurrency: 0},
+		{timeout: time.Second, concurrency: 1, retries: -2},
+	} {
+		if _, err := f.resolve(env); err == nil {
+			t.Errorf("resolve(%+v) = nil error; want the bad flag refused", f)
+		}
+	}
+	if _, err := (modelFlags{timeout: time.Second, concurrency: 1}).resolve(env); err != nil {
+		t.Errorf("good flags refused: %v", err)
+	}
+}
