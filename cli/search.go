@@ -366,7 +366,10 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 		if p.Done {
 			fmt.Fprintf(stderr, "indexed %s, %s (%s from cache)\n", plural(p.Files, "file", "files"), plural(p.Units, "unit", "units"), plural(p.Reused, "file", "files"))
 		}
-	}); err != nil {
+	}); errors.Is(err, index.ErrCacheNotSaved) {
+		// The index is whole; only the next run starts cold.
+		fmt.Fprintf(stderr, "warning: %v (the next search indexes again)\n", err)
+	} else if err != nil {
 		return err
 	}
 	if err := e.SyncEmbeddings(ctx, func(done, total int) {

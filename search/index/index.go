@@ -499,8 +499,17 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 		x.dirty = wasDirty
 		x.mu.Unlock()
 	}
-	return x.Save()
+	if err := x.Save(); err != nil {
+		return fmt.Errorf("%w: %w", ErrCacheNotSaved, err)
+	}
+	return nil
 }
+
+// ErrCacheNotSaved wraps the error of Build when the index was built but its
+// unit cache could not be written (CacheDir not creatable, a full or
+// read-only disk): the index is complete and usable, only the next run
+// starts cold.
+var ErrCacheNotSaved = errors.New("index cache not saved")
 
 // load returns the entry for one file: the cached one when size and mtime
 // (byStat; the file is not read) or else the content hash match (reused),
