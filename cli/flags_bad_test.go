@@ -26,7 +26,10 @@ func TestRepairRefusesNonsenseNumbers(t *testing.T) {
 		return nil, context.Canceled
 	}
 	defer func() { newRepairer = old }()
-	t.Setenv(EnvModelBaseURL, "")
+	// A closed port: the model flags are checked only with a server set, and
+	// a case that got as far as the server check would fail without naming
+	// its flag.
+	t.Setenv(EnvModelBaseURL, "http://127.0.0.1:1/v1")
 	root := writeProject(t)
 	good := func() repairFlags {
 		return repairFlags{project: root, file: "src/A.java", lines: "3", variant: "full", keep: 1,

@@ -67,20 +67,11 @@ func addModelFlags(fs *pflag.FlagSet, f *modelFlags) {
 }
 
 // resolve turns the flags and, for flags left empty, the environment (getenv)
-// into a backend.ModelConfig. Errors: --model-timeout not above 0,
-// --model-concurrency below 1, --model-retries below 0 (refused even without
-// a server, so a mistyped value is not silently replaced by the HTTP
-// client's default later); --api-key-env names a variable other than the
+// into a backend.ModelConfig. Errors, with a server set: --model-timeout not
+// above 0, --model-concurrency below 1, --model-retries below 0 (the HTTP
+// client would replace them by its defaults silently); --api-key-env names a variable other than the
 // default that is unset (the message names the variable, never a value).
 func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, error) {
-	switch {
-	case f.timeout <= 0:
-		return backend.ModelConfig{}, fmt.Errorf("--model-timeout %s: want a duration above 0", f.timeout)
-	case f.concurrency < 1:
-		return backend.ModelConfig{}, fmt.Errorf("--model-concurrency %d: want at least 1", f.concurrency)
-	case f.retries < 0:
-		return backend.ModelConfig{}, fmt.Errorf("--model-retries %d: want at least 0 (0: no retries)", f.retries)
-	}
 	pick := func(flag, env string) string {
 		if flag != "" {
 			return flag
@@ -90,6 +81,14 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 	base := pick(f.baseURL, EnvModelBaseURL)
 	if base == "" {
 		return backend.ModelConfig{}, nil
+	}
+	switch {
+	case f.timeout <= 0:
+		return backend.ModelConfig{}, fmt.Errorf("--model-timeout %s: want a duration above 0", f.timeout)
+	case f.concurrency < 1:
+		return backend.ModelConfig{}, fmt.Errorf("--model-concurrency %d: want at least 1", f.concurrency)
+	case f.retries < 0:
+		return backend.ModelConfig{}, fmt.Errorf("--model-retries %d: want at least 0 (0: no retries)", f.retries)
 	}
 	keyEnv := f.apiKeyEnv
 	if keyEnv == "" {
