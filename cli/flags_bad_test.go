@@ -77,3 +77,20 @@ func TestModelFlagsRefuseNonsense(t *testing.T) {
 		t.Errorf("good flags refused: %v", err)
 	}
 }
+
+// TestInterruptedCountsCompileChecked: candidates whose compile check passed
+// but whose tests were interrupted are listed as "compilable, tests
+// interrupted"; the first line must not say none of them was checked
+// ("0 of 4 candidates validated" above three such patches confused a reader).
+func TestInterruptedCountsCompileChecked(t *testing.T) {
+	res := partialResult()
+	p := res.Patches[0]
+	p.Unvalidated, p.Hunk = true, "    return 4;\n" // compiled, tests interrupted
+	ps := []repair.Patch{res.Patches[0], p, res.Patches[1]}
+	res.Patches, res.Candidates = ps, ps
+	out, _ := runInterrupted(t, res, false)
+	first, _, _ := strings.Cut(out, "\n")
+	if want := "# interrupted after 7 of 20 samples; 1 of 3 candidates validated (1 more compile-checked, its tests interrupted)"; first != want {
+		t.Fatalf("first line %q, want %q; output:\n%s", first, want, out)
+	}
+}

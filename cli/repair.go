@@ -332,16 +332,27 @@ func writeFound(w io.Writer, p repair.Patch, elapsed time.Duration) {
 }
 
 // interruptedAfter says how far an interrupted repair got, e.g. "7 of 20
-// samples; 3 of 5 candidates validated".
+// samples; 3 of 5 candidates validated", with "(2 more compile-checked,
+// their tests interrupted)" when compilable candidates were still testing.
 func interruptedAfter(res *repair.Result, opts repair.Options) string {
-	validated := 0
+	validated, compiled := 0, 0
 	for _, p := range res.Candidates {
-		if !p.Unvalidated {
+		switch {
+		case !p.Unvalidated:
 			validated++
+		case p.Compilable:
+			compiled++
 		}
 	}
-	return fmt.Sprintf("%d of %d samples; %d of %s validated",
+	s := fmt.Sprintf("%d of %d samples; %d of %s validated",
 		res.Stats.Samples, opts.Samples, validated, plural(len(res.Candidates), "candidate", "candidates"))
+	switch {
+	case compiled == 1:
+		s += " (1 more compile-checked, its tests interrupted)"
+	case compiled > 1:
+		s += fmt.Sprintf(" (%d more compile-checked, their tests interrupted)", compiled)
+	}
+	return s
 }
 
 // statsLine summarises a repair's counters in one line.
