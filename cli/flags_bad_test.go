@@ -94,3 +94,16 @@ func TestInterruptedCountsCompileChecked(t *testing.T) {
 		t.Fatalf("first line %q, want %q; output:\n%s", first, want, out)
 	}
 }
+
+// TestStatsLineNamesItsClock: the summary's time counted from when JDT LS
+// and the model were ready (1m6.6s) while the "found a plausible patch
+// after 1m19.7s" lines above it count from the command's start, so the
+// whole repair looked shorter than the time of a patch it found.
+func TestStatsLineNamesItsClock(t *testing.T) {
+	line := statsLine(repair.Stats{Samples: 20, Duration: 66633 * time.Millisecond}, 91*time.Second)
+	for _, want := range []string{"1m6.6s with JDT LS and the model ready", "1m31s in all"} {
+		if !strings.Contains(line, want) {
+			t.Errorf("%q lacks %q", line, want)
+		}
+	}
+}

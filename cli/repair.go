@@ -286,7 +286,7 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 		after = interruptedAfter(res, opts)
 	}
 	if !f.quiet {
-		fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats))
+		fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats, time.Since(began)))
 	}
 	// No patch at all is a failure (exit status 1) after the output, so
 	// that a script can tell it from success; the JSON still has the stats.
@@ -355,14 +355,16 @@ func interruptedAfter(res *repair.Result, opts repair.Options) string {
 	return s
 }
 
-// statsLine summarises a repair's counters in one line.
-func statsLine(s repair.Stats) string {
-	return fmt.Sprintf("%s (%d complete, %s, %d too long), %s; %s, %s, %s pruned, %s, %s actively completed; %s",
+// statsLine summarises a repair's counters in one line. s.Duration counts
+// from when JDT LS and the model were ready; total (the clock of the "found
+// ... after" lines) counts their start too, so both are named.
+func statsLine(s repair.Stats, total time.Duration) string {
+	return fmt.Sprintf("%s (%d complete, %s, %d too long), %s; %s, %s, %s pruned, %s, %s actively completed; %s with JDT LS and the model ready, %s in all",
 		plural(s.Samples, "sample", "samples"), s.Completed, plural(s.Dead, "dead prefix", "dead prefixes"), s.Truncated,
 		plural(s.Unique, "unique candidate", "unique candidates"),
 		plural(s.LMRequests, "model request", "model requests"), plural(s.EngineRequests, "engine request", "engine requests"),
 		plural(s.Pruned, "token", "tokens"), plural(s.MemoHits, "memo hit", "memo hits"),
-		plural(s.ActiveChars, "char", "chars"), s.Duration.Round(time.Millisecond))
+		plural(s.ActiveChars, "char", "chars"), s.Duration.Round(100*time.Millisecond), total.Round(100*time.Millisecond))
 }
 
 // plural is "1 error" or "n errors": n followed by one or many.
