@@ -127,14 +127,17 @@ func runServe(cmd *cobra.Command, args []string) error {
 	if w, ok := rep.(warmer); ok && warmEnabled(serveFlags.warm, cmd.Flags().Changed("warm"), os.Getenv) {
 		exts = append(exts, newWarmExt(w)) // warm-up on didOpen (warm.go)
 	}
-	ctx, stop := signal.NotifyContext(cmd.Context(), os.Interrupt, syscall.SIGTERM)
+	// SIGINT and SIGTERM stop the proxy through its normal shutdown; the
+	// command then reports "interrupted (SIGTERM)" (exit status 143), as
+	// repair and search do.
+	ctx, interrupted, stop := withSignals(cmd.Context())
 	defer stop()
-	return proxy.Run(ctx, os.Stdin, os.Stdout, proxy.Options{
+	return interrupted(proxy.Run(ctx, os.Stdin, os.Stdout, proxy.Options{
 		Stopping:   closeRep,
 		JDTLSHome:  home,
 		StateDir:   serveFlags.stateDir,
 		Extensions: exts,
 		Log:        logw,
 		Trace:      serveFlags.trace,
-	})
+	}))
 }
