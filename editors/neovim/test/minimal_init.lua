@@ -30,6 +30,55 @@ local ok, err = pcall(function()
   assert(items[1].filename == '/p/A.java' and items[1].lnum == 5 and items[1].col == 3 and items[1].text == 'int f() | return 1; }',
     vim.inspect(items))
   assert(require('repilot.health').jdtls_version(vim.fn.tempname()) == nil)
+  -- Ghost text (0.7 path): the accept mapping is local to Java buffers, and
+  -- a late answer to a superseded request neither shows its text nor clears
+  -- the newer request's handle (which :clear must still cancel).
+  local inline = require('repilot.inline')
+  if not (vim.lsp.inline_completion and vim.lsp.inline_completion.enable) then
+    -- No server here: the plugin's own FileType autocommand (checked above)
+    -- would start one for a Java buffer.
+    vim.api.nvim_clear_autocmds({ group = 'repilot', event = 'FileType' })
+    local txt = vim.api.nvim_create_buf(true, false)
+    vim.api.nvim_set_current_buf(txt)
+    vim.bo[txt].filetype = 'text'
+    local jb = vim.api.nvim_create_buf(true, false)
+    vim.api.nvim_set_current_buf(jb)
+    vim.api.nvim_buf_set_name(jb, vim.fn.tempname() .. '/A.java')
+    vim.bo[jb].filetype = 'java'
+    inline.setup({ accept = '<C-l>' })
+    local function mapped(b)
+      for _, m in ipairs(vim.api.nvim_buf_get_keymap(b, 'i')) do
+        if m.lhs == '<C-L>' then return true end
+      end
+      return false
+    end
+    assert(mapped(jb), 'the accept mapping is missing in a Java buffer')
+    assert(not mapped(txt), 'the accept mapping leaks into a non-Java buffer')
+    local later = vim.api.nvim_create_buf(true, false)
+    vim.api.nvim_set_current_buf(later)
+    vim.bo[later].filetype = 'java'
+    assert(mapped(later), 'the accept mapping is missing in a Java buffer opened after setup')
+    vim.api.nvim_set_current_buf(jb)
+    local callbacks, cancelled, next_id = {}, {}, 0
+    local fake = { name = 'repilot', offset_encoding = 'utf-16',
+      request = function(_, _, cb)
+        next_id = next_id + 1
+        callbacks[next_id] = cb
+        return true, next_id
+      end,
+      cancel_request = function(id) table.insert(cancelled, id) end }
+    local real_client_for = repilot.client_for
+    repilot.client_for = function() return fake end
+    inline.request(jb, true) -- id 1
+    inline.request(jb, true) -- id 2 supersedes 1 (cancels it)
+    assert(vim.deep_equal(cancelled, { 1 }), 'superseding did not cancel request 1: ' .. vim.inspect(cancelled))
+    callbacks[1](nil, { items = { { insertText = 'stale();' } } }) -- request 1 answers late
+    assert(#vim.api.nvim_buf_get_extmarks(jb, vim.api.nvim_create_namespace('repilot_inline'), 0, -1, {}) == 0,
+      'a superseded answer was drawn')
+    inline.clear(jb)
+    assert(vim.deep_equal(cancelled, { 1, 2 }), 'request 2 could not be cancelled after a late answer to 1: ' .. vim.inspect(cancelled))
+    repilot.client_for = real_client_for
+  end
   -- :help repilot: the doc's tags build and every command is documented.
   local docs = vim.fn.tempname()
   vim.fn.mkdir(docs .. '/doc', 'p')

@@ -81,7 +81,14 @@ function M.request(bufnr, invoked)
   local tick = vim.api.nvim_buf_get_changedtick(bufnr)
   local args = { uri = params.textDocument.uri, position = params.position,
     version = vim.lsp.util.buf_versions[bufnr], invoked = invoked == true }
+  -- mine is this request's handle. A late answer to a request that was
+  -- cancelled or superseded is dropped, and it must not clear the handle of
+  -- a newer request, which could then not be cancelled.
+  local mine = { client = client }
   local ok, id = client.request('workspace/executeCommand', { command = COMMAND, arguments = { args } }, function(err, result)
+    if s.req ~= mine then
+      return
+    end
     s.req = nil
     if err or type(result) ~= 'table' or type(result.items) ~= 'table' or #result.items == 0 then
       return
@@ -94,7 +101,8 @@ function M.request(bufnr, invoked)
     M.show(bufnr, cursor[1] - 1, cursor[2], result.items[1].insertText)
   end, bufnr)
   if ok then
-    s.req = { client = client, id = id }
+    mine.id = id
+    s.req = mine
   end
 end
 
@@ -168,12 +176,24 @@ function M.setup(opts)
   vim.api.nvim_create_autocmd({ 'InsertLeave', 'BufLeave' }, { group = group, pattern = '*.java', callback = function(ev)
     M.clear(ev.buf)
   end })
-  vim.keymap.set('i', M.config.accept, function()
-    if not M.accept() then
-      local keys = vim.api.nvim_replace_termcodes(M.config.accept, true, false, true)
-      vim.api.nvim_feedkeys(keys, 'n', false)
+  -- The accept mapping is local to Java buffers: elsewhere the key keeps
+  -- its own meaning.
+  local function map(bufnr)
+    vim.keymap.set('i', M.config.accept, function()
+      if not M.accept() then
+        local keys = vim.api.nvim_replace_termcodes(M.config.accept, true, false, true)
+        vim.api.nvim_feedkeys(keys, 'n', false)
+      end
+    end, { buffer = bufnr, desc = 'Accept Repilot ghost text' })
+  end
+  vim.api.nvim_create_autocmd('FileType', { group = group, pattern = 'java', callback = function(ev)
+    map(ev.buf)
+  end })
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_is_loaded(b) and vim.bo[b].filetype == 'java' then
+      map(b)
     end
-  end, { desc = 'Accept Repilot ghost text' })
+  end
 end
 
 return M
