@@ -151,8 +151,11 @@ func startServer(t *testing.T, model string, args ...string) *llamatest.Server {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
+	// One thread: this build's OpenMP threads spin at every barrier, and on a
+	// loaded 2-core machine -t 2 took 2.7 times the CPU per embedded unit
+	// (search/README.md, "Embedding speed"); the vectors are the same bits.
 	srv, err := llamatest.Start(ctx, llamatest.Options{Binary: llamatest.Require(t), Model: model, Ctx: 4096,
-		Args: args, LogFile: filepath.Join(t.TempDir(), "llama-server.log")})
+		Threads: 1, Args: args, LogFile: filepath.Join(t.TempDir(), "llama-server.log")})
 	if err != nil {
 		t.Fatalf("starting llama-server with %s: %v", filepath.Base(model), err)
 	}

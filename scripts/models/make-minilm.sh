@@ -8,8 +8,11 @@
 # numpy forward pass of the same weights (cosine must be > 0.9999).
 #   REPILOT_CACHE  cache root (default: $HOME/.cache/repilot-lsp)
 # Serve it (the dense streams of semantic search):
-#   llama-server -m "$(scripts/models/make-minilm.sh)" --embeddings --pooling mean \
-#     --port 8081 -c 4096 -b 2048 -ub 2048 -np 4
+#   OMP_WAIT_POLICY=passive llama-server -m "$(scripts/models/make-minilm.sh)" \
+#     --embeddings --pooling mean --port 8081 -c 2048 -b 2048 -ub 2048 -np 1
+# (OMP_WAIT_POLICY=passive, or -t 1: this llama.cpp build's OpenMP threads
+# spin at every barrier, and on a loaded machine that cost 2.7 times the CPU
+# per unit; search/README.md, "Embedding speed".)
 #   repilot-lsp search --embed-url http://127.0.0.1:8081/v1 --embed-model all-MiniLM-L6-v2 ...
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -40,7 +43,7 @@ mkdir -p "$cache/models"
 
 # Check the conversion against a numpy forward pass before caching it.
 port=$(( 20000 + RANDOM % 20000 ))
-"$server" -m "$work/model.gguf" --embeddings --pooling mean --host 127.0.0.1 --port "$port" -c 2048 -t 2 \
+"$server" -m "$work/model.gguf" --embeddings --pooling mean --host 127.0.0.1 --port "$port" -c 2048 -t 1 \
   >"$work/server.log" 2>&1 &
 pid=$!
 for _ in $(seq 1 100); do

@@ -169,8 +169,11 @@ func (s *Store) Pending() int {
 
 // Sync embeds every pending unit, a batch at a time, until none is left or
 // ctx ends; progress (may be nil) gets the count done and the count that
-// was pending when Sync began (plus any added meanwhile). The cache file is
-// flushed after each batch.
+// was pending when Sync began (plus any added meanwhile). Units with the
+// same text (overloads delegating alike, identical bodies in sibling
+// classes: about 5% of JDK 17's java.util) are embedded once per batch
+// pass: a batch holds distinct texts, and every pending unit with one of
+// them takes its vector. The cache file is flushed after each batch.
 func (s *Store) Sync(ctx context.Context, progress func(done, total int)) error {
 	s.syncMu.Lock()
 	defer s.syncMu.Unlock()
@@ -178,17 +181,20 @@ func (s *Store) Sync(ctx context.Context, progress func(done, total int)) error 
 	for {
 		s.mu.RLock()
 		total := done + len(s.pending)
-		ids := make([]string, 0, s.opt.Batch)
 		texts := make([]string, 0, s.opt.Batch)
-		for id, t := range s.pending {
-			ids = append(ids, id)
+		inBatch := make(map[string]bool, s.opt.Batch)
+		for _, t := range s.pending {
+			if inBatch[t] {
+				continue
+			}
+			inBatch[t] = true
 			texts = append(texts, t)
-			if len(ids) == s.opt.Batch {
+			if len(texts) == s.opt.Batch {
 				break
 			}
 		}
 		s.mu.RUnlock()
-		if len(ids) == 0 {
+		if len(texts) == 0 {
 			return s.cache.Flush()
 		}
 		vs, err := s.emb.Embed(ctx, texts)
@@ -197,8 +203,9 @@ func (s *Store) Sync(ctx context.Context, progress func(done, total int)) error 
 			return err
 		}
 		s.mu.Lock()
-		for i, id := range ids {
-			if err := s.cache.Put(s.key(texts[i]), vs[i]); err != nil {
+		byText := make(map[string][]float32, len(texts))
+		for i, t := range texts {
+			if err := s.cache.Put(s.key(t), vs[i]); err != nil {
 				s.mu.Unlock()
 				return err
 			}
@@ -206,15 +213,21 @@ func (s *Store) Sync(ctx context.Context, progress func(done, total int)) error 
 				s.mu.Unlock()
 				return errors.New("dense: the embedding model changed dimension")
 			}
-			// The unit may have changed or gone while we embedded it.
-			if s.pending[id] == texts[i] {
+			byText[t] = vs[i]
+		}
+		// Every unit still pending with one of these texts (the unit may have
+		// changed or gone while we embedded it: then its text differs).
+		n := 0
+		for id, t := range s.pending {
+			if v, ok := byText[t]; ok {
 				delete(s.pending, id)
-				s.vecs[id], s.texts[id] = normalize(vs[i]), texts[i]
+				s.vecs[id], s.texts[id] = normalize(v), t
+				n++
 			}
 		}
 		s.mu.Unlock()
 		s.cache.Flush()
-		done += len(ids)
+		done += n
 		if progress != nil {
 			progress(done, total)
 		}

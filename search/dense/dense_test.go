@@ -167,3 +167,41 @@ func TestQueryPrefixOnlyOnQueries(t *testing.T) {
 		t.Errorf("embedded %q, want %q", got, want)
 	}
 }
+
+// TestSyncEmbedsEachTextOnce: units with the same text (here 5 of 7, across
+// batch boundaries) cost one embedding, and each gets that text's vector.
+func TestSyncEmbedsEachTextOnce(t *testing.T) {
+	srv := llmtest.New()
+	defer srv.Close()
+	emb, err := llm.NewEmbedder(llm.Config{BaseURL: srv.BaseURL(), Model: "m"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := OpenCache(t.TempDir(), "m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	s := NewStore(emb, c, Options{Batch: 2})
+	var us []units.Unit
+	for i, code := range []string{"return size == 0", "return size == 0", "x++", "return size == 0", "y--", "return size == 0", "return size == 0"} {
+		us = append(us, units.Unit{ID: string(rune('a' + i)), Signature: "boolean isEmpty()", Code: code})
+	}
+	s.Upsert(us)
+	var last [2]int
+	if err := s.Sync(context.Background(), func(d, n int) { last = [2]int{d, n} }); err != nil {
+		t.Fatal(err)
+	}
+	if _, inputs, _ := srv.Counts(); inputs != 3 {
+		t.Errorf("embedded %d texts, want 3 distinct", inputs)
+	}
+	if s.Len() != 7 || s.Pending() != 0 || last != [2]int{7, 7} {
+		t.Errorf("len %d pending %d progress %v", s.Len(), s.Pending(), last)
+	}
+	want := normalize(srv.Embed(TextOf(&us[0], 2000)))
+	for _, i := range []int{0, 1, 3, 5, 6} {
+		if !reflect.DeepEqual(s.vecs[us[i].ID], want) {
+			t.Errorf("unit %s: vector differs from its text's", us[i].ID)
+		}
+	}
+}
