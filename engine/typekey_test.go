@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
@@ -142,25 +143,38 @@ func TestSoundnessMemberListsAcrossOperators(t *testing.T) {
 	}
 	defer ss.Close()
 	s := ss.(*jdtSession)
-	ctx := ctxT(t)
+	// About 220 requests: more than ctxT's bound allows under load.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
 	ops := make([]string, 0, len(operandOps))
 	for op := range operandOps {
 		ops = append(ops, op)
 	}
 	slices.Sort(ops)
+	// list returns the names of a consistent answer at the end of gen, nil
+	// when three answers were not consistent (the engine's unknown: such
+	// an answer is never cached).
 	list := func(gen string) []string {
 		t.Helper()
 		text := h.Prefix + gen + s.suffixAfterCaret()
 		m := textpos.New(text)
 		caret := len(h.Prefix) + len(gen)
-		l, err := s.request(ctx, "member", text, m.Position(caret))
-		if err != nil {
-			t.Fatalf("%q: %v", gen, err)
+		for try := 0; try < 3; try++ {
+			l, err := s.request(ctx, "member", text, m.Position(caret))
+			if err != nil {
+				t.Fatalf("%q: %v", gen, err)
+			}
+			if consistent(l, text, m, caret) {
+				return newMemberList(l).Names
+			}
+			for _, it := range l.Items {
+				if it.Edit != nil {
+					t.Logf("%q: an answer for another text (try %d), e.g. %q %+v", gen, try+1, it.Label, it.Edit.Range)
+					break
+				}
+			}
 		}
-		if !consistent(l, text, m, caret) {
-			t.Fatalf("%q: an answer for another text", gen)
-		}
-		return newMemberList(l).Names
+		return nil
 	}
 	// place writes recv after op in a statement (call=false) or among the
 	// arguments of a call.
@@ -183,6 +197,9 @@ func TestSoundnessMemberListsAcrossOperators(t *testing.T) {
 		for _, call := range []bool{false, true} {
 			want := list(place("=", recv, call))
 			if len(want) == 0 {
+				want = list(place("=", recv, call)) // JDT LS 1.60's first answer once was for another text
+			}
+			if len(want) == 0 {
 				t.Fatalf("%s (call %v): JDT LS listed no member after \"=\"", recv, call)
 			}
 			for _, op := range ops {
@@ -191,9 +208,10 @@ func TestSoundnessMemberListsAcrossOperators(t *testing.T) {
 				}
 				got := list(place(op, recv, call))
 				if len(got) == 0 {
-					// An empty answer is never shared per type (members
-					// keeps it for its text alone, unknown): no premise.
-					// JDT LS 1.20 once answered "println(~g." so.
+					// An empty or inconsistent answer is never shared
+					// per type (members keeps an empty one for its text
+					// alone, unknown): no premise. JDT LS 1.20 once
+					// answered "println(~g." with nothing.
 					t.Logf("%s. after %q (call %v): an empty answer", recv, op, call)
 					continue
 				}
