@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"reflect"
 	"sort"
 	"strings"
@@ -321,5 +322,43 @@ func TestDeadServer(t *testing.T) {
 	}
 	if _, err := eng.Open(context.Background(), h); err == nil {
 		t.Error("Open after death: no error")
+	}
+}
+
+// TestFirstJavaFile: the warm-up's file is a Java source outside hidden
+// folders and build outputs; none is found in a tree without one.
+func TestFirstJavaFile(t *testing.T) {
+	root := t.TempDir()
+	for _, f := range []string{".git/A.java", "target/B.java", "src/module-info.java", "src/demo/C.java"} {
+		p := filepath.Join(root, filepath.FromSlash(f))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("class X {}\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, want := firstJavaFile(root), filepath.Join(root, "src", "demo", "C.java"); got != want {
+		t.Errorf("firstJavaFile = %q, want %q", got, want)
+	}
+	empty := t.TempDir()
+	if err := os.WriteFile(filepath.Join(empty, "README"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if got := firstJavaFile(empty); got != "" {
+		t.Errorf("firstJavaFile of a tree without Java = %q", got)
+	}
+}
+
+// TestWarmUpLeavesNothingOpen: StartJDT's warm-up closes the document it
+// opened, so a session on that file opens it afresh with its own text.
+func TestWarmUpLeavesNothingOpen(t *testing.T) {
+	eng, root := sharedJDT(t)
+	path := firstJavaFile(root)
+	if path == "" {
+		t.Fatal("testdata/project has no Java file")
+	}
+	if _, _, open := eng.Client().Document(jdtls.FileURI(path)); open {
+		t.Errorf("%s is still open in the shadow server after the warm-up", path)
 	}
 }

@@ -36,6 +36,9 @@ type fakePeer struct {
 	scope   []fakeName            // variables and methods visible anywhere
 	types   []fakeName            // types: listed only for a typed prefix
 	members map[string][]fakeName // receiver name -> members
+	// afterLess: members listed instead when "<" comes right before the
+	// receiver (as a compiler might read "List<names." as a type context).
+	afterLess map[string][]fakeName
 	// emptyFor: idents (typed prefixes) answered with an empty list, as
 	// JDT LS answers a name nothing extends.
 	asked []string // "member:recv", "simple:<prefix>", one per request
@@ -77,6 +80,13 @@ func (f *fakePeer) Completion(ctx context.Context, uri string, pos textpos.Posit
 		recv := f.text[r:k]
 		f.asked = append(f.asked, "member:"+recv)
 		names = f.members[recv]
+		b := r
+		for b > 0 && f.text[b-1] == ' ' {
+			b--
+		}
+		if l, ok := f.afterLess[recv]; ok && b > 0 && f.text[b-1] == '<' {
+			names = l
+		}
 	} else {
 		f.asked = append(f.asked, "simple:"+prefix)
 		names = append(names, f.scope...)
@@ -307,5 +317,50 @@ func TestReceiverTypeFromScopeList(t *testing.T) {
 	checkAll(t, s, []checkCase{{ind + "Arrays.", "fill", Feasible}})
 	if got := f.requests(); len(got) == 0 || got[0] != "simple:Arrays" {
 		t.Errorf("requests %v, want simple:Arrays first", got)
+	}
+}
+
+// TestTypeKeySharedAcrossOperators: a receiver after any operator that
+// makes it an operand ("=", "+", "%", "==", ...) shares one member list
+// (typekey.go, beforeClass): the samples' many spellings of "x op names."
+// cost one list and one confirming answer.
+func TestTypeKeySharedAcrossOperators(t *testing.T) {
+	f := newFakePeer()
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "lo = names.", "size", Feasible},
+		{ind + "lo = (hi + 1) % names.", "size", Feasible},
+		{ind + "hi = lo * names.", "add", Feasible},
+		{ind + "boolean b = lo == names.", "size", Feasible},
+		{ind + "lo += names.", "sizeOf", Infeasible}, // pruned on two answers
+		{ind + "lo -= 2 - names.", "length", Infeasible},
+	})
+	want := []string{"simple:", "member:names", "member:names"} // the list, then its second answer for the first prune
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+}
+
+// TestTypeKeyNotSharedOutsideOperands: where the token before the receiver
+// may make it a type or package ("<", a type argument list's start), and in
+// a case label (where a compiler may list constants only), the receiver's
+// list is not taken from the operand context: here the fake server lists a
+// member after "<" that it does not list after "=", and the engine must not
+// prune it from the "=" list.
+func TestTypeKeyNotSharedOutsideOperands(t *testing.T) {
+	f := newFakePeer()
+	f.afterLess = map[string][]fakeName{"names": {{"Entry", 7, "Entry - demo.Names"}}}
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "lo = names.", "size", Feasible},
+		{ind + "lo = names.", "Entry", Infeasible}, // not a member in an operand
+		{ind + "boolean b = lo < names.", "Entry", Feasible},
+	})
+	if got := f.requests(); strings.Count(strings.Join(got, ","), "member:names") != 3 {
+		t.Errorf("requests %v, want a list of its own after \"<\"", got)
+	}
+	checkAll(t, s, []checkCase{{ind + "switch (lo) {\n" + ind + "case 1 + names.", "size", Feasible}})
+	if got := f.requests(); len(got) != 1 || got[0] != "member:names" {
+		t.Errorf("requests %v, want a list of its own in a case label", got)
 	}
 }

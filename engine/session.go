@@ -587,7 +587,9 @@ func (s *jdtSession) suffixAfterCaret() string {
 }
 
 // traceRequests ($REPILOT_ENGINE_TRACE set) prints each JDT LS request's
-// kind and the text before its caret to stderr (bench/README.md).
+// kind and the text before its caret to stderr, and after its answer the
+// kind again with the wall time it took, lock wait included
+// (bench/README.md).
 var traceRequests = os.Getenv("REPILOT_ENGINE_TRACE") != ""
 
 // request sends one completion request of the given kind (RequestKinds,
@@ -597,7 +599,11 @@ func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos
 	if s.verifying {
 		kind += "-verify"
 	}
+	began := time.Now()
 	if traceRequests {
+		defer func(kind string) {
+			fmt.Fprintf(os.Stderr, "engine trace: %s took %.0f ms\n", kind, float64(time.Since(began).Microseconds())/1000)
+		}(kind)
 		off := 0
 		if m := textpos.New(text); m != nil {
 			if o, err := m.Offset(pos); err == nil {
@@ -613,7 +619,6 @@ func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos
 		}
 		fmt.Fprintf(os.Stderr, "engine trace: %s %q\n", kind, text[from:off])
 	}
-	began := time.Now()
 	s.e.mu.Lock()
 	s.requests.Add(1)
 	list, err := s.complete(ctx, text, pos)

@@ -8,7 +8,8 @@ package engine
 // Where the receiver is a simple name x that the hunk cannot have rebound,
 // the list depends only on x's type and on the place, so it is keyed by
 //
-//	hunk, x's declared type at the hunk start (or x, for a type name), the token before x, and the
+//	hunk, x's declared type at the hunk start (or x, for a type name), the token before x (one
+//	class for the operators after which x can only be an operand: beforeClass), and the
 //	innermost open bracket's kind (context.go)
 //
 // and fetched once per such key. x "cannot have been rebound" when:
@@ -87,12 +88,61 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 			return "", false, nil // x may be declared here
 		}
 	}
+	if inCaseLabel(toks, r, genStart) {
+		return "", false, nil // a case label's constant: not shared with other operands
+	}
 	typ, err := s.hunkStartType(ctx, x.Text)
 	if err != nil || typ == "" {
 		return "", false, err
 	}
 	sc := scan(s.win.pre.clone(), toks[:r])
-	return s.id + "\x00t\x00" + typ + "\x00" + toks[r-1].Text + "\x00" + strconv.Itoa(int(sc.top())), true, nil
+	return s.id + "\x00t\x00" + typ + "\x00" + beforeClass(toks[r-1]) + "\x00" + strconv.Itoa(int(sc.top())), true, nil
+}
+
+// operandOps are the tokens after which a name can only start an operand of
+// an expression: the binary operators other than "<", ">", ">>", ">>>" (type
+// arguments), "&" (a type bound or an intersection cast) and "|" (a
+// multi-catch type), the assignment operators, and the unary "!" and "~".
+// The member list after "x." is the same after each of them (JDT LS lists
+// x's type's accessible members; the expected type orders them but filters
+// none: TestSoundnessMemberListsAcrossOperators asks JDT LS in each of these
+// places), so they share one key (beforeClass) instead of one key per
+// operator: a sample writing "(tail + 1) % buf." and another writing
+// "size = buf." ask once.
+var operandOps = map[string]bool{
+	"=": true, "+=": true, "-=": true, "*=": true, "/=": true, "%=": true, "&=": true, "|=": true, "^=": true,
+	"<<=": true, ">>=": true, ">>>=": true,
+	"+": true, "-": true, "*": true, "/": true, "%": true, "^": true, "<<": true,
+	"==": true, "!=": true, "<=": true, ">=": true, "&&": true, "||": true, "?": true,
+	"!": true, "~": true,
+}
+
+// beforeClass is the part of a type key that the token t before the
+// receiver contributes: "op" for every token of operandOps, the token's text
+// for any other (a keyword, "(", ",", "<", ...: places where the name may
+// be read as a type or a package, or whose list was not compared).
+func beforeClass(t javalex.Token) string {
+	if t.Kind == javalex.Operator && operandOps[t.Text] {
+		return "\x01op"
+	}
+	return t.Text
+}
+
+// inCaseLabel reports whether the receiver toks[r] lies in a case label
+// written by the generated text (which starts at offset genStart): "case"
+// after the last ";", "{", "}" or ":" before it. A compiler may list only
+// constants there, so its list stands for no other operand.
+func inCaseLabel(toks []javalex.Token, r, genStart int) bool {
+	for i := r - 1; i >= 0 && toks[i].Start >= genStart; i-- {
+		t := toks[i]
+		switch {
+		case isKw(t, "case") || isKw(t, "default"):
+			return true
+		case isOp(t, ";") || isOp(t, "{") || isOp(t, "}") || isOp(t, ":") || isOp(t, "->"):
+			return false
+		}
+	}
+	return false
 }
 
 // hunkStartType returns what name means at the hunk start: "v:" and the

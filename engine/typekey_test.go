@@ -2,7 +2,11 @@ package engine
 
 import (
 	"context"
+	"slices"
 	"testing"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // TestTypeKeySharedAcrossSamples: two samples that reach "g." through
@@ -118,6 +122,103 @@ func TestTypeKeyGuards(t *testing.T) {
 	} {
 		if atStatementBoundary(newLexWindow(prefix)) {
 			t.Errorf("%q: not a statement boundary in a block", prefix)
+		}
+	}
+}
+
+// TestSoundnessMemberListsAcrossOperators asks JDT LS for the member list of
+// a variable (g, s, names) and a type name (Math) after every operator of
+// operandOps, in a block and among a call's arguments, and requires the
+// names to be the same as after "=" in the same bracket: the premise on
+// which typekey.go shares one list between those places. A JDT LS version
+// that filters members by the expected type fails here. An empty answer is
+// no premise (the engine never shares one) and is only logged.
+func TestSoundnessMemberListsAcrossOperators(t *testing.T) {
+	eng, root := sharedJDT(t)
+	h, _ := hunkAt(t, root, "src/demo/Main.java", "names.add(g.getName());")
+	h.Suffix += "// operators\n"
+	ss, err := eng.Open(ctxT(t), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	s := ss.(*jdtSession)
+	// About 220 requests: more than ctxT's bound allows under load.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Minute)
+	defer cancel()
+	ops := make([]string, 0, len(operandOps))
+	for op := range operandOps {
+		ops = append(ops, op)
+	}
+	slices.Sort(ops)
+	// list returns the names of a consistent answer at the end of gen, nil
+	// when three answers were not consistent (the engine's unknown: such
+	// an answer is never cached).
+	list := func(gen string) []string {
+		t.Helper()
+		text := h.Prefix + gen + s.suffixAfterCaret()
+		m := textpos.New(text)
+		caret := len(h.Prefix) + len(gen)
+		for try := 0; try < 3; try++ {
+			l, err := s.request(ctx, "member", text, m.Position(caret))
+			if err != nil {
+				t.Fatalf("%q: %v", gen, err)
+			}
+			if consistent(l, text, m, caret) {
+				return newMemberList(l).Names
+			}
+			for _, it := range l.Items {
+				if it.Edit != nil {
+					t.Logf("%q: an answer for another text (try %d), e.g. %q %+v", gen, try+1, it.Label, it.Edit.Range)
+					break
+				}
+			}
+		}
+		return nil
+	}
+	// place writes recv after op in a statement (call=false) or among the
+	// arguments of a call.
+	place := func(op, recv string, call bool) string {
+		var e string
+		switch {
+		case op == "!" || op == "~":
+			e = op + recv + "."
+		case op == "?":
+			e = "true ? " + recv + "."
+		default:
+			e = "n " + op + " " + recv + "."
+		}
+		if call {
+			return ind + "int n = 0;\n" + ind + "System.out.println(" + e
+		}
+		return ind + "int n = 0;\n" + ind + "Object o = " + e
+	}
+	for _, recv := range []string{"g", "s", "names", "Math"} {
+		for _, call := range []bool{false, true} {
+			want := list(place("=", recv, call))
+			if len(want) == 0 {
+				want = list(place("=", recv, call)) // JDT LS 1.60's first answer once was for another text
+			}
+			if len(want) == 0 {
+				t.Fatalf("%s (call %v): JDT LS listed no member after \"=\"", recv, call)
+			}
+			for _, op := range ops {
+				if op == "=" {
+					continue
+				}
+				got := list(place(op, recv, call))
+				if len(got) == 0 {
+					// An empty or inconsistent answer is never shared
+					// per type (members keeps an empty one for its text
+					// alone, unknown): no premise. JDT LS 1.20 once
+					// answered "println(~g." with nothing.
+					t.Logf("%s. after %q (call %v): an empty answer", recv, op, call)
+					continue
+				}
+				if !slices.Equal(got, want) {
+					t.Errorf("%s. after %q (call %v): %v, after \"=\": %v", recv, op, call, got, want)
+				}
+			}
 		}
 	}
 }
