@@ -147,6 +147,15 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 	args = append(args, o.Args...)
 	cmd := exec.Command(o.Binary, args...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// The llama.cpp build runs its worker threads on OpenMP, whose idle
+	// threads spin by default: on a loaded machine -t 2 then costs about 2.7
+	// times the CPU of -t 1 per request (search/README.md, "Embedding
+	// speed"). Passive waiting gives the same results at less CPU, which the
+	// tests running beside the server need. A value already set is kept.
+	cmd.Env = os.Environ()
+	if os.Getenv("OMP_WAIT_POLICY") == "" {
+		cmd.Env = append(cmd.Env, "OMP_WAIT_POLICY=passive")
+	}
 	if o.LogFile != "" {
 		f, err := os.Create(o.LogFile)
 		if err != nil {
