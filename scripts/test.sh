@@ -37,10 +37,11 @@
 #                        launcher: JDT LS, Maven, the fixtures' tests. Most of
 #                        the suite's CPU time is JDT LS starting and answering
 #                        for a few minutes, where C2 costs more than it
-#                        gains: the engine package's tests took 103 CPU-s
-#                        instead of 181-185. The servers and their answers
-#                        are the same; each java prints a NOTE line saying
-#                        that it picked the option up. Set it to empty for
+#                        gains: the engine, enginebench, proxy, soak and
+#                        cmd packages' tests took 293 CPU-s instead of
+#                        about 546 (README, Test suite). The servers and
+#                        their answers are the same; each java prints a NOTE
+#                        line saying that it picked the option up. Set it to empty for
 #                        the JVMs' defaults.
 set -euo pipefail
 case "${1:-}" in
