@@ -6,12 +6,18 @@
 # first (scripts/warm-maven.sh). The work is the Go test
 # corpus.TestVerifyFixtures; it prints a table of the fixtures at the end.
 #   CORPUS_PARALLEL   fixtures checked at once (default 2)
+#   MAVEN_OPTS        when unset: -XX:TieredStopAtLevel=1 -XX:+UseSerialGC
+#                     for Maven's own JVM (each mvn run here is short: the
+#                     C1 compiler only and the serial collector halve its CPU
+#                     time; the tests' JVMs that surefire forks are not
+#                     affected, and the build and the tests are the same)
 #   REPILOT_CORPUS_DIRS  other corpora to check instead (':'-separated;
 #                        relative to the current directory)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
 need go "Install Go 1.26 or newer"
 need javac "Install a Java 17+ JDK"
+export MAVEN_OPTS="${MAVEN_OPTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"
 # Relative corpus paths are taken from the caller's directory.
 if [ -n "${REPILOT_CORPUS_DIRS:-}" ]; then
   abs=()

@@ -32,6 +32,17 @@
 #   GO_TEST_FLAGS        extra flags for go test (e.g. -run X, -short)
 #   REPILOT_SKIP_JDTLS=1 JDT LS tests skip (and say so) instead of failing
 #   REPILOT_SKIP_LLAMA=1 llama-server is not built; its tests skip (and say so)
+#   JDK_JAVA_OPTIONS     when unset: -XX:TieredStopAtLevel=1 (the C1 compiler
+#                        only) for every JVM the suite starts through the java
+#                        launcher: JDT LS, Maven, the fixtures' tests. Most of
+#                        the suite's CPU time is JDT LS starting and answering
+#                        for a few minutes, where C2 costs more than it
+#                        gains: the engine, enginebench, proxy, soak and
+#                        cmd packages' tests took 293 CPU-s instead of
+#                        about 546 (README, Test suite). The servers and
+#                        their answers are the same; each java prints a NOTE
+#                        line saying that it picked the option up. Set it to empty for
+#                        the JVMs' defaults.
 set -euo pipefail
 case "${1:-}" in
   -h|--help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;;
@@ -41,6 +52,7 @@ esac
 . "$(dirname "$0")/lib.sh"
 cd "$root"
 need go "Install Go 1.26 or newer"
+export JDK_JAVA_OPTIONS="${JDK_JAVA_OPTIONS--XX:TieredStopAtLevel=1}"
 total_start=$(date +%s)
 summary=()
 failed=()
