@@ -217,7 +217,11 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 			}
 		}
 		logf("backend %s: %s", lmName, cfg.Model)
-		got, err := repairbench.RunBackend(ctx, cfg, lmName, bugs, o)
+		bo := o
+		if model := cfg.Model; model.Remote() {
+			bo.Concurrency = max(1, f.model.concurrency) // samples at once, as in repair
+		}
+		got, err := repairbench.RunBackend(ctx, cfg, lmName, bugs, bo)
 		runs = append(runs, got...)
 		if err != nil {
 			if ctx.Err() == nil {

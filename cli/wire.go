@@ -61,7 +61,7 @@ func addModelFlags(fs *pflag.FlagSet, f *modelFlags) {
 	fs.StringVar(&f.fim, "fim-template", "", `fill-in-the-middle prompt template: qwen, deepseek, starcoder, codellama, codestral, none, or "infill" for llama.cpp's /infill (env `+EnvModelFIM+`; empty: guessed from the model name)`)
 	fs.StringVar(&f.dialect, "model-dialect", "", "server dialect: llama.cpp, vllm, openai, other (empty: detect from GET /v1/models)")
 	fs.DurationVar(&f.timeout, "model-timeout", 60*time.Second, "time limit of one request to the model server")
-	fs.IntVar(&f.concurrency, "model-concurrency", 1, "requests in flight to the model server at most; repair and serve also draw this many samples at once, so that a server with as many slots (llama-server -np N) can batch them (equal seeds still give equal patches; on a 2-core CPU server 4 was slower than 1)")
+	fs.IntVar(&f.concurrency, "model-concurrency", 1, "requests in flight to the model server at most; repair, serve and bench repair (its openai backend) also draw this many samples at once, so that a server with as many slots (llama-server -np N) can batch them (equal seeds still give equal patches; on a 2-core CPU server 4 was slower than 1)")
 	fs.IntVar(&f.retries, "model-retries", 3, "retries after HTTP 429/5xx or a refused connection, with backoff (0: none)")
 	fs.BoolVar(&f.noSpeculate, "no-speculate", false, "ask the model server token by token (one request per token) instead of speculative guided decoding")
 }

@@ -92,7 +92,9 @@ type sampler struct {
 
 // truncated counts a sample that ended at the token or size limit, by why
 // its end never came (Stats.TruncEndPruned, TruncEndNotDrawn, TruncNoEnd).
-func (s *sampler) truncated() (candidate, sampleEnd, error) {
+// The candidate it returns holds the text and tokens reached, for the trace
+// only (trace.go); a truncated sample is discarded.
+func (s *sampler) truncated(i int, generated string, tokens int) (candidate, sampleEnd, error) {
 	switch {
 	case s.endPruned:
 		s.stats.TruncEndPruned++
@@ -101,7 +103,7 @@ func (s *sampler) truncated() (candidate, sampleEnd, error) {
 	default:
 		s.stats.TruncNoEnd++
 	}
-	return candidate{}, endTruncated, nil
+	return candidate{text: generated, tokens: tokens, sample: i}, endTruncated, nil
 }
 
 // sampleStream returns the random stream of sample i: a PCG seeded with the
@@ -134,7 +136,7 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 			return candidate{}, 0, err
 		}
 		if tokens >= s.opts.MaxTokens || s.opts.overHunkBounds(generated) {
-			return s.truncated()
+			return s.truncated(i, generated, tokens)
 		}
 		dist, err := s.next(ctx, generated)
 		if err != nil {
@@ -156,7 +158,7 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 			// Every candidate was pruned: no feasible program continues
 			// this prefix among the tokens the model proposes (section 4.3).
 			s.markDead(generated)
-			return candidate{}, endDead, nil
+			return candidate{text: generated, tokens: tokens, sample: i}, endDead, nil
 		}
 		tok := dist[k]
 		generated += tok.Text

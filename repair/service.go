@@ -251,9 +251,11 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 		sp.eng = &lockedSession{Session: es, spent: &st.EngineTime}
 	}
 	var out []candidate
+	hunkName := fmt.Sprintf("%s:%d", uri, strings.Count(site.Prefix, "\n")+1)
 	accept := func(r sampleRun) error {
 		st.Samples++
 		addOutcome(st, &r.work)
+		traceSample(hunkName, opts, r)
 		if r.trace.isDead && r.trace.deferred {
 			sp.dead.Add(r.trace.dead)
 		}

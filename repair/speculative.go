@@ -101,7 +101,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 			return candidate{}, 0, err
 		}
 		if tokens >= s.opts.MaxTokens || s.opts.overHunkBounds(generated) {
-			return s.truncated()
+			return s.truncated(i, generated, tokens)
 		}
 		var (
 			dist     []lm.Candidate
@@ -176,7 +176,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		}
 		if k < 0 {
 			s.markDead(generated)
-			return candidate{}, endDead, nil
+			return candidate{text: generated, tokens: tokens, sample: i}, endDead, nil
 		}
 		tok := dist[k]
 		generated += tok.Text

@@ -33,6 +33,11 @@ type Options struct {
 	// Shared: one JDT LS imports every bug's project (backend.NewShared)
 	// instead of one per bug.
 	Shared bool
+	// Concurrency is how many samples of a repair are drawn at once
+	// (repair.Options.Concurrency; bench repair's --model-concurrency with
+	// a model server, as in repair); 0 or 1: one at a time. Equal seeds
+	// give equal patches at any concurrency.
+	Concurrency int
 	// Log, if set, hears one line per run (printf-style).
 	Log func(format string, args ...any)
 }
@@ -213,6 +218,7 @@ func one(ctx context.Context, r repair.Repairer, b corpus.Bug, variant string, o
 	opts.Samples, opts.Seed, opts.MaxTokens = s.Samples, s.Seed, s.MaxTokens
 	opts.Temperature, opts.TopP = s.Temperature, s.TopP
 	opts.KeepTop = 1 << 30
+	opts.Concurrency = max(1, o.Concurrency)
 	text, err := os.ReadFile(b.FilePath())
 	if err != nil {
 		run.Error = err.Error()

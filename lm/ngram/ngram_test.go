@@ -191,13 +191,13 @@ func bruteNext(s *session, generated string, k int) []scored {
 	var all []scored
 	dead := s.deadTokens(st)
 	for w := range m.vocab {
-		if proposable(uint32(w)) && !slices.Contains(dead, uint32(w)) {
+		if proposable(uint32(w)) && !dead.has(uint32(w)) {
 			all = append(all, scored{uint32(w), s.probOf(&d, uint32(w))})
 		}
 	}
 	for i := range s.localText {
 		r := uint32(len(m.vocab) + i)
-		if p := s.probOf(&d, r); p > 0 {
+		if p := s.probOf(&d, r); p > 0 && !dead.has(r) {
 			all = append(all, scored{r, p})
 		}
 	}

@@ -60,7 +60,7 @@ type session struct {
 	cp          *copyModel        // the buggy hunk (copy.go); nil when FIM.Buggy has no tokens
 	declared    map[string]string // name -> declared type's simple name in the prefix and suffix (typed.go)
 	endBrackets *brackets         // the buggy hunk's unmatched brackets; nil without one (see endProb)
-	headOpen    []openBracket     // the brackets left open by the prefix before tail, innermost last
+	headScan    bracketScan       // the brackets of the prefix before tail
 	// breaksInBrackets: the buggy hunk has a line break inside a "(" or
 	// "[" it opened (see Next).
 	breaksInBrackets bool
@@ -121,7 +121,7 @@ func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 		return hist
 	}
 	s.headRaw = addRun(head, nil)
-	s.headOpen = openBrackets(nil, "", head)
+	s.headScan.feed(head)
 	addRun(tail, slices.Clone(s.headRaw))
 	addRun(suffix, nil)
 	s.declared = declaredIn(head, tail, suffix)
@@ -274,6 +274,10 @@ type state struct {
 	// inner is the innermost bracket that the prefix and generated leave
 	// open (text "" at the top level of the file).
 	inner openBracket
+	// prev is the last code token of the prefix and generated; closed,
+	// when prev is a closer, the bracket it closed (nil otherwise).
+	prev   string
+	closed *openBracket
 }
 
 // analyse lexes tail+generated and derives the model context and layout.
@@ -393,8 +397,14 @@ func (s *session) analyse(generated string) state {
 	}
 	l.hunkStart = first
 	st.unmatch = bracketsOf(st.gen)
-	if open := openBrackets(slices.Clone(s.headOpen), s.headLast[1].Text, toks); len(open) > 0 {
-		st.inner = open[len(open)-1]
+	bs := s.headScan.clone()
+	bs.feed(toks)
+	if n := len(bs.stack); n > 0 {
+		st.inner = bs.stack[n-1]
+	}
+	st.prev = bs.prev
+	if bs.closedLast {
+		st.closed = &bs.closed
 	}
 	return st
 }
@@ -418,10 +428,107 @@ func breaksInBrackets(toks []streamTok) bool {
 
 // openBracket is a bracket left open: its text, and for "(", whether it
 // opens the header of a for or try statement, where ";" separates the
-// header's parts.
+// header's parts, the keyword before it ("if", "while", ...: kw, "" after
+// any other token), and whether it is an annotation's argument list or
+// inside one (annot: "@A({1, 2})" holds an array initializer there).
 type openBracket struct {
 	text   string
 	header bool
+	kw     string
+	annot  bool
+	// angle: a "<" that may open type arguments came while this bracket
+	// was the innermost (they may hold "," at its level: "instanceof
+	// Map<K, V> m"): one after ".", "::" or "new" ("x.<K, V>f()"), or
+	// any "<" once "instanceof" or "new" came at its level (typed). Any
+	// other "<" there is a less-than, or opens the type arguments of a
+	// method reference's type ("Map<K, V>::new"), which compiles only in
+	// an assignment, invocation or cast context (JLS 15.13), none of
+	// which is the top level of an if, while, switch or synchronized
+	// header.
+	angle, typed bool
+	// newSeen: "new" came while this bracket was the innermost; ctor: the
+	// bracket is a "(" opened inside a "(" or "[" that had seen "new", so
+	// it may be a class instance creation's arguments, which an anonymous
+	// class body may follow ("f(new Object() {").
+	newSeen, ctor bool
+}
+
+// bracketScan follows the brackets of a token stream: the brackets open
+// (innermost last) and, when the last code token is a closer, the bracket
+// it closed.
+type bracketScan struct {
+	stack []openBracket
+	prev  string // the last code token ("" before any)
+	// annotName: the tokens since the last "@" are a (qualified) name, so
+	// a "(" now opens an annotation's arguments.
+	annotName bool
+	// closed is the bracket the last code token closed (closedLast), the
+	// zero openBracket after any other token.
+	closed     openBracket
+	closedLast bool
+}
+
+// statementKeywords are the keywords whose "(" opens a statement's header
+// (and, for switch, also a switch expression's).
+var statementKeywords = map[string]bool{"if": true, "while": true, "for": true, "switch": true,
+	"synchronized": true, "catch": true, "try": true}
+
+// clone returns a copy of b that feeds without changing b.
+func (b bracketScan) clone() bracketScan {
+	b.stack = slices.Clone(b.stack)
+	return b
+}
+
+// feed updates b by toks. A closer closes the innermost bracket whatever
+// its kind; one with nothing open is ignored (closedLast stays false).
+func (b *bracketScan) feed(toks []streamTok) {
+	for _, t := range toks {
+		if t.isNewline() {
+			continue
+		}
+		b.closedLast = false
+		annotName := false
+		switch t.Text {
+		case "(":
+			o := openBracket{text: "(", header: b.prev == "for" || b.prev == "try", annot: b.annotName}
+			if statementKeywords[b.prev] {
+				o.kw = b.prev
+			}
+			if n := len(b.stack); n > 0 {
+				o.annot = o.annot || b.stack[n-1].annot
+				o.ctor = b.stack[n-1].newSeen
+			}
+			b.stack = append(b.stack, o)
+		case "[", "{":
+			o := openBracket{text: t.Text}
+			if n := len(b.stack); n > 0 && b.stack[n-1].annot {
+				o.annot = true
+			}
+			b.stack = append(b.stack, o)
+		case ")", "]", "}":
+			if n := len(b.stack); n > 0 {
+				b.closed, b.closedLast = b.stack[n-1], true
+				b.stack = b.stack[:n-1]
+			}
+		case "<":
+			if n := len(b.stack); n > 0 && (b.stack[n-1].typed || b.prev == "." || b.prev == "::" || b.prev == "new") {
+				b.stack[n-1].angle = true
+			}
+		case "instanceof", "new":
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].typed = true
+				b.stack[n-1].newSeen = b.stack[n-1].newSeen || t.Text == "new"
+			}
+		case "@":
+			annotName = true
+		case ".":
+			annotName = b.annotName
+		default:
+			annotName = b.annotName && t.Kind == javalex.Ident
+		}
+		b.annotName = annotName
+		b.prev = t.Text
+	}
 }
 
 // openBrackets returns stack (the brackets open before toks, innermost
@@ -429,23 +536,9 @@ type openBracket struct {
 // A closer closes the innermost bracket whatever its kind; one with nothing
 // open is ignored.
 func openBrackets(stack []openBracket, prev string, toks []streamTok) []openBracket {
-	for _, t := range toks {
-		if t.isNewline() {
-			continue
-		}
-		switch t.Text {
-		case "(":
-			stack = append(stack, openBracket{text: "(", header: prev == "for" || prev == "try"})
-		case "[", "{":
-			stack = append(stack, openBracket{text: t.Text})
-		case ")", "]", "}":
-			if len(stack) > 0 {
-				stack = stack[:len(stack)-1]
-			}
-		}
-		prev = t.Text
-	}
-	return stack
+	b := bracketScan{stack: stack, prev: prev}
+	b.feed(toks)
+	return b.stack
 }
 
 // scored is a proposal before rendering: a vocabulary id, or a cache id of
@@ -816,7 +909,7 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 	}
 	dead := s.deadTokens(st)
 	push := func(r uint32, png float64) {
-		if s.mark(r) && !slices.Contains(dead, r) {
+		if s.mark(r) && !dead.has(r) {
 			h.push(scored{r, s.score(&d, r, png)})
 		}
 	}
@@ -917,10 +1010,44 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 	return out, nil
 }
 
-// deadTokens returns the cache ids Next proposes none of after st: the
-// dead closers (deadClosers), ";" where Java has none, and a line break
-// where it would only lose the model its bracket.
-func (s *session) deadTokens(st state) []uint32 {
+// deadSet is what Next proposes none of after a state: the cache ids in
+// ids, or, when only is set, every id but those in keep.
+type deadSet struct {
+	ids  []uint32
+	only bool
+	keep []uint32
+}
+
+// has reports whether Next proposes no token r.
+func (d deadSet) has(r uint32) bool {
+	if d.only {
+		return !slices.Contains(d.keep, r)
+	}
+	return slices.Contains(d.ids, r)
+}
+
+// notStatementStart are tokens that start no statement and are not the ";"
+// that ends a do statement (JLS 14.13). A statement starts with a keyword,
+// a name, a literal, "(", "{", ";", "++", "--" or "@" (JLS 14.5); an
+// expression statement is an assignment, an increment or decrement, a
+// method invocation or a class instance creation (JLS 14.8), so neither
+// "-x;" nor "!x;" is one, and type arguments come only after a "."
+// (JLS 15.12), so no statement starts with "<".
+var notStatementStart = []string{
+	")", "]", "}", "[", ",", ".", "::", "->", "?", ":", "instanceof",
+	"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ">>>=",
+	"==", "!=", "<", ">", "<=", ">=", "&&", "||", "&", "|", "^",
+	"+", "-", "*", "/", "%", "<<", ">>", ">>>", "!", "~",
+}
+
+// deadTokens returns what Next proposes none of after st: the dead closers
+// (deadClosers), ";" where Java has none, a line break where it would only
+// lose the model its bracket, and the tokens after which no text compiles
+// (syntaxDead).
+func (s *session) deadTokens(st state) deadSet {
+	if d, ok := s.syntaxOnly(st); ok {
+		return d
+	}
 	dead := s.deadClosers(st)
 	if st.inner.text == "[" || st.inner.text == "(" && !st.inner.header {
 		// ";" ends a statement or a declaration, never inside brackets
@@ -939,6 +1066,77 @@ func (s *session) deadTokens(st state) []uint32 {
 		// model that breaks the line there has lost the bracket from its
 		// context (three tokens) and seldom closes it.
 		dead = append(dead, idNewline)
+	}
+	dead = append(dead, s.syntaxDead(st)...)
+	return deadSet{ids: dead}
+}
+
+// syntaxOnly returns, after the ")" that closes the header of a switch,
+// synchronized, catch or try-with-resources, that only "{" (or a line
+// break) may follow: each of them is followed by a block or a switch block
+// (JLS 14.11, 14.19, 14.20, 14.20.3; a switch expression too, JLS 15.28).
+func (s *session) syntaxOnly(st state) (deadSet, bool) {
+	c := st.closed
+	if c == nil || c.text != "(" {
+		return deadSet{}, false
+	}
+	switch c.kw {
+	case "switch", "synchronized", "catch", "try":
+		keep := []uint32{idNewline}
+		if id, ok := s.m.ids["{"]; ok {
+			keep = append(keep, id)
+		}
+		return deadSet{only: true, keep: keep}, true
+	}
+	return deadSet{}, false
+}
+
+// syntaxDead returns the cache ids of tokens after which no text makes the
+// file compile, by three rules of the Java grammar:
+//
+//   - after the ")" that closes an if, while or for header comes a
+//     statement (JLS 14.9, 14.12, 14.14) or, after a do statement's while,
+//     ";": none of notStatementStart ("while (lo < hi) >>> 1");
+//   - at the top level of an if, while, switch or synchronized header, an
+//     expression: no "," (JLS 15.8.5; "while (lo < hi, {"), unless type
+//     arguments may be open there (openBracket.angle: "instanceof
+//     Map<K, V> m", "x.<K, V>f()");
+//   - inside a "(" or "[", a "{" opens only a lambda body (after "->"), an
+//     array initializer of an array creation (after "]"), an anonymous
+//     class body (after the ")" of a class instance creation's arguments:
+//     a "(" opened inside a bracket that had seen "new", openBracket.ctor)
+//     or a switch block (after a switch header) (JLS 15.10.1, 15.9,
+//     15.27.2, 15.28), except in a for or try header ("for (int[] a =
+//     {1}; ...") and an annotation's arguments ("@A({1, 2})"), where it is
+//     not ruled out: "while ((lo < hi) {", "if (a.size() {".
+func (s *session) syntaxDead(st state) []uint32 {
+	var words []string
+	if c := st.closed; c != nil && c.text == "(" {
+		switch c.kw {
+		case "if", "while", "for":
+			words = append(words, notStatementStart...)
+		}
+	}
+	if in := st.inner; in.text == "(" && !in.angle && !in.annot {
+		switch in.kw {
+		case "if", "while", "switch", "synchronized":
+			words = append(words, ",")
+		}
+	}
+	if in := st.inner; (in.text == "(" || in.text == "[") && !in.header && !in.annot {
+		c := st.closed
+		switch {
+		case st.prev == "->", st.prev == "]":
+		case st.prev == ")" && (c == nil || c.ctor || c.kw == "switch"):
+		default:
+			words = append(words, "{")
+		}
+	}
+	var dead []uint32
+	for _, w := range words {
+		if id, ok := s.m.ids[w]; ok {
+			dead = append(dead, id)
+		}
 	}
 	return dead
 }

@@ -75,3 +75,78 @@ func TestNoLineBreakInsideHunkBracket(t *testing.T) {
 		t.Error("the buggy hunk breaks a line inside its call: no line break there")
 	}
 }
+
+// TestSyntaxDeadTokens: Next proposes none of the tokens after which no
+// text compiles (syntaxOnly, syntaxDead), and every token the rules leave
+// alone stays proposable, including the exceptions each rule names.
+func TestSyntaxDeadTokens(t *testing.T) {
+	m := jdkModel(t)
+	s := mustStart(t, m, callFIM).(*session)
+	isDead := func(gen, tok string) bool {
+		id, ok := m.ids[tok]
+		if tok == "\n" {
+			id, ok = idNewline, true
+		}
+		if !ok {
+			t.Fatalf("%q is not in the vocabulary", tok)
+		}
+		return s.deadTokens(s.analyse(gen)).has(id)
+	}
+	cases := []struct {
+		gen  string
+		dead []string
+		live []string
+	}{
+		// After an if, while or for header: a statement (or a do's ";").
+		{"        while (lo < hi)", []string{">>>", ">=", "||", ",", ".", "=", "-", "!", "instanceof", "]"},
+			[]string{"{", ";", "return", "lo", "(", "++", "\n", "this", "new"}},
+		{"        if (a[n] > 0)\n", []string{".", "+", "?"}, []string{"n", "{", "return"}},
+		{"        for (int i = 0; i < n; i++)", []string{"*", "::"}, []string{"n", "{", ";"}},
+		// A call's ")" is not a header's.
+		{"        n = f(a)", nil, []string{".", "+", ",", ";", "[", ">="}},
+		{"        if (f(a)", nil, []string{".", "+", ")", "&&"}},
+		// switch, synchronized, catch, try-with-resources: only a block.
+		{"        switch (n)", []string{"n", "case", ";", ".", "return", "("}, []string{"{", "\n"}},
+		{"        synchronized (a)\n", []string{"a", ";"}, []string{"{"}},
+		// No top-level "," in an if, while, switch or synchronized header.
+		{"        while (lo < hi", []string{","}, []string{")", "&&", "<"}},
+		{"        if (f(a", nil, []string{","}},
+		{"        if (a instanceof Map<String", nil, []string{","}},
+		{"        if (n < a.length && new HashMap<String", nil, []string{","}},
+		{"        if (a.<String", nil, []string{","}},
+		{"        while (n < a.length", []string{","}, nil},
+		{"        for (int i = 0", nil, []string{","}},
+		// "{" inside brackets only after "->", "]" or ")".
+		{"        while ((lo < hi)", []string{"{"}, nil},
+		{"        if (a.size()", []string{"{"}, []string{")", "."}},
+		{"        if (f(new Object()", nil, []string{"{"}},
+		{"        n = f(new java.util.ArrayList<String>()", nil, []string{"{"}},
+		{"        n = f(switch (n)", nil, []string{"{"}},
+		{"        while ((lo < hi", []string{"{"}, nil},
+		{"        n = f(a,", []string{"{"}, []string{"new", "x"}},
+		{"        n = a[n", []string{"{"}, nil},
+		{"        n = f(x ->", nil, []string{"{"}},
+		{"        n = f(new int[]", nil, []string{"{"}},
+		{"        for (int[] b =", nil, []string{"{"}},
+		{"        @SuppressWarnings(", nil, []string{"{"}},
+		{"        @java.lang.SuppressWarnings(value =", nil, []string{"{"}},
+	}
+	for _, c := range cases {
+		for _, tok := range c.dead {
+			if !isDead(c.gen, tok) {
+				t.Errorf("after %q: %q is proposed, want none", c.gen, tok)
+			}
+		}
+		for _, tok := range c.live {
+			if isDead(c.gen, tok) {
+				t.Errorf("after %q: %q is dead, want it proposable", c.gen, tok)
+			}
+		}
+	}
+	// Next itself leaves them out.
+	for _, c := range next(t, s, "        switch (n)", 0) {
+		if !c.End && c.Text != " {" && c.Text != "{" && c.Text != "\n" {
+			t.Errorf("after a switch header: Next proposes %q", c.Text)
+		}
+	}
+}
