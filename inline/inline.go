@@ -145,6 +145,13 @@ type Stats struct {
 	GenerateTime  time.Duration // sampling wall time
 	CheckTime     time.Duration // compile-check wall time
 	OverBudget    int           // automatic requests whose generation ran out of AutomaticBudget
+
+	// How the samples that yielded no candidate to check ended (each
+	// sample counts once; Rejected counts the checked ones that failed):
+	Dead      int // a token was pruned with nothing left to draw (or the model proposed none)
+	Truncated int // MaxTokens reached without the end token
+	Blank     int // ended with only whitespace
+	Repeated  int // ended with a text already checked for this request
 }
 
 // Service answers suggestion requests. It is safe for concurrent use.
@@ -330,6 +337,10 @@ func (s *Service) addTotals(st Stats) {
 	t.GenerateTime += st.GenerateTime
 	t.CheckTime += st.CheckTime
 	t.OverBudget += st.OverBudget
+	t.Dead += st.Dead
+	t.Truncated += st.Truncated
+	t.Blank += st.Blank
+	t.Repeated += st.Repeated
 }
 
 // Forget drops what the service remembers of a document (on didClose).
@@ -410,10 +421,11 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 		}
 		g := samplers[j]
 		t0 := time.Now()
-		before := g.Stats().EngineCalls
+		before := g.Stats()
 		text, complete, err := g.Sample(gctx, i)
 		st.GenerateTime += time.Since(t0)
-		st.EngineCalls += g.Stats().EngineCalls - before
+		after := g.Stats()
+		st.EngineCalls += after.EngineCalls - before.EngineCalls
 		st.Samples++
 		if err != nil {
 			if ctx.Err() == nil && gctx.Err() != nil {
@@ -423,7 +435,18 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 			return nil, err
 		}
 		text = rule.finish(text)
-		if !complete || strings.TrimSpace(text) == "" || tried[text] {
+		switch {
+		case !complete && truncations(after) > truncations(before):
+			st.Truncated++
+			continue
+		case !complete:
+			st.Dead++
+			continue
+		case strings.TrimSpace(text) == "":
+			st.Blank++
+			continue
+		case tried[text]:
+			st.Repeated++
 			continue
 		}
 		tried[text] = true
@@ -443,6 +466,11 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 		st.Rejected++
 	}
 	return nil, nil
+}
+
+// truncations returns the samples of st that reached the token limit.
+func truncations(st repair.Stats) int {
+	return st.TruncEndPruned + st.TruncEndNotDrawn + st.TruncNoEnd
 }
 
 // guarantee checks text inserted between prefix and suffix (Introduced): the
