@@ -94,7 +94,7 @@ similar):
 	fl.IntVar(&f.perFile, "per-file", 4, "positions per file at most")
 	fl.Uint64Var(&f.seed, "seed", 1, "position seed")
 	fl.BoolVar(&f.invoked, "invoked", false, "use the invoked trigger (more samples) instead of the automatic one")
-	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "generation budget of an automatic request (0: none), as serve uses")
+	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "budget of an automatic request, generation and compile check together (0: none), as serve uses")
 	fl.IntVar(&f.samples, "samples", inlineAutomaticSamples, "samples an automatic request may try within the budget (the next one, at serve's temperature 0.3, when a sample fails the check), as serve uses")
 	fl.IntVar(&f.compare, "compare-samples", 0, "also run a guided row with this many automatic samples, side by side (0: no such row)")
 	fl.Float64Var(&f.compareT, "compare-temperature", 0, "temperature of the --compare-samples row's samples after the first (0: the default, 0.8)")
@@ -286,9 +286,9 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			continue // unguided: no engine, no check
 		}
 		t := r.svc.Totals()
-		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee, %d requests ran out of the %v generation budget\n",
+		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee, %d requests ran out of the %v budget while sampling; under the budget, %d engine decisions answered unknown at the end of sampling, %d checks not started and %d cut by the deadline\n",
 			r.name, t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
-			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.OverBudget, f.budget)
+			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.OverBudget, f.budget, t.LateUnknown, t.ChecksSkipped, t.ChecksCut)
 		calls := make([]time.Duration, len(r.engineCalls)) // quantile works on durations
 		for i, n := range r.engineCalls {
 			calls[i] = time.Duration(n)
@@ -325,6 +325,12 @@ func whyNothing(before, after inline.Stats) string {
 		if c.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", c.name, c.n))
 		}
+	}
+	if after.ChecksSkipped > before.ChecksSkipped {
+		parts = append(parts, "check not started (deadline)")
+	}
+	if after.ChecksCut > before.ChecksCut {
+		parts = append(parts, "check cut (deadline)")
 	}
 	if after.OverBudget > before.OverBudget {
 		parts = append(parts, "budget")

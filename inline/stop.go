@@ -333,8 +333,10 @@ func (r stopRule) finish(text string) string {
 }
 
 // apply rewrites one next-token distribution after generated: a token that
-// crosses the end is cut there and made the end token; the model's own end
-// token is dropped where the suggestion may not end (mayEnd); equal results
+// crosses the end is cut there and made the end token; an end token is
+// dropped where the suggestion may not end (mayEnd) and where the
+// suggestion would be blank (a blank suggestion is never shown, so the
+// model's mass goes to its other tokens instead); equal results
 // are merged (their probabilities added). It returns the new distribution,
 // best first, and for each input index its index in the output (-1 for a
 // dropped candidate).
@@ -344,14 +346,17 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 	seen := map[lm.Candidate]int{}
 	endOK := r.mayEnd(generated)
 	for i, c := range dist {
-		if c.End && !endOK {
-			where[i] = -1
-			continue
-		}
 		if !c.End {
 			if k := r.cut(generated, c.Text); k >= 0 {
 				c = lm.Candidate{Text: c.Text[:k], LogProb: c.LogProb, End: true}
 			}
+		}
+		if c.End && (!endOK || blank(generated+c.Text)) {
+			// A token cut at the end is judged like the model's own end
+			// (mayEnd holds after the text the cut keeps: the cut comes
+			// only where the scanner is outside brackets and literals).
+			where[i] = -1
+			continue
 		}
 		key := lm.Candidate{Text: c.Text, End: c.End}
 		if j, ok := seen[key]; ok {
@@ -381,6 +386,9 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 	}
 	return sorted, where
 }
+
+// blank reports whether a suggestion's text has only whitespace.
+func blank(text string) bool { return strings.TrimSpace(text) == "" }
 
 func logAdd(a, b float64) float64 {
 	if math.IsInf(a, -1) {
@@ -442,6 +450,10 @@ func (s *stopSpeculator) Propose(ctx context.Context, generated string, opts lm.
 			}
 		} else if !st.Token.End {
 			if k := s.rule.cut(g, st.Token.Text); k >= 0 {
+				if blank(g + st.Token.Text[:k]) {
+					out = append(out, ns) // Chosen -1: drawn from Top, which has no blank end
+					break
+				}
 				ns.Token = lm.Candidate{Text: st.Token.Text[:k], LogProb: st.Token.LogProb, End: true}
 			}
 		}
