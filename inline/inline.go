@@ -19,6 +19,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -496,6 +497,10 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			return nil, err
 		}
 		text = rule.finish(text)
+		if traceSamples {
+			fmt.Fprintf(os.Stderr, "inline trace: sample %d: %q complete=%v, %v, %d engine calls, %d late unknown\n",
+				i, text, complete, time.Since(t0).Round(time.Millisecond), after.EngineCalls-before.EngineCalls, late.Load())
+		}
 		switch {
 		case !complete && truncations(after) > truncations(before):
 			st.Truncated++
@@ -521,6 +526,9 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		if err != nil {
 			return nil, err
 		}
+		if traceSamples {
+			fmt.Fprintf(os.Stderr, "inline trace: check of %q: %v (skipped %d, cut %d)\n", text, ok, st.ChecksSkipped, st.ChecksCut)
+		}
 		if ok {
 			sug.Text = text
 			return sug, nil
@@ -532,6 +540,10 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	}
 	return nil, nil
 }
+
+// traceSamples: with $REPILOT_INLINE_TRACE set, every sample's text and
+// end and every check's verdict go to stderr (for bench inline -v).
+var traceSamples = os.Getenv("REPILOT_INLINE_TRACE") != ""
 
 // truncations returns the samples of st that reached the token limit.
 func truncations(st repair.Stats) int {
@@ -591,7 +603,11 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 			s.olds.Add(k, old)
 		}
 	}
-	return len(Introduced(newErrs, old, span)) == 0, nil
+	intro := Introduced(newErrs, old, span)
+	if traceSamples && len(intro) > 0 {
+		fmt.Fprintf(os.Stderr, "inline trace: %q introduces %q\n", text, intro)
+	}
+	return len(intro) == 0, nil
 }
 
 // indentOf returns the leading whitespace of the caret's line.
