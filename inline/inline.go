@@ -20,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -256,8 +257,9 @@ func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error)
 		var deadline time.Time // the automatic budget's; zero: none
 		if req.Trigger == Automatic && s.opts.AutomaticBudget > 0 {
 			// One deadline for the whole request (deadline.go); time spent
-			// waiting for the backends counts.
-			deadline = start.Add(s.opts.AutomaticBudget)
+			// waiting for the backends counts, and unwindReserve is left for
+			// what follows the work (closing the engine's session, caching).
+			deadline = start.Add(s.opts.AutomaticBudget - min(unwindReserve, s.opts.AutomaticBudget/10))
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithDeadlineCause(ctx, deadline, errBudget)
 			defer cancel()
@@ -447,7 +449,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	tried := map[string]bool{}
 	// The first sample is greedy; the others share one sampler at
 	// temperature (and its trie of rejected prefixes).
-	session := wrap(ms, rule, &st.ModelCalls)
+	session, lastAsked := wrap(ms, rule, &st.ModelCalls)
 	var samplers [2]*repair.GuidedSampler
 	// Under a budget, a sample that repeats a candidate already checked, or
 	// ends without a candidate, does not count toward samples (the next one
@@ -498,8 +500,12 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		}
 		text = rule.finish(text)
 		if traceSamples {
-			fmt.Fprintf(os.Stderr, "inline trace: sample %d: %q complete=%v, %v, %d engine calls, %d late unknown\n",
-				i, text, complete, time.Since(t0).Round(time.Millisecond), after.EngineCalls-before.EngineCalls, late.Load())
+			shown := strconv.Quote(text)
+			if !complete {
+				shown = "nothing, last asked after " + strconv.Quote(lastAsked())
+			}
+			fmt.Fprintf(os.Stderr, "inline trace: sample %d: %s complete=%v, %v, %d engine calls, %d late unknown\n",
+				i, shown, complete, time.Since(t0).Round(time.Millisecond), after.EngineCalls-before.EngineCalls, late.Load())
 		}
 		switch {
 		case !complete && truncations(after) > truncations(before):

@@ -406,10 +406,12 @@ type stopSession struct {
 	inner lm.Session
 	rule  stopRule
 	calls *int64 // model requests, for Suggestion.Stats
+	last  string // the text of the last request (for the trace of a sample that ends without text)
 }
 
 func (s *stopSession) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
 	*s.calls++
+	s.last = generated
 	d, err := s.inner.Next(ctx, generated, k)
 	if err != nil {
 		return nil, err
@@ -434,6 +436,7 @@ type stopSpeculator struct {
 
 func (s *stopSpeculator) Propose(ctx context.Context, generated string, opts lm.ProposeOptions) ([]lm.Step, error) {
 	*s.calls++
+	s.last = generated
 	steps, err := s.sp.Propose(ctx, generated, opts)
 	if err != nil {
 		return nil, err
@@ -466,11 +469,13 @@ func (s *stopSpeculator) Propose(ctx context.Context, generated string, opts lm.
 	return out, nil
 }
 
-// wrap returns inner with rule applied, keeping its optional interfaces.
-func wrap(inner lm.Session, rule stopRule, calls *int64) lm.Session {
+// wrap returns inner with rule applied, keeping its optional interfaces,
+// and a function that returns the text of the session's last request.
+func wrap(inner lm.Session, rule stopRule, calls *int64) (lm.Session, func() string) {
 	s := stopSession{inner: inner, rule: rule, calls: calls}
 	if sp, ok := inner.(lm.Speculator); ok {
-		return &stopSpeculator{stopSession: s, sp: sp}
+		ss := &stopSpeculator{stopSession: s, sp: sp}
+		return ss, func() string { return ss.last }
 	}
-	return &s
+	return &s, func() string { return s.last }
 }
