@@ -539,3 +539,21 @@ func TestRepeatedSampleDoesNotCount(t *testing.T) {
 		t.Errorf("no budget: %d samples, want 2", st.Samples)
 	}
 }
+
+// In line mode a token that breaks the line inside a bracket is never
+// proposed (the statement must end on the caret's line); a line break at
+// depth 0 still ends the suggestion, and block mode may break lines.
+func TestLineSuggestionDoesNotWrap(t *testing.T) {
+	r := newStopRule("    x = foo(a,", "\n  }\n}\n")
+	dist := []lm.Candidate{{Text: "\n", LogProb: -0.1}, {Text: " b", LogProb: -0.5}, {Text: " b)\n", LogProb: -1}}
+	out, where := r.apply("", dist)
+	if where[0] != -1 || len(out) != 2 || out[0].Text != " b" {
+		t.Fatalf("apply = %+v, %v; want the line break dropped", out, where)
+	}
+	if !r.wraps(" b +", "\n") || r.wraps(" b);", "\n") {
+		t.Errorf("wraps: a break inside the call must wrap, one after it must not")
+	}
+	if b := newStopRule("    if (a) {", "\n  }\n}\n"); b.wraps("\n      foo(", "\n") {
+		t.Errorf("block mode: a line break inside a call must be allowed")
+	}
+}

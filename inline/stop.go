@@ -187,6 +187,9 @@ type scanner struct {
 	prev         byte
 	nonBlankLine bool // the current line has non-whitespace code
 	sawCode      bool // some non-whitespace text was generated
+	// wrapped: in line mode, a line break in code came while a bracket
+	// was open (the statement would go on on the next line).
+	wrapped bool
 }
 
 // step feeds one byte and reports whether the suggestion ends before it.
@@ -283,6 +286,7 @@ func (s *scanner) step(r stopRule, c byte) (stopBefore bool) {
 // suggestion ends at the first line break at depth 0 after some code.
 func (s *scanner) newline(r stopRule) bool {
 	stop := !r.block && s.depth <= 0 && (s.sawCode || r.midLine)
+	s.wrapped = s.wrapped || (!r.block && s.depth > 0)
 	s.nonBlankLine = false
 	return stop
 }
@@ -311,6 +315,28 @@ func (r stopRule) mayEnd(generated string) bool {
 	return s.depth <= 0 && s.quote == 0 && !s.text
 }
 
+// wraps reports whether tok after generated breaks the line inside a
+// bracket of the statement in line mode, before the suggestion ends. Such a
+// token is never proposed (apply): a line suggestion is the rest of the
+// caret's line, its statement complete on it. Measured on java.logging/
+// (tuning), the greedy n-gram samples that ran to MaxTokens wrapped the
+// line inside the call the caret was in and repeated `\n + ".host"`.
+func (r stopRule) wraps(generated, tok string) bool {
+	if r.block {
+		return false
+	}
+	s := r.scan(generated)
+	for i := 0; i < len(tok); i++ {
+		if s.step(r, tok[i]) || s.after(r) {
+			return false
+		}
+		if s.wrapped {
+			return true
+		}
+	}
+	return false
+}
+
 // cut returns where the suggestion ends within tok after generated: the
 // number of bytes of tok to keep, or -1 when it does not end in tok.
 func (r stopRule) cut(generated, tok string) int {
@@ -336,7 +362,8 @@ func (r stopRule) finish(text string) string {
 // crosses the end is cut there and made the end token; an end token is
 // dropped where the suggestion may not end (mayEnd) and where the
 // suggestion would be blank (a blank suggestion is never shown, so the
-// model's mass goes to its other tokens instead); equal results
+// model's mass goes to its other tokens instead); a token that breaks the
+// line inside a bracket in line mode (wraps) is dropped; equal results
 // are merged (their probabilities added). It returns the new distribution,
 // best first, and for each input index its index in the output (-1 for a
 // dropped candidate).
@@ -347,6 +374,10 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 	endOK := r.mayEnd(generated)
 	for i, c := range dist {
 		if !c.End {
+			if r.wraps(generated, c.Text) {
+				where[i] = -1
+				continue
+			}
 			if k := r.cut(generated, c.Text); k >= 0 {
 				c = lm.Candidate{Text: c.Text[:k], LogProb: c.LogProb, End: true}
 			}
@@ -452,6 +483,10 @@ func (s *stopSpeculator) Propose(ctx context.Context, generated string, opts lm.
 				ns.Token = top[ns.Chosen]
 			}
 		} else if !st.Token.End {
+			if s.rule.wraps(g, st.Token.Text) {
+				out = append(out, ns) // Chosen -1: drawn from Top, which has no such token
+				break
+			}
 			if k := s.rule.cut(g, st.Token.Text); k >= 0 {
 				if blank(g + st.Token.Text[:k]) {
 					out = append(out, ns) // Chosen -1: drawn from Top, which has no blank end
