@@ -373,6 +373,10 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 	seen := map[lm.Candidate]int{}
 	endOK := r.mayEnd(generated)
 	for i, c := range dist {
+		if c.End && !endOK {
+			where[i] = -1
+			continue
+		}
 		if !c.End {
 			if r.wraps(generated, c.Text) {
 				where[i] = -1
@@ -382,10 +386,7 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 				c = lm.Candidate{Text: c.Text[:k], LogProb: c.LogProb, End: true}
 			}
 		}
-		if c.End && (!endOK || blank(generated+c.Text)) {
-			// A token cut at the end is judged like the model's own end
-			// (mayEnd holds after the text the cut keeps: the cut comes
-			// only where the scanner is outside brackets and literals).
+		if c.End && blank(generated+c.Text) {
 			where[i] = -1
 			continue
 		}
