@@ -63,11 +63,10 @@ const (
 // Options tune suggestions. The zero value of each field means its default.
 type Options struct {
 	// AutomaticSamples: samples tried on an automatic trigger; default 1
-	// (greedy). With AutomaticBudget, a sample after the first starts only
-	// while the budget (counted from the request's start) has time left, and
-	// its generation must end within it too; and a sample that ends without
-	// a candidate or repeats one already checked does not count, up to
-	// twice this many samples.
+	// (greedy). With AutomaticBudget, a sample starts only while the budget
+	// (counted from the request's start) has time left for it and its
+	// compile check; and a sample that ends without a candidate or repeats
+	// one already checked does not count, up to twice this many samples.
 	AutomaticSamples int
 	InvokedSamples   int     // samples tried on an invoked trigger; default 4 (the first greedy)
 	MaxTokens        int     // tokens per suggestion; default 48
