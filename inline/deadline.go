@@ -37,8 +37,9 @@ const (
 	// engineTail is the part of sampling's time, at its end, in which the
 	// engine answers unknown without asking JDT LS: time for a sample then
 	// running to end on the model alone (the embedded model proposes a
-	// whole suggestion in a few milliseconds).
-	engineTail = 30 * time.Millisecond
+	// whole suggestion in a few milliseconds on a quiet machine, 10-25 ms
+	// a token under load 25-50).
+	engineTail = 60 * time.Millisecond
 	// minSampleTime is the least sampling time for which a sample after
 	// the first starts.
 	minSampleTime = 20 * time.Millisecond

@@ -338,7 +338,7 @@ func (c *blockCompiler) CompileErrors(ctx context.Context, uri, text string) ([]
 func TestCheckCutByDeadlineFails(t *testing.T) {
 	m := &scriptModel{middle: "1 + 2;\n"}
 	c := &blockCompiler{}
-	s := newTestService(m, c, Options{AutomaticBudget: 300 * time.Millisecond})
+	s := newTestService(m, c, Options{AutomaticBudget: time.Second})
 	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
 	if err != nil || got != nil {
 		t.Fatalf("Suggest = %+v, %v; want nothing, no error", got, err)
@@ -375,7 +375,7 @@ func TestLateEngineDecisionsAreUnknown(t *testing.T) {
 	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
 	s := NewService(func(ctx context.Context, root string, fn func(Backends) error) error {
 		return fn(Backends{Model: m, Engine: slowEngine{}, Compiler: c})
-	}, Options{AutomaticBudget: 400 * time.Millisecond})
+	}, Options{AutomaticBudget: time.Second})
 	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
 	if err != nil || got == nil || got.Text != "1 + 2;" {
 		t.Fatalf("Suggest = %+v, %v; want \"1 + 2;\"", got, err)
