@@ -94,7 +94,7 @@ similar):
 	fl.IntVar(&f.perFile, "per-file", 4, "positions per file at most")
 	fl.Uint64Var(&f.seed, "seed", 1, "position seed")
 	fl.BoolVar(&f.invoked, "invoked", false, "use the invoked trigger (more samples) instead of the automatic one")
-	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "generation budget of an automatic request (0: none), as serve uses")
+	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "budget of an automatic request, generation and compile check together (0: none), as serve uses")
 	fl.IntVar(&f.samples, "samples", inlineAutomaticSamples, "samples an automatic request may try within the budget (the next one, at serve's temperature 0.3, when a sample fails the check), as serve uses")
 	fl.IntVar(&f.compare, "compare-samples", 0, "also run a guided row with this many automatic samples, side by side (0: no such row)")
 	fl.Float64Var(&f.compareT, "compare-temperature", 0, "temperature of the --compare-samples row's samples after the first (0: the default, 0.8)")
@@ -127,6 +127,9 @@ type inlineRow struct {
 	gen, check, other []time.Duration // other: the rest of the latency
 	engineCalls       []int64
 	svc               *inline.Service
+	// why counts the requests with nothing shown (and no error) by how
+	// their samples ended (whyNothing).
+	why map[string]int
 }
 
 func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.Writer) (err error) {
@@ -235,8 +238,13 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 				continue
 			}
 			if sug == nil {
+				why := whyNothing(before, r.svc.Totals())
+				if r.why == nil {
+					r.why = map[string]int{}
+				}
+				r.why[why]++
 				if f.verbose {
-					fmt.Fprintf(stderr, "[%d] %s: nothing (removed %q) %v\n", i, r.name, p.removed(), lat.Round(time.Millisecond))
+					fmt.Fprintf(stderr, "[%d] %s: nothing (%s; removed %q) %v\n", i, r.name, why, p.removed(), lat.Round(time.Millisecond))
 				}
 				continue
 			}
@@ -278,13 +286,14 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			continue // unguided: no engine, no check
 		}
 		t := r.svc.Totals()
-		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee, %d requests ran out of the %v generation budget\n",
+		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee, %d requests ran out of the %v budget while sampling; under the budget, %d engine decisions answered unknown at the end of sampling, %d checks not started and %d cut by the deadline\n",
 			r.name, t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
-			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.OverBudget, f.budget)
+			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.OverBudget, f.budget, t.LateUnknown, t.ChecksSkipped, t.ChecksCut)
 		calls := make([]time.Duration, len(r.engineCalls)) // quantile works on durations
 		for i, n := range r.engineCalls {
 			calls[i] = time.Duration(n)
 		}
+		fmt.Fprintf(stdout, "%s, why nothing was shown (requests): %s\n", r.name, formatWhy(r.why))
 		fmt.Fprintf(stdout, "%s, per warm generated request (%d): median generation %s ms, median compile checks %s ms, median rest (engine open, model start, queueing) %s ms, median engine calls %d\n",
 			r.name, len(r.gen), ms(quantile(r.gen, 0.5)), ms(quantile(r.check, 0.5)), ms(quantile(r.other, 0.5)), int64(quantile(calls, 0.5)))
 	}
@@ -293,6 +302,65 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		fmt.Fprintf(stdout, "unguided: %s of its shown suggestions would not compile (%d/%d)\n", pct(u.checked-u.compiled, u.checked), u.checked-u.compiled, u.checked)
 	}
 	return nil
+}
+
+// whyNothing says how the samples of a request that showed nothing ended,
+// from the service's totals before and after it: the counts of samples
+// that failed the check ("rejected"), died with every token pruned
+// ("dead"), reached the token limit ("truncated"), ended blank or repeated
+// a checked text, and "budget" when the generation ran out of its budget.
+// "no sample" when none ran (a cached or typed-through answer).
+func whyNothing(before, after inline.Stats) string {
+	var parts []string
+	for _, c := range []struct {
+		name string
+		n    int
+	}{
+		{"rejected", after.Rejected - before.Rejected},
+		{"dead", after.Dead - before.Dead},
+		{"truncated", after.Truncated - before.Truncated},
+		{"blank", after.Blank - before.Blank},
+		{"repeated", after.Repeated - before.Repeated},
+	} {
+		if c.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", c.name, c.n))
+		}
+	}
+	if after.ChecksSkipped > before.ChecksSkipped {
+		parts = append(parts, "check not started (deadline)")
+	}
+	if after.ChecksCut > before.ChecksCut {
+		parts = append(parts, "check cut (deadline)")
+	}
+	if after.OverBudget > before.OverBudget {
+		parts = append(parts, "budget")
+	}
+	if len(parts) == 0 {
+		return "no sample"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// formatWhy prints whyNothing's counts, most frequent first.
+func formatWhy(why map[string]int) string {
+	keys := make([]string, 0, len(why))
+	for k := range why {
+		keys = append(keys, k)
+	}
+	sort.Slice(keys, func(i, j int) bool {
+		if why[keys[i]] != why[keys[j]] {
+			return why[keys[i]] > why[keys[j]]
+		}
+		return keys[i] < keys[j]
+	})
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		parts[i] = fmt.Sprintf("%d [%s]", why[k], k)
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, "; ")
 }
 
 // introducesNone checks text inserted at caret in doc with the guarantee's

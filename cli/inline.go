@@ -25,10 +25,11 @@ func inlineExtension(rep repair.Repairer) proxy.Extension {
 		AutomaticSamples: inlineAutomaticSamples, AutomaticTemperature: inlineAutomaticTemperature}))
 }
 
-// inlineAutomaticBudget bounds the generation of an automatic ghost-text
-// request in serve (and bench inline's default): without it, a request that
-// meets many engine calls took up to 16 s under load (bench inline on gson,
-// p95 warm), long after the user typed on.
+// inlineAutomaticBudget bounds a whole automatic ghost-text request in serve
+// (and bench inline's default), sampling and compile checks together
+// (inline.Options.AutomaticBudget): without it, a request that meets many
+// engine calls took up to 16 s under load (bench inline on gson, p95 warm),
+// long after the user typed on.
 const inlineAutomaticBudget = time.Second
 
 // inlineAutomaticSamples and inlineAutomaticTemperature: an automatic

@@ -19,8 +19,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 	"unicode/utf8"
 
@@ -60,11 +63,10 @@ const (
 // Options tune suggestions. The zero value of each field means its default.
 type Options struct {
 	// AutomaticSamples: samples tried on an automatic trigger; default 1
-	// (greedy). With AutomaticBudget, a sample after the first starts only
-	// while the budget (counted from the request's start) has time left, and
-	// its generation must end within it too; and a sample that ends without
-	// a candidate or repeats one already checked does not count, up to
-	// twice this many samples.
+	// (greedy). With AutomaticBudget, a sample starts only while the budget
+	// (counted from the request's start) has time left for it and its
+	// compile check; and a sample that ends without a candidate or repeats
+	// one already checked does not count, up to twice this many samples.
 	AutomaticSamples int
 	InvokedSamples   int     // samples tried on an invoked trigger; default 4 (the first greedy)
 	MaxTokens        int     // tokens per suggestion; default 48
@@ -75,10 +77,14 @@ type Options struct {
 	AutomaticTemperature float64
 	CacheSize            int           // cached suggestion suffixes; default 4096
 	CheckTimeout         time.Duration // bound on one compile check; default 10 s
-	// AutomaticBudget bounds the generation of an automatic request,
-	// counted from its start (the compile check of a sample that ended in
-	// time comes on top); a sample still running then shows nothing, and no
-	// further sample starts after it. 0 means no bound.
+	// AutomaticBudget bounds a whole automatic request, generation and
+	// compile checks together, counted from its start (deadline.go):
+	// sampling ends early enough for a check to finish (by the recent
+	// checks' durations), the engine's decisions near the end of sampling
+	// answer unknown instead of waiting for JDT LS, a check that cannot
+	// finish in time is not started (and one cut by the deadline fails), and
+	// no sample starts without time left. What does not fit shows nothing.
+	// 0 means no bound.
 	AutomaticBudget time.Duration
 	// Unguided generates without the engine and shows without the check (the
 	// benchmark's baseline row); never for editors.
@@ -138,19 +144,33 @@ type Suggestion struct {
 // Stats counts the work behind one answer.
 type Stats struct {
 	Samples       int           // guided samples run
-	Rejected      int           // completed samples that failed the guarantee
+	Rejected      int           // completed samples that failed the guarantee (the compiler's answer)
 	ModelCalls    int64         // model requests (Next or Propose)
 	EngineCalls   int64         // engine Check/CheckEnd/Complete calls
 	CompileChecks int           // JDT LS compile checks
 	GenerateTime  time.Duration // sampling wall time
 	CheckTime     time.Duration // compile-check wall time
-	OverBudget    int           // automatic requests whose generation ran out of AutomaticBudget
+	OverBudget    int           // automatic requests whose sampling ran out of AutomaticBudget (no check was reached)
+	// Under AutomaticBudget: engine decisions answered unknown because the
+	// sampling time was ending (deadline.go); compile checks not started
+	// because they could not finish in time; checks cut by the deadline.
+	LateUnknown   int64
+	ChecksSkipped int
+	ChecksCut     int
+
+	// How the samples that yielded no candidate to check ended (each
+	// sample counts once; Rejected counts the checked ones that failed):
+	Dead      int // a token was pruned with nothing left to draw (or the model proposed none)
+	Truncated int // MaxTokens reached without the end token
+	Blank     int // ended with only whitespace
+	Repeated  int // ended with a text already checked for this request
 }
 
 // Service answers suggestion requests. It is safe for concurrent use.
 type Service struct {
 	acquire Acquire
 	opts    Options
+	checks  checkTimes                   // recent compile checks' durations (the budget's estimate)
 	cache   *lru.Cache[cacheKey, cached] // (uri, prefix, suffix) -> text to insert
 	olds    *lru.Cache[cacheKey, []engine.CompileError]
 
@@ -230,10 +250,22 @@ func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error)
 	}()
 
 	var sug *Suggestion
+	start := time.Now()
 	err := s.acquire(ctx, req.Root, func(b Backends) error {
+		ctx := ctx
+		var deadline time.Time // the automatic budget's; zero: none
+		if req.Trigger == Automatic && s.opts.AutomaticBudget > 0 {
+			// One deadline for the whole request (deadline.go); time spent
+			// waiting for the backends counts, and unwindReserve is left for
+			// what follows the work (closing the engine's session, caching).
+			deadline = start.Add(s.opts.AutomaticBudget - min(unwindReserve, s.opts.AutomaticBudget/10))
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithDeadlineCause(ctx, deadline, errBudget)
+			defer cancel()
+		}
 		if rest, ok := typedThrough(last, hasLast, prefix, suffix); ok && !s.opts.Unguided && b.Compiler != nil {
 			st := Stats{}
-			ok, err := s.guarantee(ctx, b, req.URI, prefix, suffix, rest, &st)
+			ok, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, rest, &st)
 			s.addTotals(st)
 			if err != nil {
 				return err
@@ -244,7 +276,13 @@ func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error)
 			}
 		}
 		var err error
-		sug, err = s.generate(ctx, b, req, prefix, suffix)
+		sug, err = s.generate(ctx, deadline, b, req, prefix, suffix)
+		if err != nil && outOfBudget(ctx) {
+			// The budget ran out in a step that does not check it itself
+			// (the model's start, the engine's open): nothing to show.
+			s.addTotals(Stats{OverBudget: 1})
+			sug, err = nil, nil
+		}
 		return err
 	})
 	if err != nil {
@@ -330,6 +368,13 @@ func (s *Service) addTotals(st Stats) {
 	t.GenerateTime += st.GenerateTime
 	t.CheckTime += st.CheckTime
 	t.OverBudget += st.OverBudget
+	t.LateUnknown += st.LateUnknown
+	t.ChecksSkipped += st.ChecksSkipped
+	t.ChecksCut += st.ChecksCut
+	t.Dead += st.Dead
+	t.Truncated += st.Truncated
+	t.Blank += st.Blank
+	t.Repeated += st.Repeated
 }
 
 // Forget drops what the service remembers of a document (on didClose).
@@ -343,28 +388,41 @@ func (s *Service) Forget(uri string) {
 }
 
 // generate samples suggestions at the caret and returns the first that
-// passes the guarantee.
-func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix, suffix string) (*Suggestion, error) {
+// passes the guarantee, all before deadline when it is not zero (the
+// automatic budget's; deadline.go).
+func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, req Request, prefix, suffix string) (*Suggestion, error) {
 	o := s.opts
 	samples := o.AutomaticSamples
 	if req.Trigger == Invoked {
 		samples = o.InvokedSamples
 	}
-	gctx := ctx // generation's context: the automatic budget applies to it
-	budgeted := req.Trigger == Automatic && o.AutomaticBudget > 0
+	// deadline: the automatic budget's (Suggest; ctx ends then too), or
+	// zero. Under it, a sample must end a compile check's time before it
+	// (by the recent checks' durations, estimated again before each
+	// sample), so that its check can finish in time.
+	budgeted := !deadline.IsZero()
+	sampleEnd := func() time.Time {
+		if o.Unguided || b.Compiler == nil {
+			return deadline
+		}
+		return deadline.Add(-s.checks.estimate())
+	}
 	temperature := o.Temperature
 	if req.Trigger == Automatic {
 		temperature = o.AutomaticTemperature
 	}
-	if budgeted {
-		var cancel context.CancelFunc
-		gctx, cancel = context.WithTimeout(ctx, o.AutomaticBudget)
-		defer cancel()
-	}
 	rule := newStopRule(prefix, suffix)
 	sug := &Suggestion{Offset: req.Offset}
 	st := &sug.Stats
-	defer func() { s.addTotals(*st) }()
+	var late atomic.Int64
+	defer func() {
+		st.LateUnknown = late.Load()
+		s.addTotals(*st)
+	}()
+	if budgeted && !time.Now().Before(sampleEnd()) {
+		st.OverBudget++
+		return nil, nil // no time for a sample and its check
+	}
 	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: prefix, Suffix: suffix, Indent: indentOf(prefix)})
 	if err != nil {
 		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)
@@ -381,11 +439,16 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 		}
 		defer es.Close()
 	}
+	var lateEs *lateSession
+	if budgeted && es != nil {
+		lateEs = &lateSession{Session: es, late: &late}
+		es = lateEs
+	}
 	key := repair.HunkKey(req.URI, prefix, suffix)
 	tried := map[string]bool{}
 	// The first sample is greedy; the others share one sampler at
 	// temperature (and its trie of rejected prefixes).
-	session := wrap(ms, rule, &st.ModelCalls)
+	session, lastAsked := wrap(ms, rule, &st.ModelCalls)
 	var samplers [2]*repair.GuidedSampler
 	// Under a budget, a sample that repeats a candidate already checked, or
 	// ends without a candidate, does not count toward samples (the next one
@@ -398,8 +461,14 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 	}
 	checked := 0
 	for i := 0; i < attempts && checked < samples; i++ {
-		if i > 0 && budgeted && gctx.Err() != nil {
-			break // no budget left for another sample (the last one was checked)
+		gctx, end := ctx, time.Time{} // the sample's context and end
+		if budgeted {
+			if end = sampleEnd(); i > 0 && time.Until(end) < minSampleTime {
+				break // no time left for another sample and its check
+			}
+			if lateEs != nil {
+				lateEs.end = end.Add(-engineTail)
+			}
 		}
 		j := min(i, 1)
 		if samplers[j] == nil {
@@ -410,20 +479,45 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 		}
 		g := samplers[j]
 		t0 := time.Now()
-		before := g.Stats().EngineCalls
+		before := g.Stats()
+		cancel := context.CancelFunc(func() {})
+		if budgeted {
+			gctx, cancel = context.WithDeadlineCause(ctx, end, errBudget)
+		}
 		text, complete, err := g.Sample(gctx, i)
+		cancel()
 		st.GenerateTime += time.Since(t0)
-		st.EngineCalls += g.Stats().EngineCalls - before
+		after := g.Stats()
+		st.EngineCalls += after.EngineCalls - before.EngineCalls
 		st.Samples++
 		if err != nil {
-			if ctx.Err() == nil && gctx.Err() != nil {
+			if outOfBudget(gctx) && (ctx.Err() == nil || outOfBudget(ctx)) {
 				st.OverBudget++
 				return nil, nil // the automatic budget ran out: nothing to show
 			}
 			return nil, err
 		}
 		text = rule.finish(text)
-		if !complete || strings.TrimSpace(text) == "" || tried[text] {
+		if traceSamples {
+			shown := strconv.Quote(text)
+			if !complete {
+				shown = "nothing, last asked after " + strconv.Quote(lastAsked())
+			}
+			fmt.Fprintf(os.Stderr, "inline trace: sample %d: %s complete=%v, %v, %d engine calls, %d late unknown\n",
+				i, shown, complete, time.Since(t0).Round(time.Millisecond), after.EngineCalls-before.EngineCalls, late.Load())
+		}
+		switch {
+		case !complete && truncations(after) > truncations(before):
+			st.Truncated++
+			continue
+		case !complete:
+			st.Dead++
+			continue
+		case strings.TrimSpace(text) == "":
+			st.Blank++
+			continue
+		case tried[text]:
+			st.Repeated++
 			continue
 		}
 		tried[text] = true
@@ -432,32 +526,60 @@ func (s *Service) generate(ctx context.Context, b Backends, req Request, prefix,
 			sug.Text = text
 			return sug, nil
 		}
-		ok, err := s.guarantee(ctx, b, req.URI, prefix, suffix, text, st)
+		cutBefore := st.ChecksSkipped + st.ChecksCut
+		ok, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, text, st)
 		if err != nil {
 			return nil, err
+		}
+		if traceSamples {
+			fmt.Fprintf(os.Stderr, "inline trace: check of %q: %v (skipped %d, cut %d)\n", text, ok, st.ChecksSkipped, st.ChecksCut)
 		}
 		if ok {
 			sug.Text = text
 			return sug, nil
+		}
+		if st.ChecksSkipped+st.ChecksCut > cutBefore {
+			return nil, nil // the deadline came before the check's answer
 		}
 		st.Rejected++
 	}
 	return nil, nil
 }
 
+// traceSamples: with $REPILOT_INLINE_TRACE set, every sample's text and
+// end and every check's verdict go to stderr (for bench inline -v).
+var traceSamples = os.Getenv("REPILOT_INLINE_TRACE") != ""
+
+// truncations returns the samples of st that reached the token limit.
+func truncations(st repair.Stats) int {
+	return st.TruncEndPruned + st.TruncEndNotDrawn + st.TruncNoEnd
+}
+
 // guarantee checks text inserted between prefix and suffix (Introduced): the
 // new text is compile-checked first; the file as it stands only when the new
 // text has errors outside the inserted lines (cached per text). A text the
-// compiler cannot parse (engine.ErrUnparsable) or check in time fails.
-func (s *Service) guarantee(ctx context.Context, b Backends, uri, prefix, suffix, text string, st *Stats) (bool, error) {
+// compiler cannot parse (engine.ErrUnparsable) or check in time fails. With a
+// deadline (the automatic budget's, ctx's too), a check that cannot finish by
+// then by the recent checks' durations is not started, and one cut by it
+// fails: the text is then not shown.
+func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends, uri, prefix, suffix, text string, st *Stats) (bool, error) {
 	t0 := time.Now()
 	defer func() { st.CheckTime += time.Since(t0) }()
 	compile := func(full string) ([]engine.CompileError, bool, error) {
+		if !deadline.IsZero() && time.Until(deadline) < s.checks.estimate() {
+			st.ChecksSkipped++
+			return nil, false, nil // cannot finish before the deadline: not started
+		}
 		cctx, cancel := context.WithTimeout(ctx, s.opts.CheckTimeout)
 		defer cancel()
 		st.CompileChecks++
+		c0 := time.Now()
 		errs, err := b.Compiler.CompileErrors(cctx, uri, full)
 		if err != nil {
+			if outOfBudget(ctx) {
+				st.ChecksCut++
+				return nil, false, nil // cut by the deadline: fails
+			}
 			if ctx.Err() != nil {
 				return nil, false, ctx.Err()
 			}
@@ -466,6 +588,7 @@ func (s *Service) guarantee(ctx context.Context, b Backends, uri, prefix, suffix
 			}
 			return nil, false, fmt.Errorf("compile check: %w", err)
 		}
+		s.checks.add(time.Since(c0))
 		return errs, true, nil
 	}
 	newErrs, ok, err := compile(prefix + text + suffix)
@@ -485,7 +608,11 @@ func (s *Service) guarantee(ctx context.Context, b Backends, uri, prefix, suffix
 			s.olds.Add(k, old)
 		}
 	}
-	return len(Introduced(newErrs, old, span)) == 0, nil
+	intro := Introduced(newErrs, old, span)
+	if traceSamples && len(intro) > 0 {
+		fmt.Fprintf(os.Stderr, "inline trace: %q introduces %q\n", text, intro)
+	}
+	return len(intro) == 0, nil
 }
 
 // indentOf returns the leading whitespace of the caret's line.

@@ -230,7 +230,7 @@ func TestAutomaticBudgetShowsNothing(t *testing.T) {
 	m := &scriptModel{middle: "1;\n"}
 	m.block.Store(true)
 	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
-	s := newTestService(m, c, Options{AutomaticBudget: 50 * time.Millisecond})
+	s := newTestService(m, c, Options{AutomaticBudget: 400 * time.Millisecond})
 	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
 	if err != nil || got != nil || s.Totals().OverBudget != 1 {
 		t.Fatalf("Suggest = %+v, %v, totals %+v; want nothing, no error, one over budget", got, err, s.Totals())
@@ -288,15 +288,125 @@ func TestAutomaticRetryShowsNextSample(t *testing.T) {
 
 func TestAutomaticRetryStopsAtBudget(t *testing.T) {
 	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
-	// The check of the greedy sample outlasts the budget: no second sample.
-	c := rejectCompiler("1 + 2;", 80*time.Millisecond)
-	s := newTestService(m, c, Options{AutomaticSamples: 8, AutomaticBudget: 40 * time.Millisecond})
+	// The check of the greedy sample takes 300 ms of the 500 ms budget:
+	// no second sample starts, since its check (300 ms, as the first) could
+	// not finish before the deadline.
+	c := rejectCompiler("1 + 2;", 300*time.Millisecond)
+	s := newTestService(m, c, Options{AutomaticSamples: 8, AutomaticBudget: 500 * time.Millisecond})
 	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
 	if err != nil || got != nil {
 		t.Fatalf("Suggest = %+v, %v; want nothing", got, err)
 	}
 	if n := c.calls.Load(); n != 1 || s.Totals().Samples != 1 {
-		t.Errorf("%d compile checks, %d samples after the budget ran out in the first check; want 1 and 1", n, s.Totals().Samples)
+		t.Errorf("%d compile checks, %d samples after the first check took most of the budget; want 1 and 1", n, s.Totals().Samples)
+	}
+}
+
+// A check that cannot finish before the request's deadline, by the recent
+// checks' durations, is not started: a check of 300 ms measured on an
+// invoked request (no budget), then an automatic request with a 250 ms
+// budget runs no sample and no check.
+func TestCheckThatCannotFinishIsNotStarted(t *testing.T) {
+	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
+	c := rejectCompiler("no such text", 300*time.Millisecond)
+	s := newTestService(m, c, Options{AutomaticBudget: 250 * time.Millisecond})
+	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2, Trigger: Invoked}
+	if got, err := s.Suggest(context.Background(), req); err != nil || got == nil {
+		t.Fatalf("invoked: Suggest = %+v, %v; want a suggestion", got, err)
+	}
+	req.Trigger, req.Text = Automatic, doc+"\n" // not the cached document
+	got, err := s.Suggest(context.Background(), req)
+	if err != nil || got != nil {
+		t.Fatalf("automatic: Suggest = %+v, %v; want nothing", got, err)
+	}
+	if n, st := c.calls.Load(), s.Totals(); n != 1 || st.Samples != 1 || st.OverBudget != 1 {
+		t.Errorf("%d compile checks, %d samples, %d over budget; want 1, 1 (the invoked request's) and 1", n, st.Samples, st.OverBudget)
+	}
+}
+
+// blockCompiler blocks every compile check until its context ends.
+type blockCompiler struct{ calls atomic.Int64 }
+
+func (c *blockCompiler) CompileErrors(ctx context.Context, uri, text string) ([]engine.CompileError, error) {
+	c.calls.Add(1)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+// A check still running at the request's deadline is cut: the suggestion is
+// not shown, and the request ends without an error.
+func TestCheckCutByDeadlineFails(t *testing.T) {
+	m := &scriptModel{middle: "1 + 2;\n"}
+	c := &blockCompiler{}
+	s := newTestService(m, c, Options{AutomaticBudget: time.Second})
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
+	if err != nil || got != nil {
+		t.Fatalf("Suggest = %+v, %v; want nothing, no error", got, err)
+	}
+	if st := s.Totals(); c.calls.Load() != 1 || st.ChecksCut != 1 || st.Rejected != 0 {
+		t.Errorf("%d checks, totals %+v; want one check, cut, none rejected", c.calls.Load(), st)
+	}
+}
+
+// slowEngine's sessions answer Check and Complete only when ctx ends (JDT LS
+// slower than the budget).
+type slowEngine struct{}
+
+func (slowEngine) Open(context.Context, engine.Hunk) (engine.Session, error) {
+	return slowSession{}, nil
+}
+
+type slowSession struct{ okSession }
+
+func (slowSession) Check(ctx context.Context, _, _ string) (engine.Outcome, error) {
+	<-ctx.Done()
+	return engine.Unknown, ctx.Err()
+}
+func (slowSession) Complete(ctx context.Context, _ string) (engine.Completions, error) {
+	<-ctx.Done()
+	return engine.Completions{}, ctx.Err()
+}
+
+// Near the end of sampling's time the engine's decisions answer unknown
+// instead of waiting: a sample whose engine is slower than the budget still
+// completes, and its check decides.
+func TestLateEngineDecisionsAreUnknown(t *testing.T) {
+	m := &scriptModel{middle: "1 + 2;\n"}
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	s := NewService(func(ctx context.Context, root string, fn func(Backends) error) error {
+		return fn(Backends{Model: m, Engine: slowEngine{}, Compiler: c})
+	}, Options{AutomaticBudget: time.Second})
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
+	if err != nil || got == nil || got.Text != "1 + 2;" {
+		t.Fatalf("Suggest = %+v, %v; want \"1 + 2;\"", got, err)
+	}
+	if got.Stats.LateUnknown == 0 || c.calls.Load() != 1 {
+		t.Errorf("%d late unknown decisions, %d checks; want some and 1", got.Stats.LateUnknown, c.calls.Load())
+	}
+	// Without a budget nothing is cut: the engine's answers are awaited.
+	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+	defer cancel()
+	s2 := NewService(func(ctx context.Context, root string, fn func(Backends) error) error {
+		return fn(Backends{Model: m, Engine: slowEngine{}, Compiler: c})
+	}, Options{})
+	if got, err := s2.Suggest(ctx, Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}); err == nil || got != nil {
+		t.Fatalf("no budget: Suggest = %+v, %v; want ctx's error", got, err)
+	}
+}
+
+// A blank suggestion is never shown, so the stop rule never lets one end:
+// at a caret where the model's best is to end at once, it writes its next
+// best instead.
+func TestBlankEndIsDropped(t *testing.T) {
+	r := newStopRule("    foo(a);\n    x = y", "\n  }\n}\n")
+	dist := []lm.Candidate{{End: true, LogProb: -0.1}, {Text: "\n", LogProb: -0.5}, {Text: ";", LogProb: -2}}
+	out, where := r.apply("", dist)
+	if len(out) != 1 || out[0].Text != ";" || out[0].End || where[0] != -1 || where[1] != -1 {
+		t.Fatalf("apply = %+v, %v; want only \";\" (the end and the cut newline dropped)", out, where)
+	}
+	out, _ = r.apply(";", dist)
+	if len(out) != 2 || !out[0].End || out[0].Text != "" {
+		t.Fatalf("after \";\": apply = %+v; want the end kept", out)
 	}
 }
 
@@ -427,5 +537,23 @@ func TestRepeatedSampleDoesNotCount(t *testing.T) {
 	}
 	if st := s.Totals(); st.Samples != 2 {
 		t.Errorf("no budget: %d samples, want 2", st.Samples)
+	}
+}
+
+// In line mode a token that breaks the line inside a bracket is never
+// proposed (the statement must end on the caret's line); a line break at
+// depth 0 still ends the suggestion, and block mode may break lines.
+func TestLineSuggestionDoesNotWrap(t *testing.T) {
+	r := newStopRule("    x = foo(a,", "\n  }\n}\n")
+	dist := []lm.Candidate{{Text: "\n", LogProb: -0.1}, {Text: " b", LogProb: -0.5}, {Text: " b)\n", LogProb: -1}}
+	out, where := r.apply("", dist)
+	if where[0] != -1 || len(out) != 2 || out[0].Text != " b" {
+		t.Fatalf("apply = %+v, %v; want the line break dropped", out, where)
+	}
+	if !r.wraps(" b +", "\n") || r.wraps(" b);", "\n") {
+		t.Errorf("wraps: a break inside the call must wrap, one after it must not")
+	}
+	if b := newStopRule("    if (a) {", "\n  }\n}\n"); b.wraps("\n      foo(", "\n") {
+		t.Errorf("block mode: a line break inside a call must be allowed")
 	}
 }

@@ -187,6 +187,9 @@ type scanner struct {
 	prev         byte
 	nonBlankLine bool // the current line has non-whitespace code
 	sawCode      bool // some non-whitespace text was generated
+	// wrapped: in line mode, a line break in code came while a bracket
+	// was open (the statement would go on on the next line).
+	wrapped bool
 }
 
 // step feeds one byte and reports whether the suggestion ends before it.
@@ -283,6 +286,7 @@ func (s *scanner) step(r stopRule, c byte) (stopBefore bool) {
 // suggestion ends at the first line break at depth 0 after some code.
 func (s *scanner) newline(r stopRule) bool {
 	stop := !r.block && s.depth <= 0 && (s.sawCode || r.midLine)
+	s.wrapped = s.wrapped || (!r.block && s.depth > 0)
 	s.nonBlankLine = false
 	return stop
 }
@@ -311,6 +315,28 @@ func (r stopRule) mayEnd(generated string) bool {
 	return s.depth <= 0 && s.quote == 0 && !s.text
 }
 
+// wraps reports whether tok after generated breaks the line inside a
+// bracket of the statement in line mode, before the suggestion ends. Such a
+// token is never proposed (apply): a line suggestion is the rest of the
+// caret's line, its statement complete on it. Measured on java.logging/
+// (tuning), the greedy n-gram samples that ran to MaxTokens wrapped the
+// line inside the call the caret was in and repeated `\n + ".host"`.
+func (r stopRule) wraps(generated, tok string) bool {
+	if r.block {
+		return false
+	}
+	s := r.scan(generated)
+	for i := 0; i < len(tok); i++ {
+		if s.step(r, tok[i]) || s.after(r) {
+			return false
+		}
+		if s.wrapped {
+			return true
+		}
+	}
+	return false
+}
+
 // cut returns where the suggestion ends within tok after generated: the
 // number of bytes of tok to keep, or -1 when it does not end in tok.
 func (r stopRule) cut(generated, tok string) int {
@@ -333,8 +359,11 @@ func (r stopRule) finish(text string) string {
 }
 
 // apply rewrites one next-token distribution after generated: a token that
-// crosses the end is cut there and made the end token; the model's own end
-// token is dropped where the suggestion may not end (mayEnd); equal results
+// crosses the end is cut there and made the end token; an end token is
+// dropped where the suggestion may not end (mayEnd) and where the
+// suggestion would be blank (a blank suggestion is never shown, so the
+// model's mass goes to its other tokens instead); a token that breaks the
+// line inside a bracket in line mode (wraps) is dropped; equal results
 // are merged (their probabilities added). It returns the new distribution,
 // best first, and for each input index its index in the output (-1 for a
 // dropped candidate).
@@ -349,9 +378,17 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 			continue
 		}
 		if !c.End {
+			if r.wraps(generated, c.Text) {
+				where[i] = -1
+				continue
+			}
 			if k := r.cut(generated, c.Text); k >= 0 {
 				c = lm.Candidate{Text: c.Text[:k], LogProb: c.LogProb, End: true}
 			}
+		}
+		if c.End && blank(generated+c.Text) {
+			where[i] = -1
+			continue
 		}
 		key := lm.Candidate{Text: c.Text, End: c.End}
 		if j, ok := seen[key]; ok {
@@ -382,6 +419,9 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 	return sorted, where
 }
 
+// blank reports whether a suggestion's text has only whitespace.
+func blank(text string) bool { return strings.TrimSpace(text) == "" }
+
 func logAdd(a, b float64) float64 {
 	if math.IsInf(a, -1) {
 		return b
@@ -398,10 +438,12 @@ type stopSession struct {
 	inner lm.Session
 	rule  stopRule
 	calls *int64 // model requests, for Suggestion.Stats
+	last  string // the text of the last request (for the trace of a sample that ends without text)
 }
 
 func (s *stopSession) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
 	*s.calls++
+	s.last = generated
 	d, err := s.inner.Next(ctx, generated, k)
 	if err != nil {
 		return nil, err
@@ -426,6 +468,7 @@ type stopSpeculator struct {
 
 func (s *stopSpeculator) Propose(ctx context.Context, generated string, opts lm.ProposeOptions) ([]lm.Step, error) {
 	*s.calls++
+	s.last = generated
 	steps, err := s.sp.Propose(ctx, generated, opts)
 	if err != nil {
 		return nil, err
@@ -441,7 +484,15 @@ func (s *stopSpeculator) Propose(ctx context.Context, generated string, opts lm.
 				ns.Token = top[ns.Chosen]
 			}
 		} else if !st.Token.End {
+			if s.rule.wraps(g, st.Token.Text) {
+				out = append(out, ns) // Chosen -1: drawn from Top, which has no such token
+				break
+			}
 			if k := s.rule.cut(g, st.Token.Text); k >= 0 {
+				if blank(g + st.Token.Text[:k]) {
+					out = append(out, ns) // Chosen -1: drawn from Top, which has no blank end
+					break
+				}
 				ns.Token = lm.Candidate{Text: st.Token.Text[:k], LogProb: st.Token.LogProb, End: true}
 			}
 		}
@@ -454,11 +505,13 @@ func (s *stopSpeculator) Propose(ctx context.Context, generated string, opts lm.
 	return out, nil
 }
 
-// wrap returns inner with rule applied, keeping its optional interfaces.
-func wrap(inner lm.Session, rule stopRule, calls *int64) lm.Session {
+// wrap returns inner with rule applied, keeping its optional interfaces,
+// and a function that returns the text of the session's last request.
+func wrap(inner lm.Session, rule stopRule, calls *int64) (lm.Session, func() string) {
 	s := stopSession{inner: inner, rule: rule, calls: calls}
 	if sp, ok := inner.(lm.Speculator); ok {
-		return &stopSpeculator{stopSession: s, sp: sp}
+		ss := &stopSpeculator{stopSession: s, sp: sp}
+		return ss, func() string { return ss.last }
 	}
-	return &s
+	return &s, func() string { return s.last }
 }

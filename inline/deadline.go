@@ -1,0 +1,120 @@
+package inline
+
+// deadline.go is the automatic request's one deadline: generation and the
+// compile check together end within Options.AutomaticBudget, counted from
+// the request's start. A check is started only when it can finish before the
+// deadline (by the recent checks' durations, checkTimes), so sampling ends
+// that long before it; and the engine's decisions near the end of sampling
+// answer unknown instead of waiting for JDT LS (the engine is strict: unknown
+// never prunes a feasible token), so that a sample still running then
+// completes and reaches the check instead of running out of time.
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+)
+
+// errBudget is the cause of a context ended by the automatic budget.
+var errBudget = errors.New("inline: the automatic request's budget ran out")
+
+// outOfBudget reports whether ctx ended because the automatic budget ran
+// out (and not because the request was cancelled).
+func outOfBudget(ctx context.Context) bool {
+	return ctx.Err() != nil && errors.Is(context.Cause(ctx), errBudget)
+}
+
+const (
+	// checkHistory is how many recent compile checks checkTimes keeps.
+	checkHistory = 32
+	// initialCheckEstimate is the estimate before any check was timed.
+	initialCheckEstimate = 150 * time.Millisecond
+	// engineTail is the part of sampling's time, at its end, in which the
+	// engine answers unknown without asking JDT LS: time for a sample then
+	// running to end on the model alone (the embedded model proposes a
+	// whole suggestion in a few milliseconds on a quiet machine, 10-25 ms
+	// a token under load 25-50).
+	engineTail = 60 * time.Millisecond
+	// minSampleTime is the least sampling time for which a sample after
+	// the first starts.
+	minSampleTime = 20 * time.Millisecond
+	// unwindReserve is the part of the budget (at most a tenth of it) left
+	// after the request's deadline for the request to return: with the
+	// deadline at the whole budget, the p95 warm latency was 1,020 ms for a
+	// 1 s budget under load 27 on 2 cores (bench inline, java.logging/).
+	unwindReserve = 25 * time.Millisecond
+)
+
+// checkTimes estimates how long one compile check takes from the last
+// checkHistory checks: their 90th percentile.
+type checkTimes struct {
+	mu   sync.Mutex
+	ring [checkHistory]time.Duration
+	n    int // checks recorded (the ring holds the last min(n, checkHistory))
+}
+
+func (c *checkTimes) add(d time.Duration) {
+	c.mu.Lock()
+	c.ring[c.n%checkHistory] = d
+	c.n++
+	c.mu.Unlock()
+}
+
+// estimate returns the 90th percentile (nearest rank) of the recent checks,
+// or initialCheckEstimate when none was timed.
+func (c *checkTimes) estimate() time.Duration {
+	c.mu.Lock()
+	n := min(c.n, checkHistory)
+	ds := slices.Clone(c.ring[:n])
+	c.mu.Unlock()
+	if n == 0 {
+		return initialCheckEstimate
+	}
+	slices.Sort(ds)
+	return ds[min(n-1, (9*n+9)/10-1)]
+}
+
+// lateSession is an engine session whose Check and Complete answer unknown
+// (Unknown, Completions{}) from end on, and cut a JDT LS request still
+// running then, instead of waiting for it. CheckEnd (a local parse) is
+// passed through. Errors other than the cut are the inner session's.
+type lateSession struct {
+	engine.Session
+	end  time.Time
+	late *atomic.Int64 // decisions answered unknown because of end
+}
+
+func (s *lateSession) Check(ctx context.Context, generated, token string) (engine.Outcome, error) {
+	if !time.Now().Before(s.end) {
+		s.late.Add(1)
+		return engine.Unknown, nil
+	}
+	cctx, cancel := context.WithDeadline(ctx, s.end)
+	defer cancel()
+	out, err := s.Session.Check(cctx, generated, token)
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		s.late.Add(1)
+		return engine.Unknown, nil
+	}
+	return out, err
+}
+
+func (s *lateSession) Complete(ctx context.Context, generated string) (engine.Completions, error) {
+	if !time.Now().Before(s.end) {
+		s.late.Add(1)
+		return engine.Completions{}, nil
+	}
+	cctx, cancel := context.WithDeadline(ctx, s.end)
+	defer cancel()
+	c, err := s.Session.Complete(cctx, generated)
+	if err != nil && ctx.Err() == nil && cctx.Err() != nil {
+		s.late.Add(1)
+		return engine.Completions{}, nil
+	}
+	return c, err
+}
