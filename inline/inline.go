@@ -251,18 +251,19 @@ func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error)
 
 	var sug *Suggestion
 	start := time.Now()
+	var deadline time.Time // the automatic budget's; zero: none
+	if req.Trigger == Automatic && s.opts.AutomaticBudget > 0 {
+		// One deadline for the whole request (deadline.go), the wait for the
+		// backends included (their start, or another request of the same
+		// project, such as a repair, may take a minute; a start goes on
+		// without this request). unwindReserve is left for what follows
+		// the work (closing the engine's session, caching).
+		deadline = start.Add(s.opts.AutomaticBudget - min(unwindReserve, s.opts.AutomaticBudget/10))
+		var cancelBudget context.CancelFunc
+		ctx, cancelBudget = context.WithDeadlineCause(ctx, deadline, errBudget)
+		defer cancelBudget()
+	}
 	err := s.acquire(ctx, req.Root, func(b Backends) error {
-		ctx := ctx
-		var deadline time.Time // the automatic budget's; zero: none
-		if req.Trigger == Automatic && s.opts.AutomaticBudget > 0 {
-			// One deadline for the whole request (deadline.go); time spent
-			// waiting for the backends counts, and unwindReserve is left for
-			// what follows the work (closing the engine's session, caching).
-			deadline = start.Add(s.opts.AutomaticBudget - min(unwindReserve, s.opts.AutomaticBudget/10))
-			var cancel context.CancelFunc
-			ctx, cancel = context.WithDeadlineCause(ctx, deadline, errBudget)
-			defer cancel()
-		}
 		if rest, ok := typedThrough(last, hasLast, prefix, suffix); ok && !s.opts.Unguided && b.Compiler != nil {
 			st := Stats{}
 			ok, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, rest, &st)
@@ -285,6 +286,12 @@ func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error)
 		}
 		return err
 	})
+	if err != nil && outOfBudget(ctx) {
+		// The budget ran out while waiting for the backends: nothing to
+		// show, as when it runs out in generation.
+		s.addTotals(Stats{OverBudget: 1})
+		return nil, nil
+	}
 	if err != nil {
 		if c := context.Cause(ctx); c != nil && ctx.Err() != nil {
 			return nil, fmt.Errorf("inline: %w", c)

@@ -3,6 +3,7 @@ package inline
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -234,6 +235,51 @@ func TestAutomaticBudgetShowsNothing(t *testing.T) {
 	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
 	if err != nil || got != nil || s.Totals().OverBudget != 1 {
 		t.Fatalf("Suggest = %+v, %v, totals %+v; want nothing, no error, one over budget", got, err, s.Totals())
+	}
+}
+
+// TestAutomaticBudgetBoundsTheWaitForBackends: an automatic request whose
+// project's backends are busy (starting, or serving a repair) shows nothing
+// once its budget is spent instead of waiting for them; an invoked request
+// waits.
+func TestAutomaticBudgetBoundsTheWaitForBackends(t *testing.T) {
+	release := make(chan struct{})
+	m := &scriptModel{middle: "1;\n"}
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	s := NewService(func(ctx context.Context, root string, fn func(Backends) error) error {
+		select { // busy backends: free only when released
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return fn(Backends{Model: m, Engine: okEngine{}, Compiler: c})
+	}, Options{AutomaticBudget: 300 * time.Millisecond})
+	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}
+	done := make(chan error, 1)
+	go func() {
+		got, err := s.Suggest(context.Background(), req)
+		if err == nil && got != nil {
+			err = fmt.Errorf("showed %q", got.Text)
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err != nil || s.Totals().OverBudget != 1 {
+			t.Fatalf("Suggest while the backends are busy: %v, totals %+v; want nothing, no error, one over budget", err, s.Totals())
+		}
+	case <-time.After(20 * time.Second):
+		t.Fatal("an automatic request waited for busy backends beyond its budget")
+	}
+	inv := req
+	inv.Trigger = Invoked
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		close(release)
+	}()
+	got, err := s.Suggest(context.Background(), inv)
+	if err != nil || got == nil || got.Text != "1;" {
+		t.Fatalf("invoked Suggest after the backends freed = %+v, %v; want 1;", got, err)
 	}
 }
 
