@@ -19,6 +19,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/repilot-lsp/repilot-lsp/backend"
+	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
@@ -257,7 +258,10 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if err := backend.CheckModel(ctx, model); err != nil {
 		return err
 	}
-	r, err := newRepairer(backend.Config{JDTLSHome: f.jdtls, StateDir: f.stateDir, Progress: progress, Model: model})
+	// No warm-up: here the user waits for JDT LS's start and the repair
+	// alike, so warming up would only move time (engine.WithWarmUp).
+	r, err := newRepairer(backend.Config{JDTLSHome: f.jdtls, StateDir: f.stateDir, Progress: progress, Model: model,
+		Engine: []engine.JDTOption{engine.WithWarmUp(false)}})
 	if err != nil {
 		return err
 	}

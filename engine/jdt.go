@@ -44,7 +44,18 @@ type jdtConfig struct {
 	siteCache      int
 	requestTimeout time.Duration
 	compileTimeout time.Duration
+	noWarmUp       bool
 }
+
+// WithWarmUp sets whether StartJDT warms the shadow server up before it
+// returns (default true; warmUp). It pays where the start runs ahead of the
+// first request (serve starts a project's engine when a Java file opens);
+// where the caller waits for the start and the first repair alike (the
+// repair command) it only moves time. On the example, 3 runs each,
+// alternating, load 3.3-3.9: JDT LS ready after 4.7-5.1 s without it
+// against 5.9-7.4 s with it; first plausible patch median 8.9 s against
+// 9.8 s, the whole command 18.8 s against 19.3 s (within the noise).
+func WithWarmUp(on bool) JDTOption { return func(c *jdtConfig) { c.noWarmUp = !on } }
 
 // WithSiteCache sets how many receiver sites' member lists are cached (n <= 0
 // disables the cache: every strict check then sends a completion request,
@@ -114,6 +125,9 @@ func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, er
 		return nil, err
 	}
 	e := NewJDT(c, opts...)
+	if e.cfg.noWarmUp {
+		return e, nil
+	}
 	if err := e.warmUp(ctx, o.Root); err != nil && ctx.Err() != nil {
 		c.Kill()
 		return nil, ctx.Err()

@@ -364,3 +364,17 @@ func TestTypeKeyNotSharedOutsideOperands(t *testing.T) {
 		t.Errorf("requests %v, want a list of its own in a case label", got)
 	}
 }
+
+// TestWithWarmUp: StartJDT warms up by default, and WithWarmUp(false) (the
+// repair command's choice) turns it off.
+func TestWithWarmUp(t *testing.T) {
+	if NewJDT(nil).cfg.noWarmUp {
+		t.Error("the warm-up is off by default")
+	}
+	if !NewJDT(nil, WithWarmUp(false)).cfg.noWarmUp {
+		t.Error("WithWarmUp(false) left the warm-up on")
+	}
+	if NewJDT(nil, WithWarmUp(false), WithWarmUp(true)).cfg.noWarmUp {
+		t.Error("WithWarmUp(true) after false left the warm-up off")
+	}
+}
