@@ -173,7 +173,11 @@ EOF
 
 port=$(( 20000 + RANDOM % 20000 ))
 step "starting code-server $CODE_SERVER_VERSION on 127.0.0.1:$port"
-node "$code_server" --config "$work/config.yaml" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
+# code-server and its extension host make their IPC sockets (vscode-ipc-*.sock,
+# vscode-git-*.sock) under TMPDIR: keep them in $work, which cleanup removes,
+# instead of leaving two in /tmp on every run.
+mkdir -p "$work/tmp"
+TMPDIR="$work/tmp" node "$code_server" --config "$work/config.yaml" --auth none --bind-addr "127.0.0.1:$port" --disable-telemetry --disable-update-check \
   --disable-workspace-trust --disable-getting-started-override \
   --user-data-dir "$work/user" --extensions-dir "$work/extensions" "$work/workspace" >"$work/code-server.log" 2>&1 &
 server_pid=$!
