@@ -136,14 +136,10 @@ func TestPrefixesFor(t *testing.T) {
 	}
 }
 
-// TestQueryPrefixOnlyOnQueries: the store sends the query prefix with
-// queries and the document prefix with units, and nothing else.
-func TestQueryPrefixOnlyOnQueries(t *testing.T) {
-	srv := llmtest.New()
-	defer srv.Close()
-	var got []string
-	embed := srv.Embed
-	srv.Embed = func(text string) []float32 { got = append(got, text); return embed(text) }
+// newServedStore returns a Store over srv's embeddings (model "m") with a
+// fresh cache, closed when the test ends.
+func newServedStore(t *testing.T, srv *llmtest.Server, opts Options) *Store {
+	t.Helper()
 	emb, err := llm.NewEmbedder(llm.Config{BaseURL: srv.BaseURL(), Model: "m"})
 	if err != nil {
 		t.Fatal(err)
@@ -152,8 +148,19 @@ func TestQueryPrefixOnlyOnQueries(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer c.Close()
-	s := NewStore(emb, c, Options{QueryPrefix: "Q: ", DocPrefix: "D: "})
+	t.Cleanup(func() { c.Close() })
+	return NewStore(emb, c, opts)
+}
+
+// TestQueryPrefixOnlyOnQueries: the store sends the query prefix with
+// queries and the document prefix with units, and nothing else.
+func TestQueryPrefixOnlyOnQueries(t *testing.T) {
+	srv := llmtest.New()
+	defer srv.Close()
+	var got []string
+	embed := srv.Embed
+	srv.Embed = func(text string) []float32 { got = append(got, text); return embed(text) }
+	s := newServedStore(t, srv, Options{QueryPrefix: "Q: ", DocPrefix: "D: "})
 	u := units.Unit{ID: "a", Name: "f", Code: "func f() {}"}
 	s.Upsert([]units.Unit{u})
 	if err := s.Sync(context.Background(), nil); err != nil {
@@ -173,16 +180,7 @@ func TestQueryPrefixOnlyOnQueries(t *testing.T) {
 func TestSyncEmbedsEachTextOnce(t *testing.T) {
 	srv := llmtest.New()
 	defer srv.Close()
-	emb, err := llm.NewEmbedder(llm.Config{BaseURL: srv.BaseURL(), Model: "m"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	c, err := OpenCache(t.TempDir(), "m")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	s := NewStore(emb, c, Options{Batch: 2})
+	s := newServedStore(t, srv, Options{Batch: 2})
 	var us []units.Unit
 	for i, code := range []string{"return size == 0", "return size == 0", "x++", "return size == 0", "y--", "return size == 0", "return size == 0"} {
 		us = append(us, units.Unit{ID: string(rune('a' + i)), Signature: "boolean isEmpty()", Code: code})
