@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -153,13 +154,18 @@ func TestSoundnessMemberListsAcrossOperators(t *testing.T) {
 	slices.Sort(ops)
 	// list returns the names of a consistent answer at the end of gen, nil
 	// when three answers were not consistent (the engine's unknown: such
-	// an answer is never cached).
+	// an answer is never cached). Each try sends the text as a new version
+	// (more blank lines after the class, the caret unmoved), so that a try
+	// is a new answer and not the server's last one again; fresh counts
+	// the calls for the same purpose.
+	fresh := 0
 	list := func(gen string) []string {
 		t.Helper()
-		text := h.Prefix + gen + s.suffixAfterCaret()
-		m := textpos.New(text)
 		caret := len(h.Prefix) + len(gen)
 		for try := 0; try < 3; try++ {
+			fresh++
+			text := h.Prefix + gen + s.suffixAfterCaret() + strings.Repeat("\n", fresh)
+			m := textpos.New(text)
 			l, err := s.request(ctx, "member", text, m.Position(caret))
 			if err != nil {
 				t.Fatalf("%q: %v", gen, err)
@@ -195,12 +201,17 @@ func TestSoundnessMemberListsAcrossOperators(t *testing.T) {
 	}
 	for _, recv := range []string{"g", "s", "names", "Math"} {
 		for _, call := range []bool{false, true} {
+			// JDT LS 1.60 answers the first requests after its start for
+			// another text, or with an empty list (the CI of stop 22, and 3
+			// runs in 4 here), for some seconds: the engine's unknown.
+			// The premise is tested on answers, so wait for one.
 			want := list(place("=", recv, call))
-			if len(want) == 0 {
-				want = list(place("=", recv, call)) // JDT LS 1.60's first answer once was for another text
+			for wait := time.Now().Add(2 * time.Minute); len(want) == 0 && time.Now().Before(wait); {
+				time.Sleep(500 * time.Millisecond)
+				want = list(place("=", recv, call))
 			}
 			if len(want) == 0 {
-				t.Fatalf("%s (call %v): JDT LS listed no member after \"=\"", recv, call)
+				t.Fatalf("%s (call %v): JDT LS listed no member after \"=\" in 2 minutes", recv, call)
 			}
 			for _, op := range ops {
 				if op == "=" {
