@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/lm"
 )
 
 // oneTokenModel finishes every sample with one end token: one model call per
@@ -196,5 +197,59 @@ func TestInterruptedDuringTestsKeepsCompileVerdict(t *testing.T) {
 	}
 	if res.Stats.Tested != 0 {
 		t.Errorf("Stats.Tested = %d, want 0", res.Stats.Tested)
+	}
+}
+
+// TestBackendFailureKeepsValidatedCandidates: a model (or shadow JDT LS) that
+// fails during sampling after some candidates were validated between samples
+// ends the repair with a partial Result that keeps their verdicts and an error
+// wrapping the backend's; with FirstCompilable, where nothing is validated
+// before the last sample, the Result is nil and the error the backend's.
+func TestBackendFailureKeepsValidatedCandidates(t *testing.T) {
+	gone := errors.New("server went away")
+	for _, first := range []bool{false, true} {
+		m := oneTokenModel()
+		table := m.next
+		m.next = func(g string) ([]lm.Candidate, error) {
+			m.mu.Lock()
+			calls := m.calls
+			m.mu.Unlock()
+			if calls >= 8 {
+				return nil, gone
+			}
+			return table(g)
+		}
+		comp := &fakeCompiler{errs: func(text string) []engine.CompileError {
+			if strings.Contains(text, "int x = 2;") {
+				return []engine.CompileError{{Line: 3, Message: "two is wrong"}}
+			}
+			return nil
+		}}
+		r := request(variant(t, "base", func(o *Options) { o.Samples = 20; o.KeepTop = 2 }))
+		r.FirstCompilable = first
+		res, err := service(m, &fakeEngine{}, comp).Repair(context.Background(), r, nil)
+		if !errors.Is(err, gone) {
+			t.Fatalf("first=%v: err = %v, want one wrapping the model's", first, err)
+		}
+		if first {
+			if res != nil {
+				t.Errorf("first=true: result %+v, want nil", res)
+			}
+			continue
+		}
+		if res == nil || !res.Interrupted || len(res.Candidates) == 0 || len(res.Candidates) != res.Stats.Unique {
+			t.Fatalf("result %+v; want a partial result with the validated candidates", res)
+		}
+		if !strings.Contains(err.Error(), "stopped after 7 of 20 samples") {
+			t.Errorf("err = %q, want it to say how many of the 20 samples ran", err)
+		}
+		for _, p := range res.Candidates {
+			if p.Unvalidated || p.Compilable != !strings.Contains(p.Hunk, "int x = 2;") {
+				t.Errorf("candidate %+v; want it validated, with its verdict", p)
+			}
+		}
+		if want := res.Candidates[:min(2, len(res.Candidates))]; !reflect.DeepEqual(res.Patches, want) {
+			t.Errorf("patches %q, want the first 2 candidates", hunks(res.Patches))
+		}
 	}
 }

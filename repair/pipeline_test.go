@@ -211,8 +211,10 @@ func TestInterruptedMidPipeline(t *testing.T) {
 }
 
 // TestPipelinedCompileErrorFailsRepair: a compiler failure other than an
-// unparsable text or a timeout ends the repair with an error, as before,
-// and stops the tests already running.
+// unparsable text or a timeout ends the repair with an error wrapping it and
+// stops the tests already running; the candidate compile-checked before it
+// comes back in a partial Result, compilable and Unvalidated (its tests were
+// stopped).
 func TestPipelinedCompileErrorFailsRepair(t *testing.T) {
 	comp := &fakeCompiler{fail: func(text string) error {
 		if strings.Contains(text, "int x = 3;") {
@@ -224,11 +226,20 @@ func TestPipelinedCompileErrorFailsRepair(t *testing.T) {
 	r.TestCmd = []string{"sleep", "30"}
 	began := time.Now()
 	res, err := service(oneTokenModel(), &fakeEngine{}, comp).Repair(context.Background(), r, nil)
-	if err == nil || !strings.Contains(err.Error(), "JDT LS died") || res != nil {
-		t.Fatalf("res %v, err %v; want the compiler's error and no result", res, err)
+	if err == nil || !strings.Contains(err.Error(), "JDT LS died") || res == nil || !res.Interrupted {
+		t.Fatalf("res %v, err %v; want the compiler's error and a partial result", res, err)
 	}
 	if d := time.Since(began); d > 20*time.Second {
 		t.Fatalf("Repair took %v; tests not stopped", d)
+	}
+	if len(res.Candidates) < 2 {
+		t.Fatalf("candidates %q; want the ones sampled before the failure", hunks(res.Candidates))
+	}
+	for _, p := range res.Candidates {
+		failed := strings.Contains(p.Hunk, "int x = 3;")
+		if p.Compilable == failed || !p.Unvalidated || p.Tested {
+			t.Errorf("candidate %+v; want it unvalidated, compilable unless its check failed", p)
+		}
 	}
 }
 

@@ -192,7 +192,9 @@ type Result struct {
 	// this Result is partial: it holds the candidates of the samples that
 	// finished (Stats.Samples of Options.Samples), the validated ones as
 	// usual and the others with Patch.Unvalidated set, ranked the same way.
-	// Repair returns such a Result together with an error wrapping ctx.Err().
+	// Repair returns such a Result together with an error wrapping ctx.Err(),
+	// or wrapping a backend's error when one failed during sampling after
+	// candidates were validated (Service.Repair).
 	Interrupted bool
 	// BuggyTest is Request.TestCmd run once on the project as it is (the
 	// buggy hunk), made only with Request.TestBuggy when the tests ran on at
@@ -215,8 +217,9 @@ type TestRun struct {
 type Progress func(message string, percent int)
 
 // Repairer runs repairs; see repair.go's implementation for the loop.
-// When ctx ends mid-repair, Repair may return a partial Result (Interrupted
-// set) together with its error; a caller that drops the Result on any error
+// When ctx ends mid-repair, or a backend fails after candidates were
+// validated, Repair may return a partial Result (Interrupted set) together
+// with its error; a caller that drops the Result on any error
 // loses only that partial result.
 type Repairer interface {
 	Repair(ctx context.Context, req Request, progress Progress) (*Result, error)

@@ -78,7 +78,10 @@ func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 // as patches with Unvalidated set, Compilable false and NewErrors
 // [NotValidated]; all are deduplicated and ranked as usual. A caller that
 // only checks the error sees the cancellation as before. When ctx ends
-// before sampling starts, the Result is nil.
+// before sampling starts, the Result is nil. A backend that fails during
+// sampling (the shadow JDT LS exits) ends the repair the same way, with an
+// error wrapping the backend's, when candidates were already validated
+// between samples (failedMidway).
 func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*Result, error) {
 	began := time.Now()
 	if progress == nil {
@@ -119,8 +122,7 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	cands, err := s.sampleAll(ctx, b, uri, site, opts, st, report, commit)
 	st.SampleTime = time.Since(began) - v.spent
 	if err != nil && ctx.Err() == nil {
-		v.abort()
-		return nil, err
+		return s.failedMidway(res, v, commit != nil, err, opts, began)
 	}
 	vbegan := time.Now()
 	var patches []Patch
@@ -176,6 +178,35 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	}
 	progress(fmt.Sprintf("done: %s, %s", plural(len(patches), "candidate", "candidates"), plural(len(res.Patches), "patch", "patches")), 100)
 	return res, nil
+}
+
+// failedMidway ends a repair whose sampling failed with err, not ctx's: a
+// backend went away (the shadow JDT LS exited, the model's server stopped
+// answering). When candidates were compile-checked between samples
+// (pipelined), their verdicts are kept and res comes back partial, as after
+// an interruption: the tests still running or queued are stopped (those
+// candidates stay compilable and Unvalidated), Interrupted is set, the
+// candidates are ranked, and the error wraps err. Otherwise (nothing
+// validated, or validation that waits for the last sample) the Result is
+// nil and the error is err.
+func (s *Service) failedMidway(res *Result, v *validator, pipelined bool, err error, opts Options, began time.Time) (*Result, error) {
+	if !pipelined {
+		v.abort()
+		return nil, err
+	}
+	vbegan := time.Now()
+	v.tcancel()
+	patches, verr := v.finish()
+	res.Stats.ValidateTime = v.spent + time.Since(vbegan)
+	if verr != nil || len(patches) == 0 {
+		return nil, err
+	}
+	rank(patches)
+	res.Candidates = patches
+	res.Patches = patches[:min(len(patches), opts.KeepTop)]
+	res.Stats.Duration = time.Since(began)
+	res.Interrupted = true
+	return res, fmt.Errorf("repair stopped after %d of %d samples: %w", res.Stats.Samples, opts.Samples, err)
 }
 
 // anyPlausible says whether a patch passed the tests.
