@@ -1,0 +1,56 @@
+package inline
+
+// heal.go is token healing for a caret inside (or right after) an
+// identifier: the user typed "new S", and a model asked to continue after
+// "S" sees a token boundary no tokenizer would draw there (a subword model
+// writes " StringBuilder" whole; the n-gram model's tokens are whole
+// identifiers). So the model's prompt is backed up to the identifier's start
+// and its first tokens are constrained to write the typed part again (a
+// token that is a prefix of it, or starts with it); what is shown is the
+// generated text less that part, inserted at the caret.
+
+import (
+	"strings"
+	"unicode/utf8"
+
+	"github.com/repilot-lsp/repilot-lsp/javalex"
+	"github.com/repilot-lsp/repilot-lsp/lm"
+)
+
+// partialIdent returns the identifier (or keyword) that ends at the end of
+// prefix, in code: the longest run of identifier characters before the
+// caret that starts with an identifier start ("" after a number such as
+// "0x1F", in a literal or comment, or after any other character).
+func partialIdent(prefix string) string {
+	i := len(prefix)
+	for i > 0 {
+		r, n := utf8.DecodeLastRuneInString(prefix[:i])
+		if r == utf8.RuneError || !javalex.IsIdentPart(r) {
+			break
+		}
+		i -= n
+	}
+	part := prefix[i:]
+	if r, _ := utf8.DecodeRuneInString(part); part == "" || !javalex.IsIdentStart(r) {
+		return ""
+	}
+	if javalex.ContextAt(prefix, len(prefix)) != javalex.Code {
+		return ""
+	}
+	return part
+}
+
+// healOK reports whether candidate c may follow generated when the
+// generated text must start with heal: once generated covers heal, any; before,
+// a token that keeps the text a prefix of heal (not empty, not the end) or
+// makes it start with heal.
+func healOK(heal, generated string, c lm.Candidate) bool {
+	if len(generated) >= len(heal) {
+		return true
+	}
+	t := generated + c.Text
+	if strings.HasPrefix(t, heal) {
+		return true
+	}
+	return !c.End && c.Text != "" && strings.HasPrefix(heal, t)
+}
