@@ -17,6 +17,11 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/lm"
 )
 
+// healK is how many candidates a healing step asks of the model (at least
+// the k asked of it): an identifier the user started is rarely among a
+// whole-word model's best 20 tokens after the cut prompt.
+const healK = 256
+
 // partialIdent returns the identifier (or keyword) that ends at the end of
 // prefix, in code: the longest run of identifier characters before the
 // caret that starts with an identifier start ("" after a number such as

@@ -2,6 +2,7 @@ package inline
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -167,5 +168,44 @@ func TestTokenHealingNeverShowsUnhealedText(t *testing.T) {
 		if err != nil || got != nil {
 			t.Errorf("%s: Suggest = %+v, %v; want nothing shown", name, got, err)
 		}
+	}
+}
+
+// topKModel is tableModel answering at most k candidates, as models do.
+type topKModel struct{ tableModel }
+
+func (m *topKModel) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
+	s, _ := m.tableModel.Start(ctx, fim)
+	return topKSession{s}, nil
+}
+
+type topKSession struct{ lm.Session }
+
+func (s topKSession) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
+	d, err := s.Session.Next(ctx, generated, k)
+	if k > 0 && len(d) > k {
+		d = d[:k]
+	}
+	return d, err
+}
+
+// A healing step asks the model for more than TopK candidates: the only one
+// that writes the typed "S" is its 31st.
+func TestTokenHealingLooksBeyondTopK(t *testing.T) {
+	var first []lm.Candidate
+	for i := range 30 {
+		first = append(first, lm.Candidate{Text: fmt.Sprintf("x%d", i), LogProb: -1 - float64(i)/100})
+	}
+	first = append(first, lm.Candidate{Text: "StringBuilder", LogProb: -5})
+	m := &topKModel{tableModel{next: map[string][]lm.Candidate{
+		"":              first,
+		"StringBuilder": {{Text: "();", LogProb: -0.1}},
+	}}}
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	s := newTestService(m, c, Options{TopK: 20})
+	off := strings.Index(healDoc, "new S") + len("new S")
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: healDoc, Offset: off})
+	if err != nil || got == nil || got.Text != "tringBuilder();" {
+		t.Fatalf("Suggest = %+v, %v; want tringBuilder();", got, err)
 	}
 }

@@ -453,11 +453,20 @@ type stopSession struct {
 func (s *stopSession) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
 	*s.calls++
 	s.last = generated
-	d, err := s.inner.Next(ctx, generated, k)
+	ask := k
+	if len(generated) < len(s.rule.heal) && k > 0 {
+		// Healing: most of the model's best tokens do not write the typed
+		// part, so look further down its list for those that do.
+		ask = max(k, healK)
+	}
+	d, err := s.inner.Next(ctx, generated, ask)
 	if err != nil {
 		return nil, err
 	}
 	out, _ := s.rule.apply(generated, d)
+	if k > 0 && len(out) > k {
+		out = out[:k]
+	}
 	return out, nil
 }
 
