@@ -59,3 +59,20 @@ func healOK(heal, generated string, c lm.Candidate) bool {
 	}
 	return !c.End && c.Text != "" && strings.HasPrefix(heal, t)
 }
+
+// withTyped returns the first step's candidates with the typed part itself
+// among them: when the model does not propose it, it is added last (at the
+// least likely candidate's probability). A whole-word model (lm.WholeWords)
+// cannot write an identifier it never saw, and the cut prompt may hold the
+// only copy of a name the user typed whole ("= TypeAdapters|"); with the
+// typed part as a token it continues as it would without healing.
+func withTyped(dist []lm.Candidate, heal string) []lm.Candidate {
+	lp := 0.0
+	for _, c := range dist {
+		if !c.End && c.Text == heal {
+			return dist
+		}
+		lp = min(lp, c.LogProb)
+	}
+	return append(dist, lm.Candidate{Text: heal, LogProb: lp})
+}

@@ -209,3 +209,28 @@ func TestTokenHealingLooksBeyondTopK(t *testing.T) {
 		t.Fatalf("Suggest = %+v, %v; want tringBuilder();", got, err)
 	}
 }
+
+// A name typed whole whose only copy was in the cut prompt: the model
+// proposes nothing that writes it, and the typed part itself is offered as
+// the first token, so the sample continues after it as without healing.
+func TestTokenHealingOffersTheTypedPart(t *testing.T) {
+	m := &tableModel{next: map[string][]lm.Candidate{
+		"":    {{Text: "Foo", LogProb: -0.1}, {Text: "Bar", LogProb: -0.7}},
+		"Sbx": {{Text: ".x();", LogProb: -0.1}},
+	}}
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	s := newTestService(m, c, Options{})
+	doc := "class A {\n  void f() {\n    Sbx\n  }\n}\n"
+	off := strings.Index(doc, "Sbx") + 3
+	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: off})
+	if err != nil || got == nil || got.Text != ".x();" {
+		t.Fatalf("Suggest = %+v, %v; want .x();", got, err)
+	}
+	d := withTyped([]lm.Candidate{{Text: "Sbxy", LogProb: -0.5}, {End: true, LogProb: -2}}, "Sbx")
+	if len(d) != 3 || d[2] != (lm.Candidate{Text: "Sbx", LogProb: -2}) {
+		t.Errorf("withTyped = %+v, want Sbx added last at -2", d)
+	}
+	if d := withTyped([]lm.Candidate{{Text: "Sbx", LogProb: -0.5}}, "Sbx"); len(d) != 1 {
+		t.Errorf("withTyped = %+v, want it unchanged when the model proposes the typed part", d)
+	}
+}

@@ -467,6 +467,9 @@ func (s *stopSession) Next(ctx context.Context, generated string, k int) ([]lm.C
 	if k > 0 && len(out) > k {
 		out = out[:k]
 	}
+	if generated == "" && s.rule.heal != "" {
+		out = withTyped(out, s.rule.heal)
+	}
 	return out, nil
 }
 
