@@ -19,6 +19,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 
 	"github.com/agnivade/levenshtein"
 	"github.com/spf13/cobra"
@@ -45,6 +46,7 @@ type benchInlineFlags struct {
 	compareT float64
 	jdtls    string
 	verbose  bool
+	midIdent bool
 }
 
 func init() {
@@ -55,7 +57,8 @@ func init() {
 		Long: `bench inline replays ghost text on a Java project. At seeded positions
 inside method bodies (a statement that starts and ends on one line, the caret
 after one of its tokens) it cuts the rest of the line, asks for a suggestion at
-the caret and compares it with the text removed.
+the caret and compares it with the text removed. With --mid-identifier the
+caret sits inside an identifier instead (the rest of the name is cut too).
 
 --corpus takes a source archive (the JDK's lib/src.zip, a Maven -sources.jar)
 and extracts the .java files under --include (e.g. jdk.internal.opt/) into a
@@ -99,6 +102,7 @@ similar):
 	fl.IntVar(&f.compare, "compare-samples", 0, "also run a guided row with this many automatic samples, side by side (0: no such row)")
 	fl.Float64Var(&f.compareT, "compare-temperature", 0, "temperature of the --compare-samples row's samples after the first (0: the default, 0.8)")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every request on stderr")
+	fl.BoolVar(&f.midIdent, "mid-identifier", false, "place every caret inside an identifier of the statement (after a seeded 1 to n-1 of its n characters, as while typing a name) instead of after a whole token")
 	addJDTLSFlag(fl, &f.jdtls)
 	benchCmd.AddCommand(cmd)
 }
@@ -165,7 +169,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	if root, err = filepath.Abs(root); err != nil {
 		return err
 	}
-	positions, err := inlinePositions(root, f.requests, f.perFile, f.seed)
+	positions, err := inlinePositions(root, f.requests, f.perFile, f.seed, f.midIdent)
 	if err != nil {
 		return err
 	}
@@ -271,7 +275,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			fmt.Fprintf(stderr, "%d/%d requests, %v\n", i+1, len(positions), time.Since(began).Round(time.Second))
 		}
 	}
-	fmt.Fprintf(stdout, "bench inline: %s, %d requests, seed %d, %s trigger, generation budget %v, load average at the end %s\n", label, len(positions), f.seed, map[bool]string{false: "automatic", true: "invoked"}[f.invoked], f.budget, loadAverage())
+	fmt.Fprintf(stdout, "bench inline: %s, %d requests, seed %d, %s trigger, carets %s, generation budget %v, load average at the end %s\n", label, len(positions), f.seed, map[bool]string{false: "automatic", true: "invoked"}[f.invoked], map[bool]string{false: "after whole tokens", true: "inside identifiers"}[f.midIdent], f.budget, loadAverage())
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "backend\trequests\tshown\texact\tedit-sim\tcompiles\tp50 cold\tp95 cold\tp50 warm\tp95 warm\terrors\t")
 	for _, r := range rows {
@@ -480,8 +484,9 @@ func extractSources(archive, prefix, root string) (int, error) {
 }
 
 // inlinePositions picks up to want positions, at most perFile per file, from
-// root's .java files in a seeded order.
-func inlinePositions(root string, want, perFile int, seed uint64) ([]inlinePos, error) {
+// root's .java files in a seeded order; with midIdent, carets inside
+// identifiers (linePositions).
+func inlinePositions(root string, want, perFile int, seed uint64, midIdent bool) ([]inlinePos, error) {
 	var files []string
 	err := filepath.WalkDir(root, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
@@ -510,7 +515,11 @@ func inlinePositions(root string, want, perFile int, seed uint64) ([]inlinePos, 
 		if err != nil || len(b) > 200_000 {
 			continue
 		}
-		ps := linePositions(file, string(b))
+		var mid func(n int) int
+		if midIdent {
+			mid = func(n int) int { return 1 + rng.IntN(n-1) }
+		}
+		ps := linePositions(file, string(b), mid)
 		rng.Shuffle(len(ps), func(i, j int) { ps[i], ps[j] = ps[j], ps[i] })
 		for _, p := range ps[:min(len(ps), perFile, want-len(out))] {
 			out = append(out, p)
@@ -522,8 +531,10 @@ func inlinePositions(root string, want, perFile int, seed uint64) ([]inlinePos, 
 // linePositions returns the candidate positions of one file: in a statement
 // at brace depth 2 or more (a method body) that starts and ends on one line
 // with ";" after a ";", "{" or "}", the caret after one of its tokens but
-// the last.
-func linePositions(file, src string) []inlinePos {
+// the last; or, with mid non-nil, inside one of its identifiers of n >= 2
+// bytes, after mid(n) of them (1 <= mid(n) < n; a caret that would split a
+// UTF-8 sequence is skipped).
+func linePositions(file, src string, mid func(n int) int) []inlinePos {
 	toks := javalex.LexCode(src)
 	lineOf := func(off int) int { return strings.Count(src[:off], "\n") }
 	var out []inlinePos
@@ -550,7 +561,16 @@ func linePositions(file, src string) []inlinePos {
 			lineEnd := last.End + strings.IndexByte(src[last.End:]+"\n", '\n')
 			if strings.TrimSpace(src[last.End:lineEnd]) == "" {
 				for k := i; k < j-1; k++ {
-					out = append(out, inlinePos{file: file, src: src, caret: toks[k].End, lineEnd: lineEnd})
+					caret := toks[k].End
+					if mid != nil {
+						if toks[k].Kind != javalex.Ident || len(toks[k].Text) < 2 {
+							continue
+						}
+						if caret = toks[k].Start + mid(len(toks[k].Text)); !utf8.RuneStart(src[caret]) {
+							continue
+						}
+					}
+					out = append(out, inlinePos{file: file, src: src, caret: caret, lineEnd: lineEnd})
 				}
 			}
 		}

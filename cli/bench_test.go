@@ -1,11 +1,13 @@
 package cli
 
 // bench_test.go checks the bug selection shared by bench repair and bench
-// engine (corpusFlags).
+// engine (corpusFlags) and bench inline's carets (linePositions).
 
 import (
 	"strings"
 	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/javalex"
 )
 
 func TestCorpusFlagsLoad(t *testing.T) {
@@ -21,5 +23,34 @@ func TestCorpusFlagsLoad(t *testing.T) {
 	_, err = corpusFlags{dir: "../testdata/bugs", only: []string{all[0].ID, "no-such-bug"}}.load()
 	if err == nil || !strings.Contains(err.Error(), "no-such-bug") || strings.Contains(err.Error(), all[0].ID) {
 		t.Errorf("an unknown id among known ones: %v, want an error naming only the unknown id", err)
+	}
+}
+
+// With mid set, every bench inline caret sits inside an identifier of the
+// statement (after mid(n) of its n bytes) and the text removed is the rest
+// of the line from there; without, carets follow whole tokens.
+func TestLinePositionsMidIdentifier(t *testing.T) {
+	src := "class A {\n  void f() {\n    StringBuilder sb = new StringBuilder();\n    sb.append(x);\n  }\n}\n"
+	whole := linePositions("A.java", src, nil)
+	mid := linePositions("A.java", src, func(n int) int { return 1 })
+	if len(whole) == 0 || len(mid) == 0 {
+		t.Fatalf("positions: %d after whole tokens, %d inside identifiers; want some of each", len(whole), len(mid))
+	}
+	var got []string
+	for _, p := range mid {
+		if !javalex.IsIdentPart(rune(src[p.caret-1])) || !javalex.IsIdentPart(rune(src[p.caret])) {
+			t.Errorf("caret %d (%q|%q) is not inside an identifier", p.caret, src[p.caret-3:p.caret], src[p.caret:p.caret+3])
+		}
+		got = append(got, p.removed())
+	}
+	// "x" has one byte: no caret inside it.
+	want := []string{"tringBuilder sb = new StringBuilder();", "b = new StringBuilder();", "tringBuilder();", "b.append(x);", "ppend(x);"}
+	if strings.Join(got, "|") != strings.Join(want, "|") {
+		t.Errorf("removed texts %q, want %q", got, want)
+	}
+	for _, p := range whole {
+		if javalex.IsIdentPart(rune(src[p.caret])) && javalex.IsIdentPart(rune(src[p.caret-1])) {
+			t.Errorf("caret %d inside an identifier without mid", p.caret)
+		}
 	}
 }

@@ -247,8 +247,12 @@ func TestGhostTextEndToEnd(t *testing.T) {
 
 	// 1. Every suggestion served, inserted into the editor's buffer, compiles
 	// by the editor's own JDT LS (inline.Introduced against the cut file).
-	carets := []string{"items[size] = ", "return (T) items[", "if (size == items.", "throw new NoSuchElementException("}
+	// The last caret is inside an identifier (token healing: the suggestion
+	// is the rest of the name and of the line, inserted at the caret).
+	midIdent := "throw new NoSuch"
+	carets := []string{"items[size] = ", "return (T) items[", "if (size == items.", "throw new NoSuchElementException(", midIdent}
 	served := 0
+	healed := ""
 	var typeThrough struct {
 		text, suggestion string
 		offset           int
@@ -270,6 +274,9 @@ func TestGhostTextEndToEnd(t *testing.T) {
 			continue
 		}
 		served++
+		if c == midIdent {
+			healed = sug
+		}
 		if typeThrough.suggestion == "" && len(sug) >= 2 {
 			typeThrough.text, typeThrough.suggestion, typeThrough.offset = cut, sug, at
 		}
@@ -283,6 +290,9 @@ func TestGhostTextEndToEnd(t *testing.T) {
 	}
 	if served == 0 {
 		t.Fatalf("no suggestion served at any of %d carets", len(carets))
+	}
+	if healed == "" {
+		t.Errorf("no suggestion served inside the identifier after %q", midIdent)
 	}
 
 	// 2. Typing through a suggestion: the rest comes from the cache.

@@ -418,7 +418,14 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	if req.Trigger == Automatic {
 		temperature = o.AutomaticTemperature
 	}
-	rule := newStopRule(prefix, suffix)
+	// Token healing (heal.go): with the caret right after an identifier's
+	// characters, the model, the engine and the stop rule start at the
+	// identifier's start (mprefix), and the samples write its typed part
+	// again first; the suggestion is what follows that part.
+	heal := partialIdent(prefix)
+	mprefix := prefix[:len(prefix)-len(heal)]
+	rule := newStopRule(mprefix, suffix)
+	rule.heal = heal
 	sug := &Suggestion{Offset: req.Offset}
 	st := &sug.Stats
 	var late atomic.Int64
@@ -430,7 +437,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		st.OverBudget++
 		return nil, nil // no time for a sample and its check
 	}
-	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: prefix, Suffix: suffix, Indent: indentOf(prefix)})
+	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: mprefix, Suffix: suffix, Indent: indentOf(prefix)})
 	if err != nil {
 		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)
 	}
@@ -440,7 +447,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	if o.Unguided || b.Engine == nil {
 		ropts.Prune, ropts.Memo, ropts.ActiveComplete = false, false, false
 	} else {
-		es, err = b.Engine.Open(ctx, engine.Hunk{URI: req.URI, Prefix: prefix, Suffix: suffix})
+		es, err = b.Engine.Open(ctx, engine.Hunk{URI: req.URI, Prefix: mprefix, Suffix: suffix})
 		if err != nil {
 			return nil, fmt.Errorf("completion engine: %w", err)
 		}
@@ -451,7 +458,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		lateEs = &lateSession{Session: es, late: &late}
 		es = lateEs
 	}
-	key := repair.HunkKey(req.URI, prefix, suffix)
+	key := repair.HunkKey(req.URI, mprefix, suffix)
 	tried := map[string]bool{}
 	// The first sample is greedy; the others share one sampler at
 	// temperature (and its trie of rejected prefixes).
@@ -505,6 +512,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			return nil, err
 		}
 		text = rule.finish(text)
+		rest, healed := strings.CutPrefix(text, heal)
 		if traceSamples {
 			shown := strconv.Quote(text)
 			if !complete {
@@ -517,16 +525,17 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		case !complete && truncations(after) > truncations(before):
 			st.Truncated++
 			continue
-		case !complete:
+		case !complete || !healed:
 			st.Dead++
 			continue
-		case strings.TrimSpace(text) == "":
+		case strings.TrimSpace(rest) == "":
 			st.Blank++
 			continue
-		case tried[text]:
+		case tried[rest]:
 			st.Repeated++
 			continue
 		}
+		text = rest
 		tried[text] = true
 		checked++
 		if o.Unguided || b.Compiler == nil {

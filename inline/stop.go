@@ -44,6 +44,10 @@ type stopRule struct {
 	// character literal, text block or comment the prefix leaves open, or
 	// in code, with open brackets.
 	start scanner
+	// heal: the part of an identifier the user typed before the caret,
+	// cut from the model's prompt (heal.go): the generated text must start
+	// with it, and a suggestion that is only heal is blank.
+	heal string
 }
 
 // newStopRule classifies the caret between prefix and suffix.
@@ -359,6 +363,7 @@ func (r stopRule) finish(text string) string {
 }
 
 // apply rewrites one next-token distribution after generated: a token that
+// does not write the healed part (healOK) is dropped; a token that
 // crosses the end is cut there and made the end token; an end token is
 // dropped where the suggestion may not end (mayEnd) and where the
 // suggestion would be blank (a blank suggestion is never shown, so the
@@ -373,6 +378,10 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 	seen := map[lm.Candidate]int{}
 	endOK := r.mayEnd(generated)
 	for i, c := range dist {
+		if !healOK(r.heal, generated, c) {
+			where[i] = -1
+			continue
+		}
 		if c.End && !endOK {
 			where[i] = -1
 			continue
@@ -386,7 +395,7 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 				c = lm.Candidate{Text: c.Text[:k], LogProb: c.LogProb, End: true}
 			}
 		}
-		if c.End && blank(generated+c.Text) {
+		if c.End && blank(strings.TrimPrefix(generated+c.Text, r.heal)) {
 			where[i] = -1
 			continue
 		}
@@ -444,11 +453,23 @@ type stopSession struct {
 func (s *stopSession) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
 	*s.calls++
 	s.last = generated
-	d, err := s.inner.Next(ctx, generated, k)
+	ask := k
+	if len(generated) < len(s.rule.heal) && k > 0 {
+		// Healing: most of the model's best tokens do not write the typed
+		// part, so look further down its list for those that do.
+		ask = max(k, healK)
+	}
+	d, err := s.inner.Next(ctx, generated, ask)
 	if err != nil {
 		return nil, err
 	}
 	out, _ := s.rule.apply(generated, d)
+	if k > 0 && len(out) > k {
+		out = out[:k]
+	}
+	if generated == "" && s.rule.heal != "" {
+		out = withTyped(out, s.rule.heal)
+	}
 	return out, nil
 }
 
