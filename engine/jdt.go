@@ -11,12 +11,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"errors"
-	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -116,10 +113,8 @@ type shadowDoc struct {
 	borrowed bool
 }
 
-// StartJDT starts a shadow JDT LS with o, waits until it reports
-// ServiceReady and then until it answers completions on the text it was last
-// sent (awaitCurrent, at most ReadyWait), bounded by ctx, and warms it up
-// unless WithWarmUp(false). The engine owns the process: Close stops it.
+// StartJDT starts a shadow JDT LS with o and waits until it reports
+// ServiceReady (bounded by ctx). The engine owns the process: Close stops it.
 func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, error) {
 	c, err := jdtls.Start(ctx, o)
 	if err != nil {
@@ -130,10 +125,6 @@ func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, er
 		return nil, err
 	}
 	e := NewJDT(c, opts...)
-	if err := e.awaitCurrent(ctx, o.Root); err != nil && ctx.Err() != nil {
-		c.Kill()
-		return nil, ctx.Err()
-	}
 	if e.cfg.noWarmUp {
 		return e, nil
 	}
@@ -142,129 +133,6 @@ func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, er
 		return nil, ctx.Err()
 	}
 	return e, nil
-}
-
-// ReadyWait bounds how long StartJDT waits for the shadow server to answer
-// completions on the text it was last sent (awaitCurrent). JDT LS 1.60's
-// stale and empty answers lasted some seconds; a file JDT LS does not
-// compile (outside the project's source folders) never answers "length"
-// and costs the start the whole bound.
-const ReadyWait = time.Minute
-
-// readyPause is the pause between two of awaitCurrent's tries.
-const readyPause = 500 * time.Millisecond
-
-// errNotCurrent is awaitCurrent's error when the server did not answer on
-// the current text within its bound.
-var errNotCurrent = errors.New("engine: JDT LS did not answer on the current text in time")
-
-// awaitCurrent waits until the shadow server answers completions on the
-// text it was last sent, in a copy of a Java file under root opened for it
-// and closed again (nothing is written), bounded by ReadyWait and ctx. JDT
-// LS 1.60 answered the first completions after its start for an earlier
-// version of the document and then, for some seconds, with empty lists (the
-// CI of stop 22; 3 runs in 4 of one test here). An answer for another text
-// can pass consistent (an edit range that ends at the caret with nothing
-// typed) and then decide a prune: with a fake server answering so, a scope
-// list computed on the opened text witnessed two empty answers for Arrays at
-// the hunk start, and Arrays was pruned. StartJDT returns only
-// after this wait (or its bound: then the engine goes on as before). A root
-// without a Java file, or a server that exited, ends the wait without error;
-// a failed request is a failed try. The error is ctx's when ctx ended,
-// errNotCurrent past the bound.
-func (e *JDT) awaitCurrent(ctx context.Context, root string) error {
-	path := firstJavaFile(root)
-	if path == "" {
-		return nil
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil
-	}
-	uri := jdtls.FileURI(path)
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if _, ok := e.open[uri]; ok {
-		return nil
-	}
-	if _, _, open := e.client.Document(uri); open {
-		return nil
-	}
-	if _, err := e.client.Open(uri, string(b)); err != nil {
-		return nil
-	}
-	defer e.client.Close(uri)
-	return awaitCurrent(ctx, e.peer, uri, string(b), e.cfg.requestTimeout, ReadyWait, readyPause)
-}
-
-// readyText is awaitCurrent's k-th text: base plus a class whose method
-// declares the String local repilotReady<k> and then completes the name
-// "repilotReady" (at nameCaret: a server that has the text lists
-// repilotReady<k>, one that answers for an earlier text another number or
-// nothing) and "". (at dotCaret: String's members, "length" among them,
-// once the server resolves the JDK).
-func readyText(base string, k int) (text string, nameCaret, dotCaret int) {
-	local := "repilotReady" + strconv.Itoa(k)
-	head := base + "\nclass RepilotReady {\n    void m() {\n        String " + local + " = \"\";\n        repilotReady"
-	mid := ";\n        \"\"."
-	text = head + mid + ";\n    }\n}\n"
-	return text, len(head), len(head) + len(mid)
-}
-
-// awaitCurrent sets uri's text on p to readyText(base, k) for k = 1, 2, ...
-// (each a new version), and returns nil once one version is answered as
-// only that text answers: the local of that version listed at its name
-// caret, and "length" after "" (both answers consistent with the text);
-// timeout bounds each request, bound the whole wait, pause separates tries.
-func awaitCurrent(ctx context.Context, p peer, uri, base string, timeout, bound, pause time.Duration) error {
-	deadline := time.Now().Add(bound)
-	for k := 1; ; k++ {
-		text, nameCaret, dotCaret := readyText(base, k)
-		if _, err := p.Change(uri, text); err != nil {
-			return nil
-		}
-		m := textpos.New(text)
-		ok := true
-		for _, q := range []struct {
-			start, caret int
-			want         string
-		}{{nameCaret - len("repilotReady"), nameCaret, "repilotReady" + strconv.Itoa(k)}, {dotCaret, dotCaret, "length"}} {
-			rctx, cancel := context.WithTimeout(ctx, timeout)
-			l, err := p.Completion(rctx, uri, m.Position(q.caret))
-			cancel()
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			if err != nil && p.Err() != nil {
-				return nil // the server is gone: the first decision says so
-			}
-			if err != nil {
-				ok = false // ContentModified, a timeout, a position past its text
-				break
-			}
-			// Read as the engine reads a simple name's list (every edit
-			// replaces exactly the name typed) and a member list.
-			ml, consistent := newSimpleList(l, text, m, q.start, q.caret)
-			if !consistent || !contains(ml.Names, q.want) {
-				ok = false
-				break
-			}
-		}
-		if traceRequests {
-			fmt.Fprintf(os.Stderr, "engine trace: current-text probe %d: %v\n", k, ok)
-		}
-		if ok {
-			return nil
-		}
-		if !time.Now().Add(pause).Before(deadline) {
-			return errNotCurrent
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-time.After(pause):
-		}
-	}
 }
 
 // warmUpTail is what warmUp appends to a project file: a class whose method
