@@ -23,6 +23,7 @@ func TestColumnZeroNextLine(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
+	settle(t, s)
 	runChecks(t, s, []checkCase{
 		{ind + "g.", "greet", Feasible},
 		{ind + "g.", "gxx", Infeasible},

@@ -31,6 +31,7 @@ func mainSession(t *testing.T) (Session, *JDT) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { s.Close() })
+	settle(t, s)
 	return s, eng
 }
 

@@ -16,6 +16,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 var shared struct {
@@ -133,4 +134,48 @@ func ctxT(t testing.TB) context.Context {
 
 func describe(st Stats) string {
 	return fmt.Sprintf("checks=%d requests=%d errors=%d site-cache-hits=%d", st.Checks, st.Requests, st.Errors, st.SiteHits)
+}
+
+// settle waits, at most 2 minutes, until the shadow JDT LS answers a
+// completion in s's document for the text it was last sent, before a test
+// requires decisions from s's first requests. JDT LS 1.60 answers the first
+// completion after a document's didOpen for the opened text at times (an
+// item ending at 13:5, at 13:27, not at the caret). Measured here with step
+// 5b's command: TestSoundnessMemberListsAcrossOperators's first request on
+// Main.java was answered so in 2 of 6 runs; with a request on Main.java
+// asked first, right after the start, that request was not answered for
+// its text in 3 of 4 runs and the test's own first request, in a new
+// didOpen, once more in 1 of 4. The engine reads such an answer as unknown
+// (Stats.Errors, a decision lost), or, where its edit ranges happen to end at
+// the caret, cannot tell it apart. Each try declares a new local
+// repilotSettle<k> at the hunk start and completes "repilotSettle" after
+// it: only the text sent lists that local. The requests are s's (counted in
+// its Stats.Requests as "simple-hunk", never cached); a note on stderr says
+// how many tries it took when more than one; past the bound the test goes
+// on (and decides).
+func settle(t testing.TB, s Session) {
+	t.Helper()
+	js := s.(*jdtSession)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	for try := 1; ctx.Err() == nil; try++ {
+		local := fmt.Sprintf("repilotSettle%d", try)
+		head := js.h.Prefix + "        String " + local + " = \"\";\n        repilotSettle"
+		text := head + ";\n" + js.h.Suffix
+		m := textpos.New(text)
+		l, err := js.request(ctx, "simple-hunk", text, m.Position(len(head)))
+		if err == nil {
+			if ml, ok := newSimpleList(l, text, m, len(head)-len("repilotSettle"), len(head)); ok && contains(ml.Names, local) {
+				if try > 1 {
+					fmt.Fprintf(os.Stderr, "engine tests: %s answered for the text sent on try %d\n", t.Name(), try)
+				}
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+		case <-time.After(500 * time.Millisecond):
+		}
+	}
+	fmt.Fprintf(os.Stderr, "engine tests: %s: JDT LS did not answer for the text sent in 2 minutes\n", t.Name())
 }
