@@ -297,6 +297,30 @@ func TestEmptyTypedMemberListCachedPerText(t *testing.T) {
 	}
 }
 
+// TestReceiverNameAnsweredEmptyAskedOnce: a receiver whose name JDT LS
+// lists nothing for at the hunk start (here a type the server's name list
+// lacks) has no type key; its name is asked for once per session, not once
+// per token checked after the dot (the README's example asked "String" 12
+// times in one sample), and its member list is keyed by the text.
+func TestReceiverNameAnsweredEmptyAskedOnce(t *testing.T) {
+	f := newFakePeer()
+	f.members["String"] = []fakeName{{"format", 2, "format(String f, Object... a) : String"}, {"valueOf", 2, "valueOf(int i) : String"}}
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "lo = String.", "format", Feasible},
+		{ind + "lo = String.", "valueOf", Feasible},
+		{ind + "lo = String.", "len", Infeasible}, // on the text's list and its second answer
+		{ind + "hi = 1;\n" + ind + "lo = String.", "format", Feasible},
+	})
+	got := f.requests()
+	if n := strings.Count(strings.Join(got, ","), "simple:String"); n != 1 {
+		t.Errorf("requests %v: %d for the name String, want 1", got, n)
+	}
+	if n := strings.Count(strings.Join(got, ","), "member:String"); n != 3 {
+		t.Errorf("requests %v: %d member lists, want 3 (a text's list, its second answer, the other text's list)", got, n)
+	}
+}
+
 // TestReceiverTypeFromScopeList: a receiver that is a variable in the scope
 // list is keyed by the type there (typekey.go) without a request for its
 // name; two texts reaching "names." in one context share one member list.

@@ -68,6 +68,10 @@ type jdtSession struct {
 	// stmtStart: the hunk starts at a statement boundary in a block, where
 	// member lists may be shared per receiver type (typekey.go).
 	stmtStart bool
+
+	// startTypes: hunkStartType's answer per receiver name, once JDT LS
+	// answered for it in this session ("" included: no shared key).
+	startTypes map[string]string
 }
 
 // Stats returns the session's counters.
