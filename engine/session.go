@@ -656,7 +656,7 @@ func (s *jdtSession) requestError(ctx context.Context, err error) error {
 
 // complete sets the document text and asks for completions; e.mu is held.
 func (s *jdtSession) complete(ctx context.Context, text string, pos textpos.Position) (*jdtls.CompletionList, error) {
-	if _, err := s.e.peer.Change(s.h.URI, text); err != nil {
+	if err := s.e.setTextLocked(s.h.URI, text); err != nil {
 		return nil, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.e.cfg.requestTimeout)
@@ -665,6 +665,9 @@ func (s *jdtSession) complete(ctx context.Context, text string, pos textpos.Posi
 	var rpcErr *jsonrpc.Error
 	if err != nil && errors.As(err, &rpcErr) && rpcErr.Code == jsonrpc.CodeContentModified {
 		list, err = s.e.peer.Completion(rctx, s.h.URI, pos) // once more
+	}
+	if err == nil {
+		s.e.answeredLocked(s.h.URI)
 	}
 	return list, err
 }
