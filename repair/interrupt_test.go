@@ -31,6 +31,15 @@ func oneTokenModel() *fakeModel {
 	}})}
 }
 
+// twoIsWrong is a fakeCompiler's errs: one compile error in a text with
+// oneTokenModel's "    int x = 2;\n", none otherwise.
+func twoIsWrong(text string) []engine.CompileError {
+	if strings.Contains(text, "int x = 2;") {
+		return []engine.CompileError{{Line: 3, Message: "two is wrong"}}
+	}
+	return nil
+}
+
 // checkPartial checks what every interrupted Result shares: the error, the
 // flag, Candidates as long as Stats.Unique, ranked, Patches its first KeepTop.
 func checkPartial(t *testing.T, res *Result, err error, keep int) {
@@ -68,12 +77,7 @@ func TestInterruptedWhileSamplingKeepsCandidates(t *testing.T) {
 				cancel()
 			}
 		}
-		comp := &fakeCompiler{errs: func(text string) []engine.CompileError {
-			if strings.Contains(text, "int x = 2;") {
-				return []engine.CompileError{{Line: 3, Message: "two is wrong"}}
-			}
-			return nil
-		}}
+		comp := &fakeCompiler{errs: twoIsWrong}
 		r := request(variant(t, "base", func(o *Options) { o.Samples = 20; o.KeepTop = 2 }))
 		r.FirstCompilable = first
 		res, err := service(m, &fakeEngine{}, comp).Repair(ctx, r, nil)
@@ -123,12 +127,7 @@ func TestInterruptedWhileValidatingKeepsVerdicts(t *testing.T) {
 	defer cancel()
 	calls := 0
 	comp := &fakeCompiler{
-		errs: func(text string) []engine.CompileError {
-			if strings.Contains(text, "int x = 2;") {
-				return []engine.CompileError{{Line: 3, Message: "two is wrong"}}
-			}
-			return nil
-		},
+		errs: twoIsWrong,
 		fail: func(string) error {
 			calls++ // call 1 is the buggy file; 2 and 3 are the first two candidates
 			if calls == 3 {
@@ -219,12 +218,7 @@ func TestBackendFailureKeepsValidatedCandidates(t *testing.T) {
 			}
 			return table(g)
 		}
-		comp := &fakeCompiler{errs: func(text string) []engine.CompileError {
-			if strings.Contains(text, "int x = 2;") {
-				return []engine.CompileError{{Line: 3, Message: "two is wrong"}}
-			}
-			return nil
-		}}
+		comp := &fakeCompiler{errs: twoIsWrong}
 		r := request(variant(t, "base", func(o *Options) { o.Samples = 20; o.KeepTop = 2 }))
 		r.FirstCompilable = first
 		res, err := service(m, &fakeEngine{}, comp).Repair(context.Background(), r, nil)
