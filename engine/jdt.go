@@ -330,11 +330,8 @@ func (e *JDT) setTextLocked(uri, text string) error {
 		_, err := e.peer.Change(uri, text)
 		return err
 	case d.pending:
-		if _, err := e.client.Open(uri, text); err != nil {
-			return err
-		}
-		d.pending, d.fresh = false, true
-		return nil
+		_, _, err := e.openLocked(uri, text)
+		return err
 	}
 	if cur, _, _ := e.client.Document(uri); cur == text {
 		return nil
