@@ -166,10 +166,7 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 			res.BuggyTest = &TestRun{Output: "could not run: " + terr.Error()}
 		}
 	}
-	rank(patches)
-	res.Candidates = patches
-	res.Patches = patches[:min(len(patches), opts.KeepTop)]
-	st.Duration = time.Since(began)
+	setPatches(res, patches, opts.KeepTop, began)
 	if err != nil {
 		// ctx ended: the partial result goes back with the error, and no
 		// more progress is reported (the caller may have ended its report).
@@ -201,12 +198,18 @@ func (s *Service) failedMidway(res *Result, v *validator, pipelined bool, err er
 	if verr != nil || len(patches) == 0 {
 		return nil, err
 	}
-	rank(patches)
-	res.Candidates = patches
-	res.Patches = patches[:min(len(patches), opts.KeepTop)]
-	res.Stats.Duration = time.Since(began)
+	setPatches(res, patches, opts.KeepTop, began)
 	res.Interrupted = true
 	return res, fmt.Errorf("repair stopped after %d of %d samples: %w", res.Stats.Samples, opts.Samples, err)
+}
+
+// setPatches ranks patches into res: Candidates all of them, Patches the
+// first keepTop; Stats.Duration is the time since began.
+func setPatches(res *Result, patches []Patch, keepTop int, began time.Time) {
+	rank(patches)
+	res.Candidates = patches
+	res.Patches = patches[:min(len(patches), keepTop)]
+	res.Stats.Duration = time.Since(began)
 }
 
 // anyPlausible says whether a patch passed the tests.
