@@ -143,8 +143,14 @@ func (t repairTarget) describe() string {
 // started, so that mistakes are reported at once.
 func resolveTarget(project, file, lines string) (repairTarget, error) {
 	var t repairTarget
-	if project == "" || file == "" || lines == "" {
-		return t, errors.New("--project, --file and --lines are required")
+	var missing []string
+	for _, f := range []struct{ name, value string }{{"--project", project}, {"--file", file}, {"--lines", lines}} {
+		if f.value == "" {
+			missing = append(missing, f.name)
+		}
+	}
+	if len(missing) > 0 {
+		return t, fmt.Errorf("missing %s (repair needs --project DIR --file F --lines A-B)", strings.Join(missing, " and "))
 	}
 	root, err := filepath.Abs(project)
 	if err != nil {

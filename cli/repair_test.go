@@ -33,7 +33,9 @@ func TestRepairArgumentErrors(t *testing.T) {
 		project, file, lines string
 		want                 string
 	}{
-		{"missing flags", root, "", "1", "required"},
+		{"missing file", root, "", "1", "missing --file (repair needs --project DIR --file F --lines A-B)"},
+		{"missing lines", root, "src/A.java", "", "missing --lines ("},
+		{"missing project and lines", "", "src/A.java", "", "missing --project and --lines ("},
 		{"no project", filepath.Join(root, "nope"), "src/A.java", "1", "not a directory"},
 		{"no file", root, "src/Nope.java", "1", "no such file"},
 		{"not java", root, "README.txt", "1", "not a .java file"},
