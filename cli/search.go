@@ -263,6 +263,11 @@ func (f *SearchFlags) Config() (search.Config, error) {
 			return cfg, err
 		}
 	}
+	// A stream without its model is off; when that leaves none, say which
+	// model the streams asked for need, rather than failing at query time.
+	if !streams.Lexical && !(streams.Dense && cfg.Embedder != nil) && !((streams.Augment || streams.Generate) && cfg.Chat != nil) {
+		return cfg, fmt.Errorf("--streams %s: no stream can run (lexical needs no model; dense needs --embed-url; augment and generate need --chat-url; rerank only reorders the others)", f.Streams)
+	}
 	return cfg, nil
 }
 
