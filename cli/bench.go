@@ -29,7 +29,7 @@ import (
 // benchCmd groups the benchmarks ("bench repair", ...).
 var benchCmd = &cobra.Command{
 	Use:   "bench",
-	Short: "Benchmarks on bug corpora",
+	Short: "Benchmarks: repair and the completion engine on bug corpora, ghost text, search, a soak test",
 }
 
 // corpusFlags choose the bugs of a benchmark: --corpus and --bug, shared by
