@@ -76,6 +76,9 @@ func runServe(cmd *cobra.Command, args []string) error {
 		defer f.Close()
 		logw = f
 	}
+	if hint := serveTTYHint(os.Stdin); hint != "" {
+		fmt.Fprintln(os.Stderr, hint)
+	}
 	home := serveFlags.jdtls
 	if home == "" {
 		home = os.Getenv(jdtls.EnvHome)
@@ -140,4 +143,16 @@ func runServe(cmd *cobra.Command, args []string) error {
 		Log:        logw,
 		Trace:      serveFlags.trace,
 	}))
+}
+
+// serveTTYHint is what serve tells a person who started it at a terminal
+// (stdin a terminal, as with a bare "repilot-lsp" typed in a shell): that
+// it waits for an editor's LSP messages, and where the shell commands are.
+// It is "" when stdin is not a terminal, that is, when an editor runs it.
+func serveTTYHint(stdin *os.File) string {
+	if !isTerminal(stdin) {
+		return ""
+	}
+	return "repilot-lsp: this is the language server that editors start: it waits for LSP messages on stdin (Ctrl-C quits). " +
+		"In the shell, use \"repilot-lsp repair\" or \"repilot-lsp search\"; \"repilot-lsp help\" lists the commands."
 }
