@@ -6,7 +6,6 @@ package cli
 // environment variable.
 
 import (
-	"errors"
 	"fmt"
 	"math"
 
@@ -74,8 +73,11 @@ func addSamplingFlags(fs *pflag.FlagSet, f *samplingFlags, samplesUsage string) 
 // --max-tokens below 1, --temperature below 0 or not finite, --top-p outside
 // (0,1].
 func (f samplingFlags) apply(o *repair.Options) error {
-	if f.samples < 1 || f.maxTokens < 1 {
-		return errors.New("--samples and --max-tokens must be at least 1")
+	if f.samples < 1 {
+		return fmt.Errorf("--samples %d: want at least 1", f.samples)
+	}
+	if f.maxTokens < 1 {
+		return fmt.Errorf("--max-tokens %d: want at least 1", f.maxTokens)
 	}
 	if !(f.temperature >= 0) || math.IsInf(f.temperature, 1) {
 		return fmt.Errorf("--temperature %g: want a finite number, at least 0", f.temperature)

@@ -107,3 +107,26 @@ func TestStatsLineNamesItsClock(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplingFlagsNameTheBadOne: a bad --samples or --max-tokens is named
+// alone, with its value (both were once named whichever was wrong).
+func TestSamplingFlagsNameTheBadOne(t *testing.T) {
+	good := samplingFlags{samples: 1, maxTokens: 8, temperature: 1, topP: 1}
+	for _, c := range []struct {
+		set       func(*samplingFlags)
+		want, not string
+	}{
+		{func(f *samplingFlags) { f.samples = 0 }, "--samples 0: want at least 1", "--max-tokens"},
+		{func(f *samplingFlags) { f.maxTokens = -3 }, "--max-tokens -3: want at least 1", "--samples"},
+	} {
+		f := good
+		c.set(&f)
+		err := f.apply(&repair.Options{})
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), c.not) {
+			t.Errorf("err = %v; want %q, without %s", err, c.want, c.not)
+		}
+	}
+	if err := good.apply(&repair.Options{}); err != nil {
+		t.Errorf("good flags refused: %v", err)
+	}
+}
