@@ -63,7 +63,7 @@ plausible.
 
 repair exits with status 0 when it prints at least one patch (compilable or
 not), 1 on an error or when no sample gave a candidate, 130 when interrupted
-(Ctrl-C). An interrupted repair still prints the candidates it found, ranked,
+(Ctrl-C; 143 for SIGTERM). An interrupted repair still prints the candidates it found, ranked,
 after a first line saying how far it got ("interrupted" in --json); those
 whose compile check had not run are marked not validated.
 
