@@ -25,6 +25,8 @@ local ok, err = pcall(function()
   assert(a == 30 and b == 30, 'parse_lines 30')
   assert(repilot.parse_lines('31-28') == nil and repilot.parse_lines('x') == nil, 'parse_lines accepts junk')
   assert(repilot.format_progress({ title = 'Repilot: repairing', message = 'sampling 3/20', percentage = 15 }) == 'Repilot: repairing: sampling 3/20 (15%)')
+  assert(repilot.format_progress({ title = 'Publish Diagnostics', message = 'Publish Diagnostics', percentage = 25 }) == 'Publish Diagnostics (25%)',
+    'format_progress repeats a message equal to its title')
   local items = repilot.search_items({ { location = { uri = 'file:///p/A.java', range = { start = { line = 4, character = 2 } } },
     name = 'f', signature = 'int f()', snippet = '  int f() {\n return 1; }' } })
   assert(items[1].filename == '/p/A.java' and items[1].lnum == 5 and items[1].col == 3 and items[1].text == 'int f() | return 1; }',

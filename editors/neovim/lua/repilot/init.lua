@@ -117,10 +117,11 @@ local function live_client(id)
   return nil
 end
 
---- One line for a progress value: "title: message (pct%)".
+--- One line for a progress value: "title: message (pct%)"; a message equal
+--- to the title (JDT LS sends "Publish Diagnostics" as both) is not repeated.
 function M.format_progress(p)
   local s = p.title or ''
-  if p.message and p.message ~= '' then
+  if p.message and p.message ~= '' and p.message ~= p.title then
     s = s .. ': ' .. p.message
   end
   if type(p.percentage) == 'number' then
