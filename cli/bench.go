@@ -41,13 +41,20 @@ type corpusFlags struct {
 
 // addCorpusFlags registers --corpus and --bug on fs, bound to f.
 func addCorpusFlags(fs *pflag.FlagSet, f *corpusFlags) {
-	fs.StringVar(&f.dir, "corpus", "testdata/bugs", "corpus directory (one folder per bug: bug.json + project/, see the README's \"Bug fixtures\")")
+	fs.StringVar(&f.dir, "corpus", defaultCorpus, "corpus directory (one folder per bug: bug.json + project/, see the README's \"Bug fixtures\")")
 	fs.StringSliceVar(&f.only, "bug", nil, "run only these bug ids (repeat or comma-separate)")
 }
 
+// defaultCorpus is --corpus's default, relative to the repository's root.
+const defaultCorpus = "testdata/bugs"
+
 // load reads the corpus and keeps the bugs --bug names, in corpus order.
-// Errors: the corpus's (corpus.Load), or a --bug id the corpus lacks.
+// Errors: a --corpus folder that does not exist (saying where the default
+// is), the corpus's (corpus.Load), or a --bug id the corpus lacks.
 func (f corpusFlags) load() ([]corpus.Bug, error) {
+	if st, err := os.Stat(f.dir); err != nil || !st.IsDir() {
+		return nil, fmt.Errorf("--corpus %s is not a directory (a corpus is a folder of bugs, bug.json and project/ each; the default, %s, is relative to the repository's root)", f.dir, defaultCorpus)
+	}
 	bugs, err := corpus.Load(f.dir)
 	if err != nil || len(f.only) == 0 {
 		return bugs, err

@@ -24,6 +24,12 @@ func TestCorpusFlagsLoad(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no-such-bug") || strings.Contains(err.Error(), all[0].ID) {
 		t.Errorf("an unknown id among known ones: %v, want an error naming only the unknown id", err)
 	}
+	// Run outside the repository's root, the default corpus is not found:
+	// the error names the flag and where the default is.
+	_, err = corpusFlags{dir: defaultCorpus}.load()
+	if err == nil || !strings.Contains(err.Error(), "--corpus testdata/bugs is not a directory") || !strings.Contains(err.Error(), "relative to the repository's root") {
+		t.Errorf("a missing corpus: %v", err)
+	}
 }
 
 // With mid set, every bench inline caret sits inside an identifier of the
