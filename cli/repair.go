@@ -39,6 +39,20 @@ type repairFlags struct {
 	model       modelFlags
 }
 
+// testCommandAfterDash accepts repair's positional arguments only after "--":
+// a word before it (a typo such as "--lines 30 extra", or a test command
+// without the dash) is refused instead of being run as the test command.
+func testCommandAfterDash(cmd *cobra.Command, args []string) error {
+	if dash := cmd.ArgsLenAtDash(); len(args) > 0 && dash != 0 {
+		n := len(args)
+		if dash > 0 {
+			n = dash
+		}
+		return fmt.Errorf("unexpected argument %q before \"--\": a test command goes after \"--\", e.g. repair ... -- mvn -q test", strings.Join(args[:n], " "))
+	}
+	return nil
+}
+
 func init() {
 	var f repairFlags
 	cmd := &cobra.Command{
@@ -80,6 +94,7 @@ Progress goes to stderr; patches to stdout.`,
 		Example: `  repilot-lsp repair --project . --file src/main/java/org/example/Foo.java --lines 41-42
   repilot-lsp repair --project . --file Foo.java --lines 12 --json --variant prune -- mvn -q test
   repilot-lsp repair --project . --file Foo.java --lines 12 --model-base-url http://127.0.0.1:8080/v1`,
+		Args: testCommandAfterDash,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRepair(cmd.Context(), f, args, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/spf13/cobra"
+
 	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
@@ -150,5 +152,36 @@ func TestWriteDiffsShowsBuggyTestRun(t *testing.T) {
 	writeDiffs(&b, &repair.Result{Patches: []repair.Patch{failing}, Candidates: []repair.Patch{failing}})
 	if strings.Contains(b.String(), "buggy") {
 		t.Errorf("a result without BuggyTest mentions the buggy run:\n%s", b.String())
+	}
+}
+
+// TestRepairTestCommandNeedsDash checks that a word before "--" is refused
+// (it was silently run as the test command) and that a test command after
+// "--" is passed on whole.
+func TestRepairTestCommandNeedsDash(t *testing.T) {
+	for _, tc := range []struct {
+		args    []string
+		wantErr string
+		wantCmd []string
+	}{
+		{[]string{"--lines", "30", "extra"}, `unexpected argument "extra" before "--"`, nil},
+		{[]string{"--lines", "30", "mvn", "test", "--", "x"}, `unexpected argument "mvn test"`, nil},
+		{[]string{"--lines", "30", "--", "mvn", "-q", "test"}, "", []string{"mvn", "-q", "test"}},
+		{[]string{"--lines", "30"}, "", nil},
+	} {
+		var got []string
+		cmd := &cobra.Command{Use: "repair", Args: testCommandAfterDash, SilenceUsage: true, SilenceErrors: true,
+			RunE: func(_ *cobra.Command, args []string) error { got = args; return nil }}
+		cmd.Flags().String("lines", "", "")
+		cmd.SetArgs(tc.args)
+		err := cmd.Execute()
+		switch {
+		case tc.wantErr == "" && err != nil:
+			t.Errorf("%q: %v", tc.args, err)
+		case tc.wantErr != "" && (err == nil || !strings.Contains(err.Error(), tc.wantErr)):
+			t.Errorf("%q: err = %v, want %q", tc.args, err, tc.wantErr)
+		case tc.wantErr == "" && strings.Join(got, " ") != strings.Join(tc.wantCmd, " "):
+			t.Errorf("%q: test command %q, want %q", tc.args, got, tc.wantCmd)
+		}
 	}
 }
