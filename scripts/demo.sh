@@ -8,6 +8,15 @@
 # (e.g. --samples 20 --seed 1 --json).
 #   REPILOT_CACHE, REPILOT_JDTLS_HOME   as for scripts/install.sh
 set -euo pipefail
+for a in "$@"; do
+  case "$a" in
+  -h | --help)
+    sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'
+    echo "Options of repair: bin/repilot-lsp repair --help"
+    exit 0
+    ;;
+  esac
+done
 . "$(dirname "$0")/lib.sh"
 "$root/scripts/install.sh" --no-maven --no-next-steps
 
@@ -41,9 +50,9 @@ set +e
 "$root/bin/repilot-lsp" "${args[@]}"
 status=$?
 set -e
-fix=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).fixed_hunk)' "$bug/bug.json")
-step "for comparison, the developer's fix:"
-printf '%s\n' "$fix" >&2
 if [ "$status" -ne 0 ]; then
   die "repilot-lsp repair exited with status $status"
 fi
+fix=$(node -e 'process.stdout.write(JSON.parse(require("fs").readFileSync(process.argv[1], "utf8")).fixed_hunk)' "$bug/bug.json")
+step "for comparison, the developer's fix:"
+printf '%s\n' "$fix" >&2
