@@ -133,7 +133,7 @@ local ok, err = pcall(function()
   assert(vim.wait(60000, function()
     for _, by in pairs(repilot.progress) do
       for _, p in pairs(by) do
-        if (p.title or ''):find('^Repilot: repairing Cart.java lines ' .. line .. '%-' .. line) then
+        if (p.title or ''):find('^Repilot: repairing Cart.java line ' .. line .. '$') then
           return true
         end
       end

@@ -331,25 +331,25 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	}
 
 	base := filepath.Base(file)
-	pr := c.BeginProgress(ctx, fmt.Sprintf("Repilot: repairing %s lines %d-%d", base, startLine, endLine))
+	pr := c.BeginProgress(ctx, fmt.Sprintf("Repilot: repairing %s %s", base, lineSpan(startLine, endLine)))
 	ctx, cancel := context.WithTimeout(ctx, x.timeout)
 	defer cancel()
 	res, err := x.run(ctx, req, pr)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
 			pr.End("cancelled")
-			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "the repair of %s lines %d-%d was cancelled", base, startLine, endLine)
+			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "the repair of %s %s was cancelled", base, lineSpan(startLine, endLine))
 		}
 		if errors.Is(err, context.DeadlineExceeded) {
 			pr.End("timed out")
-			return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "the repair of %s lines %d-%d did not finish within %v", base, startLine, endLine, x.timeout)
+			return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "the repair of %s %s did not finish within %v", base, lineSpan(startLine, endLine), x.timeout)
 		}
 		pr.End("failed")
 		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "Repilot repair failed: %v", err)
 	}
 	if res == nil || len(res.Patches) == 0 {
 		pr.End("no candidate patch")
-		c.ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Repilot: %s for %s lines %d-%d.", MsgNoCandidate, base, startLine, endLine))
+		c.ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Repilot: %s for %s %s.", MsgNoCandidate, base, lineSpan(startLine, endLine)))
 		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "%s", MsgNoCandidate)
 	}
 
@@ -377,8 +377,8 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	x.mu.Unlock()
 	summary := fmt.Sprintf("%d patches, %d compilable", len(out.Patches), compilable)
 	pr.End(summary)
-	c.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Repilot: %s for %s lines %d-%d; each is offered as \"Apply Repilot patch k\" among the code actions on those lines.",
-		summary, base, startLine, endLine))
+	c.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Repilot: %s for %s %s; each is offered as \"Apply Repilot patch k\" among the code actions there.",
+		summary, base, lineSpan(startLine, endLine)))
 	return out, nil
 }
 
@@ -447,5 +447,14 @@ func firstLine(hunk string, start, end int) string {
 			return l
 		}
 	}
-	return fmt.Sprintf("delete lines %d-%d", start, end)
+	return "delete " + lineSpan(start, end)
+}
+
+// lineSpan names 1-based inclusive lines for messages: "line 30" or
+// "lines 30-32".
+func lineSpan(start, end int) string {
+	if start == end {
+		return fmt.Sprintf("line %d", start)
+	}
+	return fmt.Sprintf("lines %d-%d", start, end)
 }

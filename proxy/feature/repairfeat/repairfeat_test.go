@@ -69,3 +69,19 @@ func TestHunkEdit(t *testing.T) {
 		}
 	}
 }
+
+// TestLineSpan checks how messages name a hunk's lines: one line is "line
+// N", not "lines N-N".
+func TestLineSpan(t *testing.T) {
+	for _, c := range []struct {
+		start, end int
+		want       string
+	}{{30, 30, "line 30"}, {30, 32, "lines 30-32"}} {
+		if got := lineSpan(c.start, c.end); got != c.want {
+			t.Errorf("lineSpan(%d, %d) = %q, want %q", c.start, c.end, got, c.want)
+		}
+	}
+	if got := firstLine("  \n", 7, 7); got != "delete line 7" {
+		t.Errorf("firstLine of a blank hunk = %q", got)
+	}
+}
