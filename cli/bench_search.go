@@ -45,7 +45,7 @@ undocumented code). See package search/bench for the selection rules.
 
 Model flags are those of "search": without them only the lexical stream runs.
 The ranking flags (--bm25-*, --assoc*, --weights, --analyzer, --depth,
---rrf-k, --stream-weights, ...) change search.DefaultTuning for this run
+--fusion, --rrf-k, --stream-weights, ...) change search.DefaultTuning for this run
 only, to measure a variant; the editor and "search" always use the defaults.`,
 		Example: `  repilot-lsp bench search --project /usr/lib/python3.11
   repilot-lsp bench search --project . --mode keep-docs --json > bench.json`,

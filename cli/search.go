@@ -113,8 +113,9 @@ func (f *TuningFlags) AddFlags(fs *pflag.FlagSet) {
 	t := search.DefaultTuning()
 	f.tuning = &t
 	fs.IntVar(&t.Depth, "depth", t.Depth, "results per stream that enter fusion")
+	fs.StringVar(&t.Fusion, "fusion", t.Fusion, "how streams combine: rrf (reciprocal rank fusion, --rrf-k) or convex (weighted sum of each stream's min-max normalised scores)")
 	fs.Float64Var(&t.RRFK, "rrf-k", t.RRFK, "reciprocal rank fusion constant k")
-	fs.StringVar(&f.StreamW, "stream-weights", "", `RRF weights by stream, e.g. "lexical=2,dense=1" (unnamed streams: 1)`)
+	fs.StringVar(&f.StreamW, "stream-weights", "", `fusion weights by stream, e.g. "lexical=2,dense=1" (unnamed streams: 1)`)
 	fs.IntVar(&t.RerankTopN, "rerank-top", t.RerankTopN, "fused candidates the reranker sees")
 	fs.StringVar(&f.Weights, "weights", "", `lexical field weights, e.g. "name=3,signature=1,doc=1,code=1,path=0.5" (unnamed fields keep their default)`)
 	fs.Float64Var(&t.K1, "bm25-k1", t.K1, "BM25 k1")
@@ -164,6 +165,11 @@ func (f *TuningFlags) Tuning() (search.Tuning, error) {
 			}
 		}
 		t.Analyzer = an
+	}
+	switch t.Fusion {
+	case search.FusionRRF, search.FusionConvex:
+	default:
+		return t, fmt.Errorf("--fusion: unknown rule %q (want %s or %s)", t.Fusion, search.FusionRRF, search.FusionConvex)
 	}
 	if strings.TrimSpace(f.StreamW) != "" {
 		t.StreamWeights = map[string]float64{}

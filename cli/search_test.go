@@ -208,6 +208,7 @@ func TestBenchSearchTuningFlagErrors(t *testing.T) {
 		{func(f *TuningFlags) { f.Weights = "name=x" }, "--weights"},
 		{func(f *TuningFlags) { f.Analyzer = "stem,bogus" }, "--analyzer"},
 		{func(f *TuningFlags) { f.StreamW = "lexical" }, "--stream-weights"},
+		{func(f *TuningFlags) { t := search.DefaultTuning(); t.Fusion = "borda"; f.tuning = &t }, "--fusion"},
 	} {
 		f := benchSearchFlags{SearchFlags: testSearchFlags(root), quiet: true}
 		c.mutate(&f.TuningFlags)

@@ -123,7 +123,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 			st.Generate && o.Generate, st.Rerank && o.Rerank}
 	}
 	chat := e.cfg.Chat
-	r := &run{e: e, ctx: ctx, exclude: q.Exclude, res: &Result{Streams: map[string][]string{}, Errors: map[string]string{},
+	r := &run{e: e, ctx: ctx, exclude: q.Exclude, scores: map[string][]float64{}, res: &Result{Streams: map[string][]string{}, Errors: map[string]string{},
 		Timings: map[string]time.Duration{}}}
 	start := time.Now()
 
@@ -179,6 +179,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 	if k <= 0 {
 		k = fuse.DefaultK
 	}
+	convex := e.cfg.Tuning.Fusion == FusionConvex
 	for _, name := range []string{StreamLexical, StreamDense, StreamAugLexical, StreamAugDense,
 		StreamGenDense, StreamGenParts, StreamGenLexical} {
 		ids, ok := r.res.Streams[name]
@@ -189,8 +190,12 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		if v, ok := e.cfg.Tuning.StreamWeights[name]; ok {
 			w = v
 		}
-		lists = append(lists, fuse.List{Name: name, Weight: w, IDs: ids})
-		if w > 0 {
+		lists = append(lists, fuse.List{Name: name, Weight: w, IDs: ids, Scores: r.scores[name]})
+		switch {
+		case w <= 0:
+		case convex:
+			maxScore += w
+		default:
 			maxScore += w / (k + 1)
 		}
 	}
@@ -200,7 +205,12 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		return nil, errors.New("search: no stream enabled")
 	}
-	fused := fuse.RRF(lists, k)
+	var fused []fuse.Scored
+	if convex {
+		fused = fuse.Convex(lists)
+	} else {
+		fused = fuse.RRF(lists, k)
+	}
 	if len(fused) > e.cfg.Tuning.Depth {
 		fused = fused[:e.cfg.Tuning.Depth]
 	}
@@ -326,12 +336,14 @@ type run struct {
 	exclude []string
 	mu      sync.Mutex
 	res     *Result
-	match   map[string]float64 // lexical.Hit.Match of the query's lexical hits
+	match   map[string]float64   // lexical.Hit.Match of the query's lexical hits
+	scores  map[string][]float64 // each stream's scores, parallel to res.Streams
 }
 
-func (r *run) set(name string, ids []string) {
+func (r *run) set(name string, ids []string, scores []float64) {
 	r.mu.Lock()
 	r.res.Streams[name] = ids
+	r.scores[name] = scores
 	r.mu.Unlock()
 }
 
@@ -364,10 +376,11 @@ func (r *run) lexical(name, text string) []string {
 		return nil
 	}
 	ids := make([]string, len(hs))
+	scores := make([]float64, len(hs))
 	for i, h := range hs {
-		ids[i] = h.ID
+		ids[i], scores[i] = h.ID, h.Score
 	}
-	r.set(name, ids)
+	r.set(name, ids, scores)
 	if name == StreamLexical {
 		m := make(map[string]float64, len(hs))
 		for _, h := range hs {
@@ -387,7 +400,8 @@ func (r *run) denseText(name, text string) {
 		r.fail(name, err)
 		return
 	}
-	r.set(name, hitIDs(r.e.dense.Search(v, r.e.cfg.Tuning.Depth)))
+	ids, scores := hitIDs(r.e.dense.Search(v, r.e.cfg.Tuning.Depth))
+	r.set(name, ids, scores)
 	r.time(name, t0)
 }
 
@@ -418,7 +432,8 @@ func (r *run) generate(from, lang string, rc llm.RepoContext) {
 				r.fail(StreamGenDense, err)
 				return
 			}
-			r.set(StreamGenDense, hitIDs(d.Search(whole, r.e.cfg.Tuning.Depth)))
+			ids, scores := hitIDs(d.Search(whole, r.e.cfg.Tuning.Depth))
+			r.set(StreamGenDense, ids, scores)
 			r.time(StreamGenDense, t1)
 			// The component functions, one by one: each unit scores its best
 			// match among them. One function is the whole code again: skip.
@@ -436,19 +451,22 @@ func (r *run) generate(from, lang string, rc llm.RepoContext) {
 				vecs = append(vecs, v)
 			}
 			if len(vecs) > 1 {
-				r.set(StreamGenParts, hitIDs(d.SearchMax(vecs, r.e.cfg.Tuning.Depth)))
+				ids, scores := hitIDs(d.SearchMax(vecs, r.e.cfg.Tuning.Depth))
+				r.set(StreamGenParts, ids, scores)
 			}
 		}()
 	}
 	wg.Wait()
 }
 
-func hitIDs(hs []dense.Hit) []string {
+// hitIDs returns the IDs and scores of dense hits.
+func hitIDs(hs []dense.Hit) ([]string, []float64) {
 	ids := make([]string, len(hs))
+	scores := make([]float64, len(hs))
 	for i, h := range hs {
-		ids[i] = h.ID
+		ids[i], scores[i] = h.ID, h.Score
 	}
-	return ids
+	return ids, scores
 }
 
 // rerank asks the chat model to order the top fused candidates; the ones it

@@ -483,3 +483,74 @@ func TestPersist(t *testing.T) {
 		t.Errorf("a flipped bit in the snapshot: used %v, hits %v", flipped.snapSaved, names(h))
 	}
 }
+
+// TestFusionRule checks that Tuning.Fusion picks the rule: the lexical
+// stream ranks alpha, beta, gamma and the dense one beta, alpha, gamma,
+// with beta far ahead in dense (cosine 1 against 0.1) and close behind in
+// lexical. RRF sees two mirrored rank pairs (a tie that goes to the first
+// list, lexical: alpha); the convex combination sees the gaps (beta).
+func TestFusionRule(t *testing.T) {
+	root := testtree.New(t, map[string]string{"zoo.py": `def alpha():
+    """Zebra zebra zebra."""
+    return 1
+
+def beta():
+    """Zebra zebra and a horse."""
+    return 2
+
+def gamma(a, b, c, d, e, f, g, h):
+    """Zebra, then many more words about lions, tigers, bears, owls, cats, dogs and fish."""
+    return a + b + c + d + e + f + g + h
+`})
+	s := llmtest.New()
+	t.Cleanup(s.Close)
+	s.Embed = func(text string) []float32 {
+		switch {
+		case strings.Contains(text, "beta"):
+			return []float32{1, 0}
+		case strings.Contains(text, "alpha"):
+			return []float32{0.1, 0.995}
+		case strings.Contains(text, "gamma"):
+			return []float32{0, 1}
+		}
+		return []float32{1, 0} // the query
+	}
+	emb, _ := llm.NewEmbedder(llm.Config{BaseURL: s.BaseURL(), Model: "fake"})
+	ctx := context.Background()
+	top := func(fusion string) (string, *Result) {
+		tn := DefaultTuning()
+		tn.Fusion = fusion
+		e, err := New(Config{Root: root, CacheDir: t.TempDir(), Embedder: emb, Tuning: &tn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if err := e.Build(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.SyncEmbeddings(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Search(ctx, Query{Text: "zebra"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res.Hits[0].Unit.Name, res
+	}
+	got, res := top(FusionRRF)
+	if lex, den := res.Streams[StreamLexical], res.Streams[StreamDense]; len(lex) != 3 || len(den) != 3 ||
+		!strings.HasSuffix(lex[0], "alpha") || !strings.HasSuffix(lex[1], "beta") || !strings.HasSuffix(den[0], "beta") ||
+		!strings.HasSuffix(den[1], "alpha") {
+		t.Fatalf("streams are not the test's premise: lexical %v dense %v", lex, den)
+	}
+	if got != "alpha" {
+		t.Errorf("rrf: top %s, want alpha (%v)", got, res.Streams[StreamFused])
+	}
+	got, res = top(FusionConvex)
+	if got != "beta" {
+		t.Errorf("convex: top %s, want beta (%v)", got, res.Streams[StreamFused])
+	}
+	if h := res.Hits[0]; h.Score <= 0.5 || h.Score > 1 {
+		t.Errorf("convex: top score %v, want in (0.5, 1]", h.Score)
+	}
+}

@@ -29,15 +29,27 @@ type Tuning struct {
 	// Assoc tunes the doc-mined expansion (lexical.Assoc); Weight and
 	// Reweight 0 turn it off.
 	Assoc AssocConfig
+	// Fusion is how the streams' rankings combine: FusionRRF (also "")
+	// or FusionConvex.
+	Fusion string
 	// RRFK is the reciprocal rank fusion constant (fuse.DefaultK = 60).
 	RRFK float64
-	// StreamWeights are RRF weights by stream name (missing: 1).
+	// StreamWeights are the fusion's weights by stream name (missing: 1).
 	StreamWeights map[string]float64
 	// Depth is how many results each stream contributes to fusion (100).
 	Depth int
 	// RerankTopN is how many fused candidates the reranker sees (20).
 	RerankTopN int
 }
+
+// The fusion rules of Tuning.Fusion.
+const (
+	// FusionRRF is reciprocal rank fusion (fuse.RRF with Tuning.RRFK).
+	FusionRRF = "rrf"
+	// FusionConvex is the weighted sum of each stream's min-max normalised
+	// scores (fuse.Convex).
+	FusionConvex = "convex"
+)
 
 // DefaultTuning returns the measured defaults (a fresh copy: the caller
 // may change it).
@@ -53,6 +65,7 @@ func DefaultTuning() Tuning {
 		Assoc: AssocConfig{Weight: lexical.DefaultAssocWeight, MinPair: lexical.DefaultAssocMinPair,
 			Top: lexical.DefaultAssocTop, Lift: lexical.DefaultAssocLift, Reweight: lexical.DefaultAssocReweight,
 			ReweightMin: lexical.DefaultAssocReweightMin, ReweightMax: lexical.DefaultAssocReweightMax},
+		Fusion:     FusionRRF,
 		RRFK:       fuse.DefaultK,
 		Depth:      100,
 		RerankTopN: 20,

@@ -40,3 +40,66 @@ func TestRRFWeightsAndTies(t *testing.T) {
 		t.Errorf("weights: %+v", got)
 	}
 }
+
+func TestConvex(t *testing.T) {
+	// lex scores 10, 6, 2 -> 1, 0.5, 0; dense 0.9, 0.8, 0.5 -> 1, 0.75, 0.
+	lists := []List{
+		{Name: "lex", Weight: 0.4, IDs: []string{"a", "b", "c"}, Scores: []float64{10, 6, 2}},
+		{Name: "dense", Weight: 0.6, IDs: []string{"d", "b", "a"}, Scores: []float64{0.9, 0.8, 0.5}},
+	}
+	got := Convex(lists)
+	want := map[string]float64{"b": 0.4*0.5 + 0.6*0.75, "d": 0.6, "a": 0.4, "c": 0}
+	order := []string{"b", "d", "a", "c"}
+	if len(got) != len(order) {
+		t.Fatalf("got %v", got)
+	}
+	for i, id := range order {
+		if got[i].ID != id || math.Abs(got[i].Score-want[id]) > 1e-12 {
+			t.Errorf("rank %d: got %s %.4f, want %s %.4f", i+1, got[i].ID, got[i].Score, id, want[id])
+		}
+	}
+	if got[0].Ranks["lex"] != 2 || got[0].Ranks["dense"] != 2 {
+		t.Errorf("ranks of b: %v", got[0].Ranks)
+	}
+	// RRF (equal weights) on the same lists sees ranks only: a (ranks 1
+	// and 3) edges out b (2 and 2), where Convex puts b, close behind the
+	// top in both streams, first and a third.
+	eq := []List{{Name: "lex", Weight: 1, IDs: lists[0].IDs}, {Name: "dense", Weight: 1, IDs: lists[1].IDs}}
+	if rrf := RRF(eq, 60); rrf[0].ID != "a" || rrf[1].ID != "b" {
+		t.Errorf("RRF: %v", rrf)
+	}
+	// A dense stream that is sure (one score far above the rest) keeps its
+	// top hit first against a lexical stream that is not.
+	sure := Convex([]List{
+		{Name: "lex", Weight: 0.5, IDs: []string{"x", "y", "z"}, Scores: []float64{5.0, 4.9, 1}},
+		{Name: "dense", Weight: 0.5, IDs: []string{"y", "x", "z"}, Scores: []float64{0.9, 0.5, 0.45}},
+	})
+	if sure[0].ID != "y" {
+		t.Errorf("confident dense top hit: %v", sure)
+	}
+	if r := RRF([]List{
+		{Name: "lex", Weight: 1, IDs: []string{"x", "y", "z"}},
+		{Name: "dense", Weight: 1, IDs: []string{"y", "x", "z"}},
+	}, 60); r[0].ID != "x" {
+		t.Errorf("RRF tie goes to the first list: %v", r)
+	}
+}
+
+func TestConvexEdges(t *testing.T) {
+	// Equal scores count full weight; zero weight drops a list; an empty
+	// list is fine.
+	got := Convex([]List{
+		{Name: "flat", Weight: 1, IDs: []string{"p", "q"}, Scores: []float64{3, 3}},
+		{Name: "off", Weight: 0, IDs: []string{"z"}, Scores: []float64{1}},
+		{Name: "none", Weight: 1},
+	})
+	if len(got) != 2 || got[0].ID != "p" || got[0].Score != 1 || got[1].Score != 1 {
+		t.Errorf("flat list: %+v", got)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a list without scores did not panic")
+		}
+	}()
+	Convex([]List{{Name: "bad", Weight: 1, IDs: []string{"a"}}})
+}
