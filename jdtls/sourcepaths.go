@@ -197,18 +197,27 @@ func withSourcePaths(settings map[string]any, root string, folders []string) map
 	return mergeSettings(settings, normalizeSettings(map[string]any{SourcePathsSetting: paths}))
 }
 
-// InferSourcePathsAll is the union of InferSourcePaths over dirs (the
-// workspace folders: JDT LS applies java.project.sourcePaths to each
-// invisible project, keeping the folders that exist in it), in first-seen
-// order, as JSON-ready values; nil when none is inferred.
+// InferSourcePathsAll is InferSourcePaths of the plain folders among dirs
+// (the workspace folders), as JSON-ready values, when they all give the same
+// source folders; nil when none is inferred, or when two plain folders give
+// different ones: JDT LS applies the one java.project.sourcePaths to every
+// invisible project, and one folder's src/main/java would make another's
+// src/main/java a source folder too, so then JDT LS infers them itself.
 func InferSourcePathsAll(dirs []string) []any {
-	var out []any
+	var got []string
 	for _, d := range dirs {
-		for _, p := range InferSourcePaths(d) {
-			if !slices.Contains(out, any(p)) {
-				out = append(out, p)
-			}
+		p := InferSourcePaths(d)
+		switch {
+		case p == nil:
+		case got == nil:
+			got = p
+		case !slices.Equal(got, p):
+			return nil
 		}
+	}
+	var out []any
+	for _, p := range got {
+		out = append(out, p)
 	}
 	return out
 }

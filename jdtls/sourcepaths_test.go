@@ -63,3 +63,24 @@ func TestWithSourcePaths(t *testing.T) {
 		t.Errorf("the client's own value was replaced: %v", v)
 	}
 }
+
+func TestInferSourcePathsAll(t *testing.T) {
+	a, b, c, m := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	writeFiles(t, a, map[string]string{"src/p/A.java": "package p;"})
+	writeFiles(t, b, map[string]string{"src/q/B.java": "package q;"})
+	writeFiles(t, c, map[string]string{"src/main/java/p/C.java": "package p;"})
+	writeFiles(t, m, map[string]string{"pom.xml": "<project/>", "src/main/java/p/M.java": "package p;"})
+	for _, tc := range []struct {
+		dirs []string
+		want []any
+	}{
+		{[]string{a, b, m}, []any{"src"}},
+		{[]string{m, a}, []any{"src"}},
+		{[]string{a, c}, nil},
+		{[]string{m}, nil},
+	} {
+		if got := InferSourcePathsAll(tc.dirs); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("InferSourcePathsAll(%q) = %v, want %v", tc.dirs, got, tc.want)
+		}
+	}
+}
