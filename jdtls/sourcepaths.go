@@ -5,12 +5,13 @@ package jdtls
 // the package declarations of its Java files.
 //
 // JDT LS infers them itself, from one Java file's package declaration, but
-// 1.60 reads that declaration through its default project, which it no
-// longer creates before the import: it reads no package, takes the file's
-// own folder for the source folder, and every file under src/org/example/...
-// then gets "The declared package "org.example..." does not match the
-// expected package """ on line 1, and imports across packages do not resolve
-// (1.20 infers src). The setting java.project.sourcePaths (folders relative
+// 1.60 apparently reads that declaration through its default project
+// (jdt.ls-java-project), which it no longer creates before the import: it
+// reads no package and takes the file's own folder for the source folder
+// (.classpath: _/src/org/example/editor), and every file under
+// src/org/example/... then gets "The declared package "org.example..." does
+// not match the expected package """ on line 1 (1.20 infers src). Imports
+// across packages presumably fail too (not checked). The setting java.project.sourcePaths (folders relative
 // to the workspace folder) overrides the inference; InferSourcePaths computes
 // it as JDT LS 1.20 does, and Start and the proxy send it when the client has
 // not set it.
