@@ -54,6 +54,11 @@ const maxPackageRead = 64 << 10
 // matches its folder, when one is root itself (JDT LS 1.60 infers that one
 // right), or when root holds more than maxSourceScan entries.
 func InferSourcePaths(root string) []string {
+	for _, name := range buildFiles { // the usual case, without a walk
+		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
+			return nil
+		}
+	}
 	roots := map[string]bool{}
 	seen := 0
 	giveUp := false
