@@ -36,6 +36,7 @@ func TestInferSourcePaths(t *testing.T) {
 		{"unnamed package in a folder", map[string]string{"scripts/Main.java": "class Main {}\n"}, []string{"scripts"}},
 		{"sources at root are left to JDT LS", map[string]string{"Main.java": "class Main {}\n", "src/p/A.java": "package p;"}, nil},
 		{"misplaced file only", map[string]string{"src/x/A.java": "package y;\n"}, nil},
+		{"a build file at root", map[string]string{"pom.xml": "<project/>", "src/main/java/p/A.java": "package p;"}, nil},
 		{"a build file below", map[string]string{"src/p/A.java": "package p;", "lib/pom.xml": "<project/>"}, nil},
 		{"outputs skipped", map[string]string{"src/p/A.java": "package p;", "target/gen/q/B.java": "package q;", ".hidden/r/C.java": "package r;"}, []string{"src"}},
 		{"no Java", map[string]string{"README.md": "hi"}, nil},
