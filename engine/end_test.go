@@ -194,7 +194,7 @@ func TestEndSoundOnBugCorpus(t *testing.T) {
 			Buggy:  strings.Join(lines[b.StartLine-1:b.EndLine], ""),
 			Suffix: strings.Join(lines[b.EndLine:], ""),
 		}
-		j := syntaxJudge{h: h, level: javaenv.FileLevel(b.FilePath())}
+		j := syntaxJudge{h: h, level: fixtureLevel(t, b)}
 		out, err := j.end(context.Background(), b.FixedHunk)
 		if err != nil {
 			t.Fatal(err)
@@ -206,6 +206,27 @@ func TestEndSoundOnBugCorpus(t *testing.T) {
 			t.Errorf("%s: the developer's fix was judged unable to end", b.ID)
 		}
 	}
+}
+
+// fixtureLevel is the level a corpus fixture's file is judged at: its build
+// file's (javaenv.FileLevel), which must be one the end check is on at; for
+// a fixture without a build file, Java 17. FileLevel would give the release
+// of the JDK running the test there (JAVA_HOME: Java 25 when the suite runs
+// against JDT LS 1.60), which says nothing about the fixture: those fixtures
+// are Java 17 sources, compiled by the default JDK 17 in
+// scripts/check-corpus.sh.
+func fixtureLevel(t *testing.T, b corpus.Bug) javaenv.Level {
+	t.Helper()
+	for _, name := range []string{"pom.xml", "build.gradle", "build.gradle.kts", ".settings/org.eclipse.jdt.core.prefs"} {
+		if _, err := os.Stat(filepath.Join(b.ProjectDir(), filepath.FromSlash(name))); err == nil {
+			l := javaenv.FileLevel(b.FilePath())
+			if on, why := EndCheckOn(l); !on {
+				t.Errorf("%s: the end check is off at the level of its %s: %s", b.ID, name, why)
+			}
+			return l
+		}
+	}
+	return java17
 }
 
 // BenchmarkEndCheck times one end check on a large real file: the JDK's

@@ -59,7 +59,9 @@ type Options struct {
 	// Settings are the client settings, nested ({"java":{"completion":{...}}})
 	// or with dotted keys ({"java.completion.maxResults": 0}). They are sent
 	// as initializationOptions.settings and answer workspace/configuration.
-	// DefaultSettings are merged underneath: a value given here wins.
+	// DefaultSettings are merged underneath: a value given here wins. When
+	// they do not set java.project.sourcePaths, the source folders
+	// InferSourcePaths finds under Root and Folders are sent as it.
 	Settings map[string]any
 }
 
@@ -150,7 +152,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	cmd.Stdout = pw
 	c := &Client{
 		opts:     o,
-		settings: mergeSettings(DefaultSettings(), normalizeSettings(o.Settings)),
+		settings: withSourcePaths(mergeSettings(DefaultSettings(), normalizeSettings(o.Settings)), o.Root, o.Folders),
 		cmd:      cmd,
 		stdin:    stdin,
 		ready:    make(chan struct{}),

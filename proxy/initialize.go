@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 )
 
@@ -45,6 +46,12 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 		m.Raw, m.Params = raw, params
 	} else {
 		p.log.Printf("bug: cannot set processId in initialize: %v", err)
+	}
+	if raw, params, paths, err := withSourcePaths(m, workspaceDirs(&ip)); err != nil {
+		p.log.Printf("bug: cannot set java.project.sourcePaths in initialize: %v", err)
+	} else if paths != nil {
+		m.Raw, m.Params = raw, params
+		p.log.Printf("initialize: java.project.sourcePaths %v (inferred from the package declarations; the editor set none)", paths)
 	}
 	p.initRaw = m.Params
 	c := &ip.Capabilities
@@ -435,4 +442,92 @@ func withProcessID(m *jsonrpc.Message, pid int) (body, params json.RawMessage, e
 	bm["params"] = params
 	body, err = json.Marshal(bm)
 	return body, params, err
+}
+
+// workspaceDirs are the editor's workspace folders as paths, else its root
+// (rootOf's fallbacks).
+func workspaceDirs(ip *initializeParams) []string {
+	var out []string
+	for _, f := range ip.WorkspaceFolders {
+		if path, err := URIPath(f.URI); err == nil {
+			out = append(out, path)
+		}
+	}
+	if len(out) == 0 {
+		if r := rootOf(ip); r != "" {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// withSourcePaths returns m's body and params with
+// initializationOptions.settings.java.project.sourcePaths set to the source
+// folders jdtls.InferSourcePathsAll finds in dirs, and those folders; paths
+// is nil (and body and params too) when the editor's settings set it or none
+// is inferred. JDT LS 1.60 infers a plain folder's source folder wrongly
+// (jdtls/sourcepaths.go); the setting overrides its inference.
+func withSourcePaths(m *jsonrpc.Message, dirs []string) (body, params json.RawMessage, paths []any, err error) {
+	var pm map[string]json.RawMessage
+	if err := json.Unmarshal(m.Params, &pm); err != nil {
+		return nil, nil, nil, err
+	}
+	var opts map[string]json.RawMessage
+	if raw := pm["initializationOptions"]; len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &opts); err != nil {
+			return nil, nil, nil, nil // not an object: left as the editor sent it
+		}
+	}
+	if opts == nil {
+		opts = map[string]json.RawMessage{}
+	}
+	var settings map[string]any
+	if raw := opts["settings"]; len(raw) > 0 && string(raw) != "null" {
+		if err := json.Unmarshal(raw, &settings); err != nil {
+			return nil, nil, nil, nil
+		}
+	}
+	if settings == nil {
+		settings = map[string]any{}
+	}
+	if jdtls.SetsSourcePaths(settings) {
+		return nil, nil, nil, nil
+	}
+	java, ok := settings["java"].(map[string]any)
+	if _, there := settings["java"]; there && !ok {
+		return nil, nil, nil, nil
+	}
+	paths = jdtls.InferSourcePathsAll(dirs)
+	if paths == nil {
+		return nil, nil, nil, nil
+	}
+	if java == nil {
+		java = map[string]any{}
+		settings["java"] = java
+	}
+	project, ok := java["project"].(map[string]any)
+	if _, there := java["project"]; there && !ok {
+		return nil, nil, nil, nil
+	}
+	if project == nil {
+		project = map[string]any{}
+		java["project"] = project
+	}
+	project["sourcePaths"] = paths
+	if opts["settings"], err = json.Marshal(settings); err != nil {
+		return nil, nil, nil, err
+	}
+	if pm["initializationOptions"], err = json.Marshal(opts); err != nil {
+		return nil, nil, nil, err
+	}
+	if params, err = json.Marshal(pm); err != nil {
+		return nil, nil, nil, err
+	}
+	var bm map[string]json.RawMessage
+	if err := json.Unmarshal(m.Raw, &bm); err != nil {
+		return nil, nil, nil, err
+	}
+	bm["params"] = params
+	body, err = json.Marshal(bm)
+	return body, params, paths, err
 }

@@ -150,12 +150,17 @@ type session struct {
 	actions    []string
 }
 
-// runSession drives the standard scenario on ed.
-func runSession(t *testing.T, ed *lspEditor, root string) *session {
+// runSession drives the standard scenario on ed; initOpts, when not nil,
+// are the initialize request's initializationOptions.
+func runSession(t *testing.T, ed *lspEditor, root string, initOpts any) *session {
 	s := &session{}
 	rootURI := "file://" + root
-	raw := ed.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": rootURI, "capabilities": editorCaps(),
-		"workspaceFolders": []any{map[string]any{"uri": rootURI, "name": "project"}}})
+	params := map[string]any{"processId": os.Getpid(), "rootUri": rootURI, "capabilities": editorCaps(),
+		"workspaceFolders": []any{map[string]any{"uri": rootURI, "name": "project"}}}
+	if initOpts != nil {
+		params["initializationOptions"] = initOpts
+	}
+	raw := ed.call("initialize", params)
 	_ = json.Unmarshal(raw, &s.init)
 	if err := ed.conn.Notify("initialized", map[string]any{}); err != nil {
 		t.Fatal(err)
@@ -286,8 +291,16 @@ func TestRealJDTLS(t *testing.T) {
 	var wg sync.WaitGroup
 	var ds, ps *session
 	wg.Add(2)
-	go func() { defer wg.Done(); ds = runSession(t, direct, root) }()
-	go func() { defer wg.Done(); ps = runSession(t, proxied, root) }()
+	// The direct JDT LS gets the source folders the proxy adds to the
+	// editor's initialize for this plain folder (src: JDT LS 1.60's own
+	// inference takes src/demo), so that the two see the same project.
+	sourcePaths := jdtls.InferSourcePathsAll([]string{root})
+	if !reflect.DeepEqual(sourcePaths, []any{"src"}) {
+		t.Fatalf("inferred source folders %v, want [src]", sourcePaths)
+	}
+	directOpts := map[string]any{"settings": map[string]any{"java": map[string]any{"project": map[string]any{"sourcePaths": sourcePaths}}}}
+	go func() { defer wg.Done(); ds = runSession(t, direct, root, directOpts) }()
+	go func() { defer wg.Done(); ps = runSession(t, proxied, root, nil) }()
 	wg.Wait()
 	if t.Failed() {
 		return
@@ -309,6 +322,9 @@ func TestRealJDTLS(t *testing.T) {
 		}
 		if !reflect.DeepEqual(ds.diags, ps.diags) {
 			t.Errorf("diagnostics: direct %v, proxied %v", ds.diags, ps.diags)
+		}
+		if strings.Contains(fmt.Sprint(ps.diags), "expected package") {
+			t.Errorf("the proxied JDT LS took another source folder than src: %v", ps.diags)
 		}
 		want := append(append([]string{}, ds.actions...), "Repair with Repilot")
 		if !reflect.DeepEqual(want, ps.actions) || len(ds.actions) == 0 {

@@ -9,6 +9,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -365,5 +367,51 @@ func TestStubbornJDTLSIsKilled(t *testing.T) {
 	case <-killed:
 	case <-time.After(waitTimeout):
 		t.Fatal("JDT LS that ignored exit was not killed")
+	}
+}
+
+// TestInitializeSourcePaths: for a plain folder whose sources sit under
+// src/<package folders>, JDT LS receives java.project.sourcePaths ["src"]
+// in the forwarded initialize (JDT LS 1.60 infers the package's folder
+// instead, and reports "The declared package ... does not match the expected
+// package" on every file); the editor's own settings are kept, and a value
+// the editor set is not replaced.
+func TestInitializeSourcePaths(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "src", "org", "example", "A.java")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, []byte("package org.example;\nclass A {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name     string
+		settings any
+		want     string
+	}{
+		{"none set", nil, `{"java":{"project":{"sourcePaths":["src"]}}}`},
+		{"others kept", map[string]any{"java": map[string]any{"format": map[string]any{"enabled": false}}},
+			`{"java":{"format":{"enabled":false},"project":{"sourcePaths":["src"]}}}`},
+		{"editor's value wins", map[string]any{"java.project.sourcePaths": []string{"lib"}}, `{"java.project.sourcePaths":["lib"]}`},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			e := startEditor(t, harness{})
+			params := map[string]any{"processId": nil, "rootUri": "file://" + root, "capabilities": clientCaps(false)}
+			if c.settings != nil {
+				params["initializationOptions"] = map[string]any{"settings": c.settings}
+			}
+			e.request("initialize", params)
+			m := e.server().expectMethod("initialize")
+			var got struct {
+				InitializationOptions struct{ Settings json.RawMessage } `json:"initializationOptions"`
+			}
+			if err := json.Unmarshal(m.Params, &got); err != nil {
+				t.Fatal(err)
+			}
+			if string(got.InitializationOptions.Settings) != c.want {
+				t.Errorf("JDT LS got settings %s, want %s", got.InitializationOptions.Settings, c.want)
+			}
+		})
 	}
 }

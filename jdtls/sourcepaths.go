@@ -1,0 +1,235 @@
+package jdtls
+
+// sourcepaths.go infers the source folders of a plain folder (a project
+// without a build file, which JDT LS imports as an "invisible project") from
+// the package declarations of its Java files.
+//
+// JDT LS infers them itself, from one Java file's package declaration, but
+// 1.60 apparently reads that declaration through its default project
+// (jdt.ls-java-project), which it no longer creates before the import: it
+// reads no package and takes the file's own folder for the source folder
+// (.classpath: _/src/org/example/editor), and every file under
+// src/org/example/... then gets "The declared package "org.example..." does
+// not match the expected package """ on line 1 (1.20 infers src). Imports
+// across packages presumably fail too (not checked). The setting java.project.sourcePaths (folders relative
+// to the workspace folder) overrides the inference; InferSourcePaths computes
+// it as JDT LS 1.20 does, and Start and the proxy send it when the client has
+// not set it.
+
+import (
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// SourcePathsSetting is the JDT LS setting holding an invisible project's
+// source folders, relative to its workspace folder.
+const SourcePathsSetting = "java.project.sourcePaths"
+
+// buildFiles mark a folder JDT LS imports as a Maven, Gradle or Eclipse
+// project (its own source folders): a plain folder holds none of them.
+var buildFiles = []string{"pom.xml", "build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts", ".project", ".classpath"}
+
+// skippedDirs are folders never searched for sources: version control,
+// build outputs and dependency trees.
+var skippedDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node_modules": true, "target": true, "build": true, "out": true, "bin": true}
+
+// maxSourceScan bounds the folders and files InferSourcePaths visits, so a
+// huge folder costs a bounded walk; past it the inference gives up (nil).
+const maxSourceScan = 50000
+
+// maxPackageRead bounds the bytes of a Java file read for its package
+// declaration (a long license comment may precede it).
+const maxPackageRead = 64 << 10
+
+// InferSourcePaths returns the source folders of the plain folder root,
+// relative to it with "/" separators, sorted: for each
+// Java file whose package declaration matches its folder (package a.b in
+// .../a/b/), the folder above the package's. It returns nil when root or a
+// folder under it holds a build file (JDT LS imports that project with its
+// own source folders, and no invisible project), when no Java file's package
+// matches its folder, when one is root itself (JDT LS 1.60 infers that one
+// right), or when root holds more than maxSourceScan entries.
+func InferSourcePaths(root string) []string {
+	for _, name := range buildFiles { // the usual case, without a walk
+		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
+			return nil
+		}
+	}
+	roots := map[string]bool{}
+	seen := 0
+	giveUp := false
+	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if seen++; seen > maxSourceScan {
+			giveUp = true
+			return filepath.SkipAll
+		}
+		if d.IsDir() {
+			if path != root && (skippedDirs[d.Name()] || strings.HasPrefix(d.Name(), ".")) {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if slices.Contains(buildFiles, d.Name()) {
+			giveUp = true
+			return filepath.SkipAll
+		}
+		if !strings.HasSuffix(d.Name(), ".java") || d.Name() == "module-info.java" {
+			return nil
+		}
+		dir := filepath.Dir(path)
+		rel, err := filepath.Rel(root, dir)
+		if err != nil {
+			return nil
+		}
+		rel = filepath.ToSlash(rel)
+		pkg := readPackage(path)
+		src := rel
+		if pkg != "" {
+			pp := strings.ReplaceAll(pkg, ".", "/")
+			switch {
+			case rel == pp:
+				src = "."
+			case strings.HasSuffix(rel, "/"+pp):
+				src = strings.TrimSuffix(rel, "/"+pp)
+			default:
+				return nil // JDT LS infers nothing from a misplaced file either
+			}
+		}
+		roots[src] = true
+		return nil
+	})
+	if giveUp || len(roots) == 0 || roots["."] {
+		// "." (sources at root) is left to JDT LS, which infers it right.
+		return nil
+	}
+	out := make([]string, 0, len(roots))
+	for r := range roots {
+		out = append(out, r)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// readPackage returns the package a Java file declares ("" for the
+// unnamed package or an unreadable file): the name after the first
+// "package" keyword outside comments, before any other token it reads.
+func readPackage(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	b, _ := io.ReadAll(io.LimitReader(f, maxPackageRead))
+	s := string(b)
+	for {
+		s = strings.TrimLeft(s, " \t\r\n\f\ufeff")
+		switch {
+		case strings.HasPrefix(s, "//"):
+			i := strings.IndexByte(s, '\n')
+			if i < 0 {
+				return ""
+			}
+			s = s[i+1:]
+		case strings.HasPrefix(s, "/*"):
+			i := strings.Index(s[2:], "*/")
+			if i < 0 {
+				return ""
+			}
+			s = s[2+i+2:]
+		case strings.HasPrefix(s, "@") && !strings.HasPrefix(s, "@interface"):
+			// A package annotation (package-info.java): skip the name and
+			// a parenthesised argument list without nested parentheses.
+			i := strings.IndexAny(s[1:], " \t\r\n(")
+			if i < 0 {
+				return ""
+			}
+			s = s[1+i:]
+			if t := strings.TrimLeft(s, " \t\r\n"); strings.HasPrefix(t, "(") {
+				j := strings.IndexByte(t, ')')
+				if j < 0 {
+					return ""
+				}
+				s = t[j+1:]
+			}
+		case strings.HasPrefix(s, "package") && len(s) > len("package") && strings.ContainsRune(" \t\r\n/", rune(s[len("package")])):
+			s = s[len("package"):]
+			var name strings.Builder
+			for {
+				s = strings.TrimLeft(s, " \t\r\n")
+				if strings.HasPrefix(s, "/*") {
+					i := strings.Index(s[2:], "*/")
+					if i < 0 {
+						return ""
+					}
+					s = s[2+i+2:]
+					continue
+				}
+				if s == "" || s[0] == ';' {
+					return name.String()
+				}
+				r := s[0]
+				if r == '.' || r == '_' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80 {
+					name.WriteByte(r)
+					s = s[1:]
+					continue
+				}
+				return ""
+			}
+		default:
+			return ""
+		}
+	}
+}
+
+// withSourcePaths returns settings (nested, normalized) with
+// java.project.sourcePaths set to the source folders inferred under root and
+// folders, when settings do not set it and some are inferred; else settings
+// unchanged.
+func withSourcePaths(settings map[string]any, root string, folders []string) map[string]any {
+	if lookupSetting(settings, SourcePathsSetting) != nil {
+		return settings
+	}
+	paths := InferSourcePathsAll(append([]string{root}, folders...))
+	if len(paths) == 0 {
+		return settings
+	}
+	return mergeSettings(settings, normalizeSettings(map[string]any{SourcePathsSetting: paths}))
+}
+
+// InferSourcePathsAll is InferSourcePaths of the plain folders among dirs
+// (the workspace folders), as JSON-ready values, when they all give the same
+// source folders; nil when none is inferred, or when two plain folders give
+// different ones: JDT LS applies the one java.project.sourcePaths to every
+// invisible project, and one folder's src/main/java would make another's
+// src/main/java a source folder too, so then JDT LS infers them itself.
+func InferSourcePathsAll(dirs []string) []any {
+	var got []string
+	for _, d := range dirs {
+		p := InferSourcePaths(d)
+		switch {
+		case p == nil:
+		case got == nil:
+			got = p
+		case !slices.Equal(got, p):
+			return nil
+		}
+	}
+	var out []any
+	for _, p := range got {
+		out = append(out, p)
+	}
+	return out
+}
+
+// SetsSourcePaths reports whether client settings (nested or with dotted
+// keys, as a client sends them) set java.project.sourcePaths.
+func SetsSourcePaths(settings map[string]any) bool {
+	return lookupSetting(normalizeSettings(settings), SourcePathsSetting) != nil
+}

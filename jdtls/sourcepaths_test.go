@@ -1,0 +1,87 @@
+package jdtls
+
+import (
+	"os"
+	"path/filepath"
+	"reflect"
+	"testing"
+)
+
+func writeFiles(t *testing.T, root string, files map[string]string) {
+	t.Helper()
+	for name, text := range files {
+		p := filepath.Join(root, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestInferSourcePaths(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		files map[string]string
+		want  []string
+	}{
+		{"one package under src", map[string]string{"src/org/example/editor/A.java": "package org.example.editor;\nclass A {}\n"}, []string{"src"}},
+		{"license comment, two roots", map[string]string{
+			"src/main/java/a/b/A.java": "/* License\n * package not.this;\n */\n// package nor.this;\npackage a . b /* c */ ;\n",
+			"test/a/ATest.java":        "package a;\n",
+			"src/main/java/a/b/B.java": "package a.b;",
+		}, []string{"src/main/java", "test"}},
+		{"annotated package-info", map[string]string{"src/p/q/package-info.java": "@Deprecated\n@SuppressWarnings(\"x\")\npackage p.q;\n"}, []string{"src"}},
+		{"unnamed package in a folder", map[string]string{"scripts/Main.java": "class Main {}\n"}, []string{"scripts"}},
+		{"sources at root are left to JDT LS", map[string]string{"Main.java": "class Main {}\n", "src/p/A.java": "package p;"}, nil},
+		{"misplaced file only", map[string]string{"src/x/A.java": "package y;\n"}, nil},
+		{"a build file at root", map[string]string{"pom.xml": "<project/>", "src/main/java/p/A.java": "package p;"}, nil},
+		{"a build file below", map[string]string{"src/p/A.java": "package p;", "lib/pom.xml": "<project/>"}, nil},
+		{"outputs skipped", map[string]string{"src/p/A.java": "package p;", "target/gen/q/B.java": "package q;", ".hidden/r/C.java": "package r;"}, []string{"src"}},
+		{"no Java", map[string]string{"README.md": "hi"}, nil},
+	} {
+		root := t.TempDir()
+		writeFiles(t, root, c.files)
+		if got := InferSourcePaths(root); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("%s: InferSourcePaths = %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+func TestWithSourcePaths(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"src/p/A.java": "package p;"})
+	got := withSourcePaths(DefaultSettings(), root, nil)
+	if v := lookupSetting(got, SourcePathsSetting); !reflect.DeepEqual(v, []any{"src"}) {
+		t.Errorf("inferred: %v, want [src]", v)
+	}
+	if lookupSetting(got, "java.completion.maxResults") != 0 {
+		t.Errorf("the other settings were lost: %v", got)
+	}
+	set := normalizeSettings(map[string]any{SourcePathsSetting: []any{"other"}})
+	if v := lookupSetting(withSourcePaths(set, root, nil), SourcePathsSetting); !reflect.DeepEqual(v, []any{"other"}) {
+		t.Errorf("the client's own value was replaced: %v", v)
+	}
+}
+
+func TestInferSourcePathsAll(t *testing.T) {
+	a, b, c, m := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
+	writeFiles(t, a, map[string]string{"src/p/A.java": "package p;"})
+	writeFiles(t, b, map[string]string{"src/q/B.java": "package q;"})
+	writeFiles(t, c, map[string]string{"src/main/java/p/C.java": "package p;"})
+	writeFiles(t, m, map[string]string{"pom.xml": "<project/>", "src/main/java/p/M.java": "package p;"})
+	for _, tc := range []struct {
+		dirs []string
+		want []any
+	}{
+		{[]string{a, b, m}, []any{"src"}},
+		{[]string{m, a}, []any{"src"}},
+		{[]string{a, c}, nil},
+		{[]string{m}, nil},
+	} {
+		if got := InferSourcePathsAll(tc.dirs); !reflect.DeepEqual(got, tc.want) {
+			t.Errorf("InferSourcePathsAll(%q) = %v, want %v", tc.dirs, got, tc.want)
+		}
+	}
+}
