@@ -13,7 +13,8 @@
 #      tests), GO_TEST_P packages at a time, the longest (heavy_pkgs in this script)
 #      started first
 #   5a. fuzzing: each fuzz target for 25 s, two at a time (scripts/fuzz.sh; about 1 min)
-#   5b. the engine's soundness tests again on JDT LS 1.60
+#   5b. the engine's soundness and compile-check tests, and the proxy's
+#      TestRealJDTLS, again on JDT LS 1.60
 #      (scripts/install-jdtls.sh --current), when a Java >= 21 exists; says
 #      that it skipped otherwise
 #   6. the bug corpus: every fixture fails buggy and passes fixed
@@ -120,8 +121,12 @@ engine_on_current_jdtls() {
   fi
   [ "$rc" = 0 ] || return 1
   home=$(sed -n 1p <<<"$out"); jh=$(sed -n 2p <<<"$out")
-  info "REPILOT_JDTLS_HOME=$home JAVA_HOME=$jh go test -count=1 -run Soundness ./engine"
-  REPILOT_JDTLS_HOME="$home" JAVA_HOME="$jh" go test -p 1 -count=1 -timeout 40m -run 'Soundness' ./engine
+  local engine_run='Soundness|^TestCompileErrors$|^TestEndSoundOnBugCorpus$'
+  info "REPILOT_JDTLS_HOME=$home JAVA_HOME=$jh go test -count=1 -run '$engine_run' ./engine; the same with -run '^TestRealJDTLS\$' ./proxy"
+  REPILOT_JDTLS_HOME="$home" JAVA_HOME="$jh" go test -p 1 -count=1 -timeout 40m -run "$engine_run" ./engine || return 1
+  # The editor's path through the proxy: a plain folder's package folders
+  # must not become source folders (1.60's package mismatch, jdtls.InferSourcePaths).
+  REPILOT_JDTLS_HOME="$home" JAVA_HOME="$jh" go test -p 1 -count=1 -timeout 20m -run '^TestRealJDTLS$' ./proxy
 }
 
 run_step "1/7 gofmt" gofmt_check
