@@ -366,16 +366,24 @@ function openPicker(doc, items, where, busy) {
   let hidden = false;
   let accepted;
   const show = async (item) => {
-    if (!item || repair.patchKey(item.patch) === previewed) return;
-    previewed = repair.patchKey(item.patch);
+    // The same patch under the same label (items added around it) keeps its diff.
+    const key = `${repair.patchKey(item && item.patch)}\n${item && item.label}`;
+    if (!item || key === previewed) return;
+    previewed = key;
     const right = previewUri(doc, repair.applyTextEdits(original, repair.patchEdits(item.patch.edit, uri)));
     const n = item.label.match(/ (\d+)\. /);
     await vscode.commands.executeCommand('vscode.diff', doc.uri, right,
-      `${vscode.workspace.asRelativePath(doc.uri)} ↔ Repilot patch ${n ? n[1] : ''} (${item.description})`,
+      `${vscode.workspace.asRelativePath(doc.uri)} ↔ Repilot patch${n ? ' ' + n[1] : ''} (${item.description})`,
       { preview: true, preserveFocus: true });
     previewTab = right;
   };
-  const preview = (item) => show(item).catch((e) => output.appendLine(`preview: ${e}`));
+  // Replacing the items makes VS Code focus the first one before the focus
+  // is set back: the preview follows where the focus settles (100 ms).
+  let timer;
+  const preview = (item) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => show(qp.activeItems[0] || item).catch((e) => output.appendLine(`preview: ${e}`)), 100);
+  };
   const update = (next, stillBusy, note) => {
     if (hidden) return;
     qp.title = `Repilot patches for ${where}` + (note ? ` (${note})` : stillBusy ? ' (repair still running: more may come)' : '');
@@ -400,6 +408,7 @@ function openPicker(doc, items, where, busy) {
     update(items, busy);
     qp.show();
   }).then(async (c) => {
+    clearTimeout(timer);
     qp.dispose();
     if (previewTab) await closeDiffPreviews();
     return c;

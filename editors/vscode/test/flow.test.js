@@ -16,6 +16,7 @@ class Emitter { constructor() { this.l = []; this.event = (f) => { this.l.push(f
 class TokenSource { constructor() { this.e = new Emitter(); this.token = { isCancellationRequested: false, onCancellationRequested: this.e.event }; }
   cancel() { if (!this.token.isCancellationRequested) { this.token.isCancellationRequested = true; this.e.fire(); } } dispose() {} }
 const tick = () => new Promise((r) => setTimeout(r, 5));
+const settle = () => new Promise((r) => setTimeout(r, 150)); // past the preview's 100 ms
 
 const log = { info: [], error: [], warn: [], diffs: 0, quickPicks: [], requests: [] };
 let conf = { testCommand: ['t'], 'repair.showUncompilable': false };
@@ -38,8 +39,13 @@ const vscode = {
     createQuickPick: () => {
       const qp = { _items: [], _active: [], selectedItems: [], shown: false, hidden: false, disposed: false,
         a: new Emitter(), acc: new Emitter(), h: new Emitter() };
-      Object.defineProperty(qp, 'items', { get: () => qp._items, set: (v) => { assert.ok(!qp.disposed, 'items set after dispose'); qp._items = v; qp._active = v.slice(0, 1); setImmediate(() => qp.a.fire(qp._active)); } });
-      Object.defineProperty(qp, 'activeItems', { get: () => qp._active, set: (v) => { qp._active = v; setImmediate(() => qp.a.fire(v)); } });
+      Object.defineProperty(qp, 'items', { get: () => qp._items, set: (v) => {
+        assert.ok(!qp.disposed, 'items set after dispose');
+        qp._items = v;
+        const first = v.slice(0, 1);
+        setImmediate(() => { qp._active = first; qp.a.fire(first); });
+      } });
+      Object.defineProperty(qp, 'activeItems', { get: () => qp._active, set: (v) => { setImmediate(() => { qp._active = v; qp.a.fire(v); }); } });
       qp.onDidChangeActive = qp.a.event; qp.onDidAccept = qp.acc.event; qp.onDidHide = qp.h.event;
       qp.show = () => { qp.shown = true; };
       qp.hide = () => { if (!qp.hidden) { qp.hidden = true; qp.h.fire(); } };
@@ -130,9 +136,11 @@ test('activate', async () => {
     assert.deepEqual(qp.items.map((i) => i.label), ['$(check) a']);
     found(C); await tick();
     assert.deepEqual(qp.items.map((i) => i.label), ['$(pass-filled) c', '$(check) a']);
-    qp.activeItems = [qp.items[1]]; await tick();
-    found(D); await tick();
+    qp.activeItems = [qp.items[1]]; await settle();
+    const diffs = log.diffs;
+    found(D); await settle();
     assert.equal(qp.activeItems[0].patch.hunk, 'a\n', 'focus lost');
+    assert.equal(log.diffs, diffs, 'the preview moved while the focus stayed on a');
     qp.accept(qp.activeItems[0]); await tick(); await tick();
     assert.equal(repairReq.token.isCancellationRequested, true, 'the repair was not cancelled');
     const apply = log.requests.find((p) => p.command === 'repilot.applyPatch');
