@@ -264,7 +264,8 @@ async function repairLines(doc, selection) {
     // Failed or cancelled with the picker open: the patches found so far stay.
     const err = first.err;
     output.appendLine(`repair of ${where} ended early: ${repair.describeError(err)}`);
-    if (!repair.isCancelled(err)) vscode.window.showErrorMessage(repair.describeError(err), 'Show log').then((b) => b && output.show());
+    if (repair.isCancelled(err)) vscode.window.showInformationMessage(repair.describeError(err));
+    else vscode.window.showErrorMessage(repair.describeError(err), 'Show log').then((b) => b && output.show());
     picker.update(repair.foundItems(found, showAll), false, repair.isCancelled(err) ? 'repair cancelled; the patches found before' : 'repair failed; the patches found before');
     chosen = await picker.chosen;
   } else if (first.err) {

@@ -193,6 +193,7 @@ test('activate', async () => {
     const qp = log.quickPicks[0];
     assert.equal(qp.busy, false);
     assert.ok(/repair cancelled/.test(qp.title), qp.title);
+    assert.ok(log.info.includes('Repilot: repair cancelled.'), JSON.stringify(log.info));
     qp.accept(qp.items[0]); await tick();
     assert.ok(log.requests.some((p) => p.command === 'repilot.applyPatch'));
   });
