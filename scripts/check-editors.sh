@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Checks the editor plugins without an editor download:
 #   VS Code (editors/vscode): syntax of extension.js and package.json, and the
-#     unit tests of lib/repair.js (node --test; needs no npm install);
+#     unit tests of lib/repair.js and of the repair flow (node --test; needs no npm install);
 #   Neovim (editors/neovim): the plugin loads in nvim --headless and its
 #     :help builds (test/minimal_init.lua); test/e2e.lua checks the
 #     command's argument against a fake server (test/fake_server.js); then

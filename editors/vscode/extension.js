@@ -2,9 +2,11 @@
 // (setting repilot.path) as the language server for Java documents and adds:
 //   "Repilot: Repair with Repilot": workspace/executeCommand
 //     "repilot.repairHunk" for the selected lines (with the
-//     repilot.testCommand setting), a QuickPick of the patches that compile,
-//     a diff editor previewing the focused patch, and the chosen patch
-//     applied as one undoable edit;
+//     repilot.testCommand setting), a QuickPick of the patches that compile
+//     (opened with the first one the server streams as repilot/patchFound,
+//     filled as more arrive, then replaced by the ranked result), a diff
+//     editor previewing the focused patch, and the chosen patch applied as
+//     one undoable edit (a choice before the end cancels the rest);
 //   "Repilot: Semantic search in repo": "repilot.semanticSearch", a QuickPick
 //     of the results (file, line, snippet) previewing each as you move, and
 //     the chosen one opened;
@@ -35,6 +37,8 @@ const state = { server: 'stopped', running: new Set() };
 const previews = new Map();
 const previewChanged = new vscode.EventEmitter();
 let previewSeq = 0;
+// Listeners of repilot/patchFound, one per running repair (repairLines).
+const patchListeners = new Set();
 
 function settings() {
   const c = vscode.workspace.getConfiguration('repilot');
@@ -115,6 +119,9 @@ async function startClient() {
   });
   try {
     await client.start();
+    client.onNotification(repair.FOUND_NOTIFICATION, (p) => {
+      for (const f of patchListeners) f(p);
+    });
     client.onNotification('language/status', (p) => {
       if (p && p.type === 'ServiceReady') {
         state.server = 'ready';
@@ -151,9 +158,9 @@ function clientReady() {
 
 // sendWithProgress sends workspace/executeCommand with a workDoneToken of
 // ours, shows the server's $/progress for it in one cancellable
-// notification, and marks the status bar while it runs. Cancel sends
-// $/cancelRequest.
-async function sendWithProgress(title, running, params) {
+// notification, and marks the status bar while it runs. Cancel (or stop, a
+// CancellationToken of the caller's, when it fires) sends $/cancelRequest.
+async function sendWithProgress(title, running, params, stop) {
   const token = `repilot-vscode/${Date.now()}/${previewSeq++}`;
   state.running.add(running);
   updateStatus();
@@ -168,10 +175,15 @@ async function sendWithProgress(title, running, params) {
           if (pct !== undefined) last = Math.max(last, pct);
           if (v.kind !== 'end') progress.report({ message: v.message, increment });
         });
+        const either = new vscode.CancellationTokenSource();
+        const subs = [cancel.onCancellationRequested(() => either.cancel())];
+        if (stop) subs.push(stop.onCancellationRequested(() => either.cancel()));
         try {
-          return await client.sendRequest(ExecuteCommandRequest.type, { ...params, workDoneToken: token }, cancel);
+          return await client.sendRequest(ExecuteCommandRequest.type, { ...params, workDoneToken: token }, either.token);
         } finally {
           sub.dispose();
+          subs.forEach((d) => d.dispose());
+          either.dispose();
         }
       },
     );
@@ -211,38 +223,92 @@ async function repairLines(doc, selection) {
   const uri = client.code2ProtocolConverter.asUri(doc.uri);
   const args = repair.repairArgs(uri, selection, doc.version, testCommand);
   const where = `${vscode.workspace.asRelativePath(doc.uri)} ${repair.lineLabel(args.range)}`;
+  const showAll = conf.get('repair.showUncompilable') === true;
+  // Streaming (repilot/patchFound): the picker opens with the first patch
+  // that compiles and fills as patches arrive; the ranked result replaces
+  // its items. A choice before the end stops the repair (stop).
+  const stop = new vscode.CancellationTokenSource();
+  const found = [];
+  let picker;
+  let ended = false;
+  let chooseEarly;
+  const early = new Promise((resolve) => { chooseEarly = resolve; });
+  const onPatch = (params) => {
+    if (ended || !repair.matchesRepair(params, args) || !repair.addFound(found, params.patch)) return;
+    const p = params.patch;
+    output.appendLine(`found: ${String(p.title || '').replace(/^Repilot patch found: /, '')} [${repair.patchStatus(p)}]`);
+    const items = repair.foundItems(found, showAll);
+    if (picker) {
+      picker.update(items, true);
+    } else if (p.compilable) {
+      picker = openPicker(doc, items, where, true);
+      picker.chosen.then((c) => { if (c && !ended) chooseEarly(c); });
+    }
+  };
+  patchListeners.add(onPatch);
+  const request = sendWithProgress(`Repilot: repairing ${where}`, `repairing ${repair.lineLabel(args.range)}`,
+    { command: repair.REPAIR_COMMAND, arguments: [args] }, stop.token)
+    .then((r) => ({ result: r }), (err) => ({ err }))
+    .then((o) => { ended = true; return o; });
+  const first = await Promise.race([request, early.then((chosen) => ({ chosen }))]);
+  patchListeners.delete(onPatch);
   let result;
-  try {
-    result = await sendWithProgress(`Repilot: repairing ${where}`, `repairing ${repair.lineLabel(args.range)}`,
-      { command: repair.REPAIR_COMMAND, arguments: [args] });
-  } catch (err) {
+  let chosen;
+  if (first.chosen) {
+    // The user chose before the end: the rest of the repair is not needed
+    // (and the patch, once applied, makes its result stale).
+    stop.cancel();
+    chosen = first.chosen;
+    output.appendLine(`repair of ${where}: a patch was chosen before the end; the rest of the repair is cancelled`);
+  } else if (first.err && picker && !picker.hidden()) {
+    // Failed or cancelled with the picker open: the patches found so far stay.
+    const err = first.err;
+    output.appendLine(`repair of ${where} ended early: ${repair.describeError(err)}`);
+    if (repair.isCancelled(err)) vscode.window.showInformationMessage(repair.describeError(err));
+    else vscode.window.showErrorMessage(repair.describeError(err), 'Show log').then((b) => b && output.show());
+    picker.update(repair.foundItems(found, showAll), false, repair.isCancelled(err) ? 'repair cancelled; the patches found before' : 'repair failed; the patches found before');
+    chosen = await picker.chosen;
+  } else if (first.err) {
+    const err = first.err;
     if (repair.isCancelled(err)) {
       output.appendLine(`repair of ${where} cancelled`);
       vscode.window.showInformationMessage(repair.describeError(err));
     } else {
       vscode.window.showErrorMessage(repair.describeError(err), 'Show log').then((b) => b && output.show());
     }
+    if (picker) picker.close();
     return;
+  } else {
+    result = first.result;
+    // A patch accepted just as the repair ended is the user's choice.
+    chosen = picker && picker.accepted();
   }
-  let all;
-  try {
-    all = repair.patchItems(result);
-  } catch (err) {
-    vscode.window.showErrorMessage(repair.describeError(err));
-    return;
+  if (!chosen) {
+    let all;
+    try {
+      all = repair.patchItems(result);
+    } catch (err) {
+      if (picker) picker.close();
+      vscode.window.showErrorMessage(repair.describeError(err));
+      return;
+    }
+    for (const it of all) {
+      output.appendLine(`${it.label} [${it.description}]\n${it.patch.diff || it.patch.hunk || ''}`);
+    }
+    const items = showAll ? all : all.filter((it) => it.patch.compilable);
+    if (items.length === 0) {
+      if (picker) picker.close();
+      const msg = all.length === 0 ? `Repilot: no patch for ${where}.` :
+        `Repilot: none of the ${all.length} patches for ${where} compiles ("repilot.repair.showUncompilable" lists them).`;
+      vscode.window.showInformationMessage(msg);
+      return;
+    }
+    // The ranked list replaces the patches found so far in the open picker;
+    // a picker the user hid (Escape) during the repair opens again.
+    if (!picker || picker.hidden()) picker = openPicker(doc, items, where, false);
+    else picker.update(items, false);
+    chosen = await picker.chosen;
   }
-  for (const it of all) {
-    output.appendLine(`${it.label} [${it.description}]\n${it.patch.diff || it.patch.hunk || ''}`);
-  }
-  const showAll = conf.get('repair.showUncompilable') === true;
-  const items = showAll ? all : all.filter((it) => it.patch.compilable);
-  if (items.length === 0) {
-    const msg = all.length === 0 ? `Repilot: no patch for ${where}.` :
-      `Repilot: none of the ${all.length} patches for ${where} compiles ("repilot.repair.showUncompilable" lists them).`;
-    vscode.window.showInformationMessage(msg);
-    return;
-  }
-  const chosen = await pickWithPreview(doc, items, where);
   if (!chosen) return;
   const apply = repair.applyParams(chosen.patch);
   if (apply) {
@@ -260,6 +326,9 @@ async function repairLines(doc, selection) {
   }
   await vscode.window.showTextDocument(doc, { preview: false });
   vscode.window.setStatusBarMessage(`Repilot: applied ${chosen.label.replace(/^\$\([^)]*\) /, '')} (${chosen.description}); Undo reverts it`, 8000);
+  if (first.chosen) {
+    vscode.window.showInformationMessage(`Repilot: applied a patch found before the repair of ${where} ended; the rest of the repair was cancelled (Undo reverts the patch).`);
+  }
 }
 
 // applyHere applies a patch that carries no repilot.applyPatch command (a
@@ -278,40 +347,74 @@ async function applyHere(doc, version, patch) {
   return true;
 }
 
-// pickWithPreview shows the patches in a QuickPick; the focused one is shown
-// in a diff editor (the document against the document with the patch) so the
-// user sees the change before accepting. Resolves to the chosen item, or
-// undefined; the preview is closed either way.
-async function pickWithPreview(doc, items, where) {
+// openPicker shows the patches in a QuickPick; the focused one is shown in a
+// diff editor (the document against the document with the patch) so the user
+// sees the change before accepting. busy: the repair is still running (the
+// title says so, and update() adds what arrives). Returns {chosen: a promise
+// of the chosen item or undefined (the preview is closed either way),
+// update(items, busy, note), hidden() (closed: Escape or a choice),
+// accepted() (the chosen item, at once), close()}.
+function openPicker(doc, items, where, busy) {
   const original = doc.getText();
   const uri = client.code2ProtocolConverter.asUri(doc.uri);
   const qp = vscode.window.createQuickPick();
-  qp.title = `Repilot patches for ${where}`;
-  qp.placeholder = 'Enter applies the patch shown in the diff; Escape keeps the file as it is';
-  qp.items = items;
   qp.matchOnDescription = true;
   qp.matchOnDetail = true;
   qp.ignoreFocusOut = true;
+  qp.keepScrollPosition = true;
   let previewTab;
+  let previewed;
+  let hidden = false;
+  let accepted;
   const show = async (item) => {
-    if (!item) return;
+    // The same patch under the same label (items added around it) keeps its diff.
+    const key = `${repair.patchKey(item && item.patch)}\n${item && item.label}`;
+    if (!item || key === previewed) return;
+    previewed = key;
     const right = previewUri(doc, repair.applyTextEdits(original, repair.patchEdits(item.patch.edit, uri)));
     const n = item.label.match(/ (\d+)\. /);
     await vscode.commands.executeCommand('vscode.diff', doc.uri, right,
-      `${vscode.workspace.asRelativePath(doc.uri)} ↔ Repilot patch ${n ? n[1] : ''} (${item.description})`,
+      `${vscode.workspace.asRelativePath(doc.uri)} ↔ Repilot patch${n ? ' ' + n[1] : ''} (${item.description})`,
       { preview: true, preserveFocus: true });
     previewTab = right;
   };
-  const chosen = await new Promise((resolve) => {
-    qp.onDidChangeActive((a) => { show(a[0]).catch((e) => output.appendLine(`preview: ${e}`)); });
-    qp.onDidAccept(() => { resolve(qp.selectedItems[0] || qp.activeItems[0]); qp.hide(); });
-    qp.onDidHide(() => resolve(undefined));
+  // Replacing the items makes VS Code focus the first one before the focus
+  // is set back: the preview follows where the focus settles (100 ms).
+  let timer;
+  const preview = (item) => {
+    clearTimeout(timer);
+    timer = setTimeout(() => show(qp.activeItems[0] || item).catch((e) => output.appendLine(`preview: ${e}`)), 100);
+  };
+  const update = (next, stillBusy, note) => {
+    if (hidden) return;
+    qp.title = `Repilot patches for ${where}` + (note ? ` (${note})` : stillBusy ? ' (repair still running: more may come)' : '');
+    qp.placeholder = stillBusy ?
+      'Enter applies the patch shown in the diff and stops the repair; Escape hides this list until the repair ends' :
+      'Enter applies the patch shown in the diff; Escape keeps the file as it is';
+    qp.busy = stillBusy;
+    // Replacing the items moves the focus to the first one: keep the user's.
+    const keep = repair.sameItem(qp.activeItems[0], next);
+    qp.items = next;
+    if (keep) qp.activeItems = [keep];
+    preview(keep || next[0]);
+  };
+  const chosen = new Promise((resolve) => {
+    qp.onDidChangeActive((a) => { preview(a[0]); });
+    qp.onDidAccept(() => {
+      accepted = qp.selectedItems[0] || qp.activeItems[0];
+      resolve(accepted);
+      qp.hide();
+    });
+    qp.onDidHide(() => { hidden = true; resolve(undefined); });
+    update(items, busy);
     qp.show();
-    show(items[0]).catch((e) => output.appendLine(`preview: ${e}`));
+  }).then(async (c) => {
+    clearTimeout(timer);
+    qp.dispose();
+    if (previewTab) await closeDiffPreviews();
+    return c;
   });
-  qp.dispose();
-  if (previewTab) await closeDiffPreviews();
-  return chosen;
+  return { chosen, update, hidden: () => hidden, accepted: () => accepted, close: () => { if (!hidden) qp.hide(); } };
 }
 
 async function closeDiffPreviews() {

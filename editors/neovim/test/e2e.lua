@@ -2,7 +2,10 @@
 -- copy of the example's Cart.java, waits for the client to attach, edits the
 -- buffer (so the version moves), runs :30RepilotRepair, picks the first patch
 -- through vim.ui.select and checks that line 30 now holds the fix and that
--- the server saw the right {uri, range, version}.
+-- the server saw the right {uri, range, version}. Then it repairs again with
+-- the server holding its result back ("hold"): the streamed patches
+-- (repilot/patchFound) are announced, :RepilotPatches offers them before the
+-- end, and the choice is applied and cancels the rest of the repair.
 -- Usage (from the repository root):
 --   nvim --headless -u editors/neovim/test/minimal_init.lua -c 'luafile editors/neovim/test/e2e.lua'
 -- Exits 0 on success, 1 (cquit) with a message on stderr otherwise.
@@ -40,6 +43,12 @@ local ok, err = pcall(function()
   local buggy = vim.api.nvim_buf_get_lines(bufnr, 29, 30, true)[1]
   assert(buggy:find('discount.percentage', 1, true), 'line 30 is not the buggy line: ' .. buggy)
 
+  local notified = {}
+  local real_notify = vim.notify
+  vim.notify = function(msg, ...)
+    table.insert(notified, msg)
+    return real_notify(msg, ...)
+  end
   local offered
   vim.ui.select = function(items, opts, on_choice)
     offered = vim.tbl_map(opts.format_item, items)
@@ -82,6 +91,60 @@ local ok, err = pcall(function()
   assert(a.range.start.line == 29 and a.range.start.character == 0 and a.range['end'].line == 30 and a.range['end'].character == 0,
     'range ' .. vim.inspect(a.range))
   assert(type(a.version) == 'number' and a.version > 0, 'version ' .. vim.inspect(a.version))
+
+  -- Each streamed patch was announced with its status.
+  local function announced(text)
+    for _, m in ipairs(notified) do
+      if m:find(text, 1, true) then
+        return true
+      end
+    end
+    return false
+  end
+  assert(announced('found for line 30: int off = subtotal * discount.percentOff() / 100;  [compiles, tests pass]'),
+    'no message for the streamed fix: ' .. vim.inspect(notified))
+  assert(announced('found for line 30: int off = 0;  [compiles]'), 'no message for the second streamed patch')
+  assert(#repilot.repairs == 0, 'a finished repair is still listed')
+
+  -- Choose before the end: the server holds the result until cancelled.
+  vim.api.nvim_buf_set_lines(bufnr, 29, 30, true, { buggy })
+  repilot.config.test_command = { 'hold' }
+  local ends, early, prompt = 0, nil, nil
+  repilot.repair(30, 30, bufnr, function(p, e)
+    ends = ends + 1
+    early, rerr = p, e
+  end)
+  assert(vim.wait(10000, function() return repilot.repairs[1] ~= nil and #repilot.repairs[1].found == 2 end, 50),
+    'the streamed patches did not arrive')
+  vim.ui.select = function(items, opts, on_choice)
+    offered = vim.tbl_map(opts.format_item, items)
+    prompt = opts.prompt
+    on_choice(items[1], 1)
+  end
+  local picked
+  vim.cmd('RepilotPatches')
+  assert(vim.wait(10000, function() return ends > 0 end, 50), 'the early choice was not applied')
+  picked = early
+  assert(rerr == nil and picked ~= nil, 'early choice: ' .. vim.inspect(rerr))
+  assert(prompt:find('found so far for line 30', 1, true), prompt)
+  assert(offered[1] == 'int off = subtotal * discount.percentOff() / 100;  [compiles, tests pass]', vim.inspect(offered))
+  fixed = vim.api.nvim_buf_get_lines(bufnr, 29, 30, true)[1]
+  assert(fixed == '        int off = subtotal * discount.percentOff() / 100;', 'line 30 after the early choice: ' .. fixed)
+  assert(announced('the rest of the repair of line 30 is cancelled'), 'no message about the cancelled rest')
+  local cancelled = false
+  assert(vim.wait(5000, function()
+    for _, line in ipairs(vim.fn.readfile(log)) do
+      local m = vim.fn.json_decode(line)
+      if m.method == '$/cancelRequest' then
+        cancelled = true
+      end
+    end
+    return cancelled
+  end, 50), 'the rest of the repair was not cancelled ($/cancelRequest)')
+  vim.wait(300)
+  assert(ends == 1, 'the repair ended ' .. ends .. ' times')
+  assert(#repilot.repairs == 0 and #repilot.pending == 0, 'the repair is still listed')
+  repilot.config.test_command = nil
 
   -- The :RepilotRepair command exists as a range command.
   local cmds = vim.api.nvim_get_commands({})

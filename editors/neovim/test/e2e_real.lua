@@ -24,7 +24,7 @@
 --   nvim --headless -u editors/neovim/test/minimal_init.lua -c 'luafile editors/neovim/test/e2e_real.lua'
 -- Exits 0 on success, 1 (cquit) with a message on stderr otherwise.
 -- $REPILOT_E2E_OUT, when set, receives the server log and the screens (text)
--- of each step.
+-- of each step; $REPILOT_E2E_STATE_DIR, when set, is the server's --state-dir.
 local t0 = vim.loop.hrtime()
 local last = t0
 local function log(msg)
@@ -53,8 +53,17 @@ local ok, err = pcall(function()
   local repilot = require('repilot')
   local shown = {}
   local notify = vim.notify
+  -- When the first streamed patch, and the first "tests pass" one, were
+  -- announced (hrtime), for step 4's times.
+  local first_found, first_plausible
   vim.notify = function(msg, level, o)
     table.insert(shown, msg)
+    if msg:find('^Repilot: found for ') then
+      first_found = first_found or vim.loop.hrtime()
+      if msg:find('[compiles, tests pass]', 1, true) then
+        first_plausible = first_plausible or vim.loop.hrtime()
+      end
+    end
     io.stderr:write('  notify: ' .. msg .. '\n')
     return notify(msg, level, o)
   end
@@ -63,9 +72,13 @@ local ok, err = pcall(function()
     table.insert(shown, chunks[1][1])
     return echo(chunks, hist, o)
   end
+  local server_args = { '--log-file', server_log }
+  if os.getenv('REPILOT_E2E_STATE_DIR') then
+    vim.list_extend(server_args, { '--state-dir', os.getenv('REPILOT_E2E_STATE_DIR') })
+  end
   repilot.setup({
     path = bin,
-    args = { '--log-file', server_log },
+    args = server_args,
     jdtls_home = os.getenv('REPILOT_JDTLS_HOME'),
     test_command = bug.test_cmd,
     default_keymaps = true,
@@ -150,7 +163,7 @@ local ok, err = pcall(function()
   -- cancel reached it (the token Neovim sends is written "repilot\/progress\/N").
   assert(vim.wait(30000, function()
     for _, s in ipairs(shown) do
-      if s:find('repairing Cart.java lines ' .. line .. '%-' .. line .. ': cancelled') then
+      if s:find('repairing Cart.java line ' .. line .. ': cancelled', 1, true) then
         return true
       end
     end
@@ -171,10 +184,16 @@ local ok, err = pcall(function()
   end
   done, rerr = false, nil
   local applied
+  first_found, first_plausible = nil, nil
+  local tr = vim.loop.hrtime()
   repilot.repair_here(bufnr, function(p, e)
     done, applied, rerr = true, p, e
   end)
   assert(vim.wait(repair_s * 1000, function() return done end, 200), 'the repair did not finish within ' .. repair_s .. ' s')
+  local since = function(t) return t and string.format('%.1f s', (t - tr) / 1e9) or 'never' end
+  log(string.format('streamed: first patch announced after %s, first "compiles, tests pass" after %s, done (ranked menu, fix applied) after %s',
+    since(first_found), since(first_plausible), since(vim.loop.hrtime())))
+  assert(first_found, 'no patch was announced during the repair (repilot/patchFound)')
   io.stderr:write('  offered:\n    ' .. table.concat(offered or {}, '\n    ') .. '\n')
   assert(rerr == nil, 'repair failed: ' .. vim.inspect(rerr))
   assert(applied, "the developer's fix was not among the patches: " .. vim.inspect(offered))

@@ -5,7 +5,10 @@
 // {uri, range, version} (whole lines, the current version) and returns two
 // patches for the selected lines, the first replacing them with FIX below,
 // each with its "repilot.applyPatch" command, which it runs like the proxy:
-// version check, then workspace/applyEdit to the editor.
+// version check, then workspace/applyEdit to the editor. Before the result it
+// streams each patch as a repilot/patchFound notification, as the proxy does;
+// with the test command ["hold"] it then holds the result back until a
+// $/cancelRequest for the request comes, and answers RequestCancelled.
 // Every message it receives is appended to $REPILOT_FAKE_LOG as a JSON line.
 'use strict';
 const fs = require('fs');
@@ -59,6 +62,7 @@ function repair(a) {
 // applyPatch answers request id for repilot.applyPatch: version check, then
 // workspace/applyEdit to the editor, then the editor's answer.
 const waiting = new Map(); // our request id -> function(response)
+const held = new Map(); // repairs held back until cancelled (test command ["hold"])
 let nextID = 0;
 function applyPatch(id, a) {
   if (!a || a.version !== versions.get(a.uri)) {
@@ -110,7 +114,24 @@ function handle(msg) {
       if (msg.params.command !== 'repilot.repairHunk') {
         return send({ id: msg.id, error: { code: -32602, message: 'unknown command ' + msg.params.command } });
       }
-      return send({ id: msg.id, ...repair((msg.params.arguments || [])[0]) });
+      {
+        const a = (msg.params.arguments || [])[0];
+        const answer = repair(a);
+        if (answer.result) {
+          for (const p of answer.result.patches) {
+            send({ method: 'repilot/patchFound', params: { uri: a.uri, version: a.version,
+              patch: { ...p, title: p.title.replace(/^Apply Repilot patch \d+: /, 'Repilot patch found: ') } } });
+          }
+          if (JSON.stringify(a.testCommand) === '["hold"]') {
+            held.set(msg.id, true);
+            return;
+          }
+        }
+        return send({ id: msg.id, ...answer });
+      }
+    case '$/cancelRequest':
+      if (held.delete(msg.params.id)) send({ id: msg.params.id, error: { code: -32800, message: 'the repair was cancelled' } });
+      return;
     case 'shutdown':
       return send({ id: msg.id, result: null });
     case 'exit':

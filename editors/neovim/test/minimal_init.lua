@@ -10,7 +10,7 @@ vim.opt.swapfile = false
 local ok, err = pcall(function()
   local repilot = require('repilot')
   repilot.setup({ path = 'repilot-lsp' })
-  for _, c in ipairs({ 'RepilotRepair', 'RepilotCancel', 'RepilotSearch' }) do
+  for _, c in ipairs({ 'RepilotRepair', 'RepilotPatches', 'RepilotCancel', 'RepilotSearch' }) do
     assert(vim.fn.exists(':' .. c) == 2, ':' .. c .. ' is not defined')
   end
   assert(vim.lsp.commands['repilot.repairHunk'] and vim.lsp.commands['repilot.semanticSearch'], 'code action commands not registered')
@@ -32,6 +32,61 @@ local ok, err = pcall(function()
   assert(items[1].filename == '/p/A.java' and items[1].lnum == 5 and items[1].col == 3 and items[1].text == 'int f() | return 1; }',
     vim.inspect(items))
   assert(require('repilot.health').jdtls_version(vim.fn.tempname()) == nil)
+  -- Streamed patches (repilot/patchFound): deduplicated by hunk, offered
+  -- tests-pass first, then by logProb, ties in arrival order.
+  assert(repilot.format_patch({ title = 'Repilot patch found: z();', compilable = true }) == 'z();  [compiles]')
+  local found = {}
+  local pa = { title = 'Repilot patch found: a', hunk = 'a\n', compilable = true, logProb = -1 }
+  local pb = { title = 'Repilot patch found: b', hunk = 'b\n', compilable = false, logProb = 0 }
+  local pc = { title = 'Repilot patch found: c', hunk = 'c\n', compilable = true, plausible = true, logProb = -9 }
+  local pd = { title = 'Repilot patch found: d', hunk = 'd\n', compilable = true, logProb = -0.5 }
+  local pe = { title = 'Repilot patch found: e', hunk = 'e\n', compilable = true, logProb = -1 }
+  assert(repilot.add_found(found, pa) and not repilot.add_found(found, vim.deepcopy(pa)), 'add_found keeps a duplicate')
+  for _, p in ipairs({ pb, pc, pd, pe }) do
+    repilot.add_found(found, p)
+  end
+  local hunks = function(list)
+    return table.concat(vim.tbl_map(function(p) return vim.trim(p.hunk) end, list), ',')
+  end
+  assert(hunks(repilot.found_patches(found, false)) == 'c,d,a,e', hunks(repilot.found_patches(found, false)))
+  assert(hunks(repilot.found_patches(found, true)) == 'c,d,a,e,b', hunks(repilot.found_patches(found, true)))
+  -- A repair with a stand-in client: notifications of another version are
+  -- ignored; :RepilotPatches offers what arrived; when the repair ends while
+  -- that menu is open, its ranked menu comes after the menu is left.
+  do
+    local sb = vim.api.nvim_create_buf(true, false)
+    vim.api.nvim_buf_set_name(sb, vim.fn.tempname() .. '/S.java')
+    local cb
+    local fake = { id = 4242, name = 'repilot', request = function(_, _, f) cb = f return true, 1 end }
+    local real_client_for, real_select, real_notify = repilot.client_for, vim.ui.select, vim.notify
+    repilot.client_for = function() return fake end
+    vim.notify = function() end
+    local selects, ends = {}, {}
+    vim.ui.select = function(items, opts, on_choice)
+      table.insert(selects, { items = items, prompt = opts.prompt, on_choice = on_choice })
+    end
+    repilot.repair(3, 3, sb, function(p, e) table.insert(ends, { p = p, e = e }) end)
+    local rep = repilot.repairs[#repilot.repairs]
+    assert(rep and rep.bufnr == sb, 'the repair is not listed')
+    repilot.on_patch_found({ uri = rep.uri, version = (rep.version or 0) + 1, patch = pa }, { client_id = 4242 })
+    repilot.on_patch_found({ uri = rep.uri, version = rep.version, patch = pa }, { client_id = 4243 })
+    assert(#rep.found == 0, 'a patch of another version or client was taken')
+    repilot.on_patch_found({ uri = rep.uri, version = rep.version, patch = pb }, { client_id = 4242 })
+    repilot.patches(sb)
+    assert(#selects == 0, 'a menu of patches that do not compile only')
+    repilot.on_patch_found({ uri = rep.uri, version = rep.version, patch = pd }, { client_id = 4242 })
+    repilot.on_patch_found({ uri = rep.uri, version = rep.version, patch = pc }, { client_id = 4242 })
+    repilot.patches(sb)
+    assert(#selects == 1 and hunks(selects[1].items) == 'c,d', vim.inspect(selects))
+    cb(nil, { patches = { pc, pa } }) -- the repair ends while the menu is open
+    assert(#selects == 1, 'the ranked menu opened over the early one')
+    assert(#repilot.repairs == 0, 'the ended repair is still listed')
+    selects[1].on_choice(nil) -- Escape
+    assert(#selects == 2 and hunks(selects[2].items) == 'c,a', 'the ranked menu did not follow: ' .. vim.inspect(selects))
+    selects[2].on_choice(nil)
+    assert(#ends == 1 and ends[1].p == nil and ends[1].e == nil, vim.inspect(ends))
+    repilot.client_for, vim.ui.select, vim.notify = real_client_for, real_select, real_notify
+  end
   -- Ghost text (0.7 path): the accept mapping is local to Java buffers, and
   -- a late answer to a superseded request neither shows its text nor clears
   -- the newer request's handle (which :clear must still cancel).
@@ -87,7 +142,7 @@ local ok, err = pcall(function()
   vim.fn.writefile(vim.fn.readfile(plugin .. '/doc/repilot.txt'), docs .. '/doc/repilot.txt')
   vim.cmd('helptags ' .. docs .. '/doc')
   vim.opt.runtimepath:append(docs)
-  for _, tag in ipairs({ 'repilot', ':RepilotRepair', ':RepilotCancel', ':RepilotSearch', 'repilot-health', 'repilot-option-test_command' }) do
+  for _, tag in ipairs({ 'repilot', ':RepilotRepair', ':RepilotPatches', ':RepilotCancel', ':RepilotSearch', 'repilot-health', 'repilot-option-test_command' }) do
     vim.cmd('help ' .. tag)
     vim.cmd('close')
   end

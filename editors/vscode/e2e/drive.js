@@ -10,8 +10,11 @@
 //   with REPILOT_E2E_REPAIR=1 (the script's default):
 //   3. runs "Repair with Repilot" and cancels it from its notification; the
 //      server log must show the cancellation;
-//   4. runs it again: the patches come in a QuickPick (none "does not
-//      compile"; with repilot.testCommand the fix is "compiles, tests pass"),
+//   4. runs it again: the patches come in a QuickPick (opened with the first
+//      streamed patch; the seconds from the click to the first patch, to the
+//      first "compiles, tests pass" one and to the ranked list are logged;
+//      none "does not compile"; with repilot.testCommand the fix is
+//      "compiles, tests pass"),
 //      a diff editor previews the focused patch; Enter applies the fix, the
 //      line changes, one Undo restores it;
 //   5. "Repilot: Semantic search in repo" from the command palette: the
@@ -254,6 +257,37 @@ function compileWithFix(src) {
   }
 }
 
+// watchPatches polls the "Repilot patches" QuickPick from the click (t0, ms)
+// until it shows the ranked list (a title without "still running") or
+// timeout ms pass; returns the seconds after t0 when it first listed a
+// patch (first; firstBusy: the repair was still running), first listed a
+// "compiles, tests pass" one (plausible) and showed the ranked list
+// (ranked), each 'never' when it did not.
+async function watchPatches(page, t0, timeout) {
+  const t = { first: 'never', firstBusy: false, plausible: 'never', ranked: 'never' };
+  const since = () => `${((Date.now() - t0) / 1000).toFixed(1)} s`;
+  while (Date.now() - t0 < timeout) {
+    const st = await page.evaluate(() => {
+      const w = [...document.querySelectorAll('.quick-input-widget')]
+        .find((e) => getComputedStyle(e).display !== 'none' && /Repilot patches/.test(e.textContent));
+      if (!w) return null;
+      const rows = [...w.querySelectorAll('.quick-input-list .monaco-list-row')].map((r) => r.getAttribute('aria-label') || r.textContent || '');
+      return { rows: rows.length, plausible: rows.some((r) => /compiles, tests pass/.test(r)), running: /still running/.test(w.textContent) };
+    }).catch(() => null);
+    if (st && st.rows > 0 && t.first === 'never') {
+      t.first = since();
+      t.firstBusy = st.running;
+    }
+    if (st && st.plausible && t.plausible === 'never') t.plausible = since();
+    if (st && st.rows > 0 && !st.running) {
+      t.ranked = since();
+      break;
+    }
+    await page.waitForTimeout(200);
+  }
+  return t;
+}
+
 async function main() {
   const browser = await chromium.launch({
     executablePath: chrome,
@@ -348,8 +382,13 @@ async function main() {
       await openMenu(page, line);
       await chooseAction(page, /^Repair with Repilot/);
       const tr = Date.now();
-      await page.waitForSelector('.quick-input-widget:has-text("Repilot patches") .quick-input-list .monaco-list-row',
-        { timeout: Number(process.env.REPILOT_E2E_REPAIR_S || 400) * 1000 });
+      // The picker opens with the first streamed patch (busy, "still
+      // running" in its title) and is replaced by the ranked list at the
+      // end: time both and the first "compiles, tests pass" item.
+      const times = await watchPatches(page, tr, Number(process.env.REPILOT_E2E_REPAIR_S || 400) * 1000);
+      log(`time from the click: first patch in the picker ${times.first} (${times.firstBusy ? 'streamed, the repair still running' : 'the ranked list: nothing shown before the end'}), ` +
+        `first "compiles, tests pass" item ${times.plausible}, ranked list ${times.ranked}`);
+      if (times.ranked === 'never') await fail('no ranked patch list in the picker');
       await page.waitForSelector('.monaco-diff-editor', { timeout: 30000 });
       await page.waitForTimeout(1500);
       const patches = await page.$$eval('.quick-input-widget .quick-input-list .monaco-list-row',

@@ -76,19 +76,85 @@ function patchItems(result, showUncompilable = true) {
   if (!result || !Array.isArray(result.patches)) {
     throw new Error('repilot.repairHunk returned no patches list');
   }
-  const items = result.patches.map((p, i) => {
-    const icon = p.plausible ? '$(pass-filled)' : p.compilable ? '$(check)' : '$(warning)';
-    const title = String(p.title || `Patch ${i + 1}`).replace(/^Apply Repilot patch \d+: /, '');
-    // The added lines, unless they are the title already (a one-line hunk).
-    const added = addedLines(p);
-    return {
-      label: `${icon} ${i + 1}. ${title}`,
-      description: patchStatus(p),
-      detail: added === title ? undefined : added,
-      patch: p,
-    };
-  });
+  const items = result.patches.map((p, i) => patchItem(p, i + 1));
   return showUncompilable ? items : items.filter((it) => it.patch.compilable);
+}
+
+// patchItem is the QuickPick item of one patch, numbered rank (1-based) when
+// rank is given (a ranked result), unnumbered otherwise (a streamed patch).
+function patchItem(p, rank) {
+  const icon = p.plausible ? '$(pass-filled)' : p.compilable ? '$(check)' : '$(warning)';
+  const title = String(p.title || `Patch ${rank || ''}`.trim())
+    .replace(/^Apply Repilot patch \d+: /, '').replace(/^Repilot patch found: /, '');
+  // The added lines, unless they are the title already (a one-line hunk).
+  const added = addedLines(p);
+  return {
+    label: rank ? `${icon} ${rank}. ${title}` : `${icon} ${title}`,
+    description: patchStatus(p),
+    detail: added === title ? undefined : added,
+    patch: p,
+  };
+}
+
+/** The notification that streams a repair's patches (proxy/feature/repairfeat NotifyPatchFound). */
+const FOUND_NOTIFICATION = 'repilot/patchFound';
+
+/**
+ * matchesRepair tells whether a repilot/patchFound notification's params
+ * {uri, version, patch} belong to the repair pending = {uri, version} (the
+ * document and version repairArgs sent).
+ */
+function matchesRepair(params, pending) {
+  return !!params && !!pending && params.uri === pending.uri && params.version === pending.version &&
+    !!params.patch && typeof params.patch === 'object';
+}
+
+/**
+ * patchKey identifies a patch across the stream and the ranked result (their
+ * titles differ): its hunk, else its diff, else its title's text.
+ */
+function patchKey(p) {
+  if (!p) return '';
+  if (typeof p.hunk === 'string') return 'h:' + p.hunk;
+  if (typeof p.diff === 'string' && p.diff) return 'd:' + p.diff;
+  return 't:' + String(p.title || '').replace(/^Apply Repilot patch \d+: /, '').replace(/^Repilot patch found: /, '');
+}
+
+/**
+ * addFound appends a streamed patch to found (an array, in arrival order)
+ * unless a patch with the same patchKey is there; returns whether it did.
+ */
+function addFound(found, patch) {
+  const k = patchKey(patch);
+  if (found.some((p) => patchKey(p) === k)) return false;
+  found.push(patch);
+  return true;
+}
+
+/**
+ * foundItems turns the patches streamed so far into QuickPick items (not
+ * numbered: the ranking comes with the result): "compiles, tests pass"
+ * first, then "compiles", then the rest, each group by logProb (highest
+ * first), ties in arrival order. Patches that do not compile are left out
+ * unless showUncompilable.
+ */
+function foundItems(found, showUncompilable = false) {
+  const grade = (p) => (p.plausible ? 2 : p.compilable ? 1 : 0);
+  const lp = (p) => (typeof p.logProb === 'number' ? p.logProb : -Infinity);
+  return found.map((p, i) => ({ p, i }))
+    .filter(({ p }) => showUncompilable || p.compilable)
+    .sort((a, b) => grade(b.p) - grade(a.p) || lp(b.p) - lp(a.p) || a.i - b.i)
+    .map(({ p }) => patchItem(p));
+}
+
+/**
+ * sameItem returns the item of items showing the same patch (patchKey) as
+ * item, or undefined: the focus kept when the picker's items are replaced.
+ */
+function sameItem(item, items) {
+  if (!item || !item.patch) return undefined;
+  const k = patchKey(item.patch);
+  return items.find((it) => it.patch && patchKey(it.patch) === k);
 }
 
 /**
@@ -219,6 +285,6 @@ function isCancelled(err) {
 const SEARCH_COMMAND = 'repilot.semanticSearch';
 
 module.exports = {
-  REPAIR_COMMAND, APPLY_COMMAND, SEARCH_COMMAND, applyParams, hunkRange, repairArgs, lineLabel, patchItems, patchStatus, addedLines, patchEdits,
+  REPAIR_COMMAND, APPLY_COMMAND, SEARCH_COMMAND, FOUND_NOTIFICATION, applyParams, matchesRepair, patchKey, addFound, foundItems, sameItem, hunkRange, repairArgs, lineLabel, patchItems, patchStatus, addedLines, patchEdits,
   applyTextEdits, searchItems, checkTestCommand, serverEnv, describeError, isCancelled,
 };

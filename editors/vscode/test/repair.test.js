@@ -113,3 +113,45 @@ test('applyParams takes the patch\'s repilot.applyPatch command, or nothing', ()
   assert.equal(r.applyParams({ command: { command: 'something.else' } }), undefined);
   assert.equal(r.applyParams(undefined), undefined);
 });
+
+test('matchesRepair takes the pending repair\'s document and version only', () => {
+  const pending = { uri: 'file:///p/Cart.java', version: 7 };
+  const patch = { title: 'Repilot patch found: x', compilable: true };
+  assert.equal(r.matchesRepair({ uri: 'file:///p/Cart.java', version: 7, patch }, pending), true);
+  assert.equal(r.matchesRepair({ uri: 'file:///p/Cart.java', version: 6, patch }, pending), false, 'an older repair of the file');
+  assert.equal(r.matchesRepair({ uri: 'file:///p/Other.java', version: 7, patch }, pending), false);
+  assert.equal(r.matchesRepair({ uri: 'file:///p/Cart.java', version: 7 }, pending), false, 'no patch');
+  assert.equal(r.matchesRepair(null, pending), false);
+  assert.equal(r.matchesRepair({ uri: 'file:///p/Cart.java', version: 7, patch }, undefined), false);
+});
+
+test('streamed patches: deduplicated, ordered by status then logProb, focus kept on the ranked list', () => {
+  const found = [];
+  const a = { title: 'Repilot patch found: a', hunk: 'a\n', compilable: true, plausible: false, logProb: -1 };
+  const b = { title: 'Repilot patch found: b', hunk: 'b\n', compilable: false, plausible: false, logProb: 0 };
+  const c = { title: 'Repilot patch found: c', hunk: 'c\n', compilable: true, plausible: true, logProb: -9 };
+  const d = { title: 'Repilot patch found: d', hunk: 'd\n', compilable: true, plausible: false, logProb: -0.5 };
+  assert.equal(r.addFound(found, a), true);
+  assert.equal(r.addFound(found, { ...a }), false, 'the same hunk twice');
+  r.addFound(found, b);
+  r.addFound(found, c);
+  r.addFound(found, d);
+  const items = r.foundItems(found);
+  assert.deepEqual(items.map((it) => it.patch.hunk), ['c\n', 'd\n', 'a\n'], 'tests pass first, then by logProb; b does not compile');
+  assert.equal(items[0].label, '$(pass-filled) c', 'unnumbered, without the "found" prefix');
+  assert.equal(items[0].description, 'compiles, tests pass');
+  assert.deepEqual(r.foundItems(found, true).map((it) => it.patch.hunk), ['c\n', 'd\n', 'a\n', 'b\n']);
+  // Equal status and logProb: arrival order.
+  const e = { title: 'Repilot patch found: e', hunk: 'e\n', compilable: true, logProb: -1 };
+  r.addFound(found, e);
+  assert.deepEqual(r.foundItems(found).map((it) => it.patch.hunk), ['c\n', 'd\n', 'a\n', 'e\n']);
+  // The ranked result titles the same patches differently; the focus follows the hunk.
+  const ranked = r.patchItems({ patches: [
+    { title: 'Apply Repilot patch 1: c', hunk: 'c\n', compilable: true, plausible: true },
+    { title: 'Apply Repilot patch 2: a', hunk: 'a\n', compilable: true },
+  ] });
+  assert.equal(r.sameItem(items[2], ranked), ranked[1]);
+  assert.equal(r.sameItem(items[1], ranked), undefined, 'd is not in the ranked list');
+  assert.equal(r.sameItem(undefined, ranked), undefined);
+  assert.equal(r.patchKey({ title: 'Apply Repilot patch 3: x' }), r.patchKey({ title: 'Repilot patch found: x' }));
+});

@@ -4,10 +4,11 @@
 -- require('repilot').setup(opts) registers a FileType autocommand that starts
 -- one `repilot-lsp` per project root with vim.lsp.start_client (vim.lsp.start
 -- does not exist in 0.7) and attaches Java buffers to it, and the commands
--- :RepilotRepair, :RepilotCancel and :RepilotSearch. The plugin stays thin:
--- the server does the work and reports it with $/progress; the plugin shows
--- that progress, picks patches and search results with vim.ui.select, applies
--- the chosen WorkspaceEdit and fills the quickfix list. The API key is never
+-- :RepilotRepair, :RepilotPatches (the patches a running repair has streamed
+-- with repilot/patchFound so far), :RepilotCancel and :RepilotSearch. The
+-- plugin stays thin: the server does the work and reports it with $/progress;
+-- the plugin shows that progress, picks patches and search results with
+-- vim.ui.select, applies the chosen WorkspaceEdit and fills the quickfix list. The API key is never
 -- an option: it is read from the environment variable named by
 -- model.api_key_env. :help repilot documents all of it.
 local M = {}
@@ -61,6 +62,10 @@ M.clients = {}
 M.progress = {}
 -- Requests of this plugin still running: list of {client_id, id, what}.
 M.pending = {}
+-- Repairs still running, oldest first: {client_id, bufnr, uri, version,
+-- where, found (patches streamed so far, in arrival order), ...}, for
+-- repilot/patchFound and :RepilotPatches.
+M.repairs = {}
 
 local function notify(msg, level)
   vim.notify('Repilot: ' .. msg, level or vim.log.levels.INFO)
@@ -182,6 +187,10 @@ local handlers = {
     end
     M.on_progress(result, ctx)
   end,
+  -- The patches of a running repair, as each is validated.
+  ['repilot/patchFound'] = function(_, result, ctx)
+    M.on_patch_found(result, ctx)
+  end,
   -- JDT LS's own status ("Starting", "ServiceReady").
   ['language/status'] = function(_, result)
     if type(result) == 'table' and result.type == 'ServiceReady' then
@@ -281,7 +290,17 @@ local function request(client, method, params, bufnr, what, handler)
     entry.id = id
     table.insert(M.pending, entry)
   end
-  return ok
+  return ok, entry
+end
+
+-- cancel_one cancels one request of this plugin ($/cancelRequest); its
+-- handler gets a RequestCancelled error.
+local function cancel_one(entry)
+  local c = live_client(entry.client_id)
+  if c and entry.id and not entry.done then
+    c.cancel_request(entry.id)
+  end
+  entry.finish({ code = REQUEST_CANCELLED, message = entry.what .. ' cancelled' })
 end
 
 --- Cancels what this plugin is running (repairs, searches): a
@@ -344,8 +363,110 @@ end
 
 --- One line describing a patch, for vim.ui.select.
 function M.format_patch(p)
-  local title = tostring(p.title or 'patch'):gsub('^Apply Repilot patch %d+: ', '')
+  local title = tostring(p.title or 'patch'):gsub('^Apply Repilot patch %d+: ', ''):gsub('^Repilot patch found: ', '')
   return string.format('%s  [%s]', title, M.patch_status(p))
+end
+
+-- What identifies a patch across the stream and the result (their titles
+-- differ): its hunk, else its title's text.
+local function patch_key(p)
+  if type(p.hunk) == 'string' then
+    return 'h:' .. p.hunk
+  end
+  return 't:' .. tostring(p.title or ''):gsub('^Apply Repilot patch %d+: ', ''):gsub('^Repilot patch found: ', '')
+end
+
+--- Appends a streamed patch to found unless the same patch (hunk) is there;
+--- returns whether it did.
+function M.add_found(found, patch)
+  local k = patch_key(patch)
+  for _, p in ipairs(found) do
+    if patch_key(p) == k then
+      return false
+    end
+  end
+  table.insert(found, patch)
+  return true
+end
+
+--- The patches streamed so far as offered before the end: "compiles, tests
+--- pass" first, then "compiles", then (with show_uncompilable) the rest, each
+--- group by logProb (highest first), ties in arrival order.
+function M.found_patches(found, show_uncompilable)
+  local list = {}
+  for i, p in ipairs(found) do
+    if p.compilable or show_uncompilable then
+      table.insert(list, { p = p, i = i })
+    end
+  end
+  local function grade(p)
+    return p.plausible and 2 or (p.compilable and 1 or 0)
+  end
+  local function lp(p)
+    return type(p.logProb) == 'number' and p.logProb or -math.huge
+  end
+  table.sort(list, function(a, b)
+    if grade(a.p) ~= grade(b.p) then
+      return grade(a.p) > grade(b.p)
+    end
+    if lp(a.p) ~= lp(b.p) then
+      return lp(a.p) > lp(b.p)
+    end
+    return a.i < b.i
+  end)
+  return vim.tbl_map(function(x)
+    return x.p
+  end, list)
+end
+
+--- Records one repilot/patchFound notification ({uri, version, patch}) for
+--- the running repair of that document version and tells the user about a
+--- patch that would be offered.
+function M.on_patch_found(result, ctx)
+  if type(result) ~= 'table' or type(result.patch) ~= 'table' then
+    return
+  end
+  for _, rep in ipairs(M.repairs) do
+    if rep.client_id == ctx.client_id and rep.uri == result.uri and rep.version == result.version then
+      if M.add_found(rep.found, result.patch) and (result.patch.compilable or M.config.show_uncompilable) then
+        notify(string.format('found for %s: %s (:RepilotPatches to choose now)', rep.where, M.format_patch(result.patch)))
+      end
+      return
+    end
+  end
+end
+
+-- apply_choice applies a chosen patch: through its repilot.applyPatch
+-- command (the server checks that the buffer is still at the version it
+-- repaired and sends workspace/applyEdit: one undoable edit), else here.
+-- on_done(patch_or_nil, err_or_nil).
+local function apply_choice(client, bufnr, version, choice, on_done)
+  local function applied()
+    notify('applied: ' .. M.format_patch(choice) .. ' (u undoes it)')
+    on_done(choice, nil)
+  end
+  local function apply_here()
+    if vim.lsp.util.buf_versions[bufnr] ~= version then
+      notify('the buffer changed while choosing; patch not applied, repair again', vim.log.levels.WARN)
+      return on_done(nil, 'changed')
+    end
+    vim.lsp.util.apply_workspace_edit(choice.edit, client.offset_encoding or 'utf-16')
+    applied()
+  end
+  if not choice.command then
+    return apply_here() -- a server without repilot.applyPatch
+  end
+  request(client, 'workspace/executeCommand', { command = choice.command.command, arguments = choice.command.arguments },
+    bufnr, 'apply', function(aerr, aresult)
+      if aerr then
+        notify('patch not applied: ' .. (aerr.message or vim.inspect(aerr)), vim.log.levels.WARN)
+        return on_done(nil, aerr)
+      end
+      if type(aresult) == 'table' and aresult.applied == false and aresult.edit then
+        return apply_here()
+      end
+      applied()
+    end)
 end
 
 --- Repairs lines line1..line2 (1-based, inclusive) of bufnr: asks the server,
@@ -362,67 +483,117 @@ function M.repair(line1, line2, bufnr, on_done)
   local args = M.repair_args(bufnr, line1, line2)
   local where = line1 == line2 and ('line ' .. line1) or ('lines ' .. line1 .. '-' .. line2)
   notify('repairing ' .. where .. ' (:RepilotCancel stops it)')
-  request(client, 'workspace/executeCommand', { command = M.REPAIR_COMMAND, arguments = { args } }, bufnr, 'repair',
+  local rep = { client_id = client.id, bufnr = bufnr, uri = args.uri, version = args.version, where = where, found = {} }
+  rep.client = client
+  rep.on_done = on_done
+  table.insert(M.repairs, rep)
+  local ok, entry = request(client, 'workspace/executeCommand', { command = M.REPAIR_COMMAND, arguments = { args } }, bufnr, 'repair',
     function(err, result)
-      if err then
-        if err.code == REQUEST_CANCELLED then
-          notify('repair of ' .. where .. ' cancelled')
-        else
-          notify(err.message or vim.inspect(err), vim.log.levels.ERROR)
-        end
-        return on_done(nil, err)
-      end
-      local all = result and result.patches
-      if type(all) ~= 'table' or #all == 0 then
-        notify('no patch for ' .. where, vim.log.levels.WARN)
-        return on_done(nil, 'no patch')
-      end
-      local patches = {}
-      for _, p in ipairs(all) do
-        if p.compilable or M.config.show_uncompilable then
-          table.insert(patches, p)
+      rep.ended = true
+      for i, r in ipairs(M.repairs) do
+        if r == rep then
+          table.remove(M.repairs, i)
+          break
         end
       end
-      if #patches == 0 then
-        notify(string.format('none of the %d patches for %s compiles (show_uncompilable = true lists them)', #all, where),
-          vim.log.levels.WARN)
-        return on_done(nil, 'no compilable patch')
+      if rep.chosen then
+        return -- a patch found before the end was chosen (M.patches)
       end
-      vim.ui.select(patches, { prompt = 'Repilot patches for ' .. where, format_item = M.format_patch }, function(choice)
-        if not choice then
-          return on_done(nil, nil)
-        end
-        local function applied()
-          notify('applied: ' .. M.format_patch(choice) .. ' (u undoes it)')
-          on_done(choice, nil)
-        end
-        local function apply_here()
-          if vim.lsp.util.buf_versions[bufnr] ~= args.version then
-            notify('the buffer changed while choosing; patch not applied, repair again', vim.log.levels.WARN)
-            return on_done(nil, 'changed')
+      local function final()
+        if err then
+          if err.code == REQUEST_CANCELLED then
+            notify('repair of ' .. where .. ' cancelled')
+          else
+            notify(err.message or vim.inspect(err), vim.log.levels.ERROR)
           end
-          vim.lsp.util.apply_workspace_edit(choice.edit, client.offset_encoding or 'utf-16')
-          applied()
+          return on_done(nil, err)
         end
-        if not choice.command then
-          return apply_here() -- a server without repilot.applyPatch
+        local all = result and result.patches
+        if type(all) ~= 'table' or #all == 0 then
+          notify('no patch for ' .. where, vim.log.levels.WARN)
+          return on_done(nil, 'no patch')
         end
-        -- repilot.applyPatch: the server checks that the buffer is still at
-        -- the version it repaired and applies the patch with
-        -- workspace/applyEdit (Neovim's own handler: one undoable edit).
-        request(client, 'workspace/executeCommand', { command = choice.command.command, arguments = choice.command.arguments },
-          bufnr, 'apply', function(aerr, aresult)
-            if aerr then
-              notify('patch not applied: ' .. (aerr.message or vim.inspect(aerr)), vim.log.levels.WARN)
-              return on_done(nil, aerr)
-            end
-            if type(aresult) == 'table' and aresult.applied == false and aresult.edit then
-              return apply_here()
-            end
-            applied()
-          end)
-      end)
+        local patches = {}
+        for _, p in ipairs(all) do
+          if p.compilable or M.config.show_uncompilable then
+            table.insert(patches, p)
+          end
+        end
+        if #patches == 0 then
+          notify(string.format('none of the %d patches for %s compiles (show_uncompilable = true lists them)', #all, where),
+            vim.log.levels.WARN)
+          return on_done(nil, 'no compilable patch')
+        end
+        vim.ui.select(patches, { prompt = 'Repilot patches for ' .. where, format_item = M.format_patch }, function(choice)
+          if not choice then
+            return on_done(nil, nil)
+          end
+          apply_choice(client, bufnr, args.version, choice, on_done)
+        end)
+      end
+      if rep.picking then
+        rep.deferred = final -- after the menu of :RepilotPatches, unless it chooses
+        return
+      end
+      final()
     end)
+  if ok then
+    rep.entry = entry
+  else
+    table.remove(M.repairs) -- not sent (the client is stopping)
+  end
+end
+
+--- :RepilotPatches: the patches found so far by the running repair of bufnr
+--- (else the latest running repair) in a vim.ui.select menu. Choosing one
+--- applies it and cancels the rest of the repair; leaving the menu lets the
+--- repair go on, and its ranked menu comes at the end as usual.
+--- on_done(applied_patch_or_nil, err_or_nil) is for the tests.
+function M.patches(bufnr, on_done)
+  bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
+  on_done = on_done or function() end
+  local rep
+  for i = #M.repairs, 1, -1 do
+    if M.repairs[i].bufnr == bufnr then
+      rep = M.repairs[i]
+      break
+    end
+  end
+  rep = rep or M.repairs[#M.repairs]
+  if not rep then
+    notify('no repair is running (:RepilotRepair starts one)', vim.log.levels.WARN)
+    return on_done(nil, 'no repair')
+  end
+  local offered = M.found_patches(rep.found, M.config.show_uncompilable)
+  if #offered == 0 then
+    notify('no patch for ' .. rep.where .. ' yet; the repair goes on')
+    return on_done(nil, 'none yet')
+  end
+  rep.picking = true
+  vim.ui.select(offered, {
+    prompt = 'Repilot patches found so far for ' .. rep.where .. ' (choosing one stops the repair)',
+    format_item = M.format_patch,
+  }, function(choice)
+    rep.picking = false
+    if not choice then
+      local d = rep.deferred
+      rep.deferred = nil
+      if d then
+        d() -- the repair ended meanwhile: its ranked menu
+      end
+      return on_done(nil, nil)
+    end
+    rep.chosen = true
+    rep.deferred = nil
+    if not rep.ended and rep.entry then
+      cancel_one(rep.entry)
+      notify('a patch found before the end was chosen: the rest of the repair of ' .. rep.where .. ' is cancelled')
+    end
+    apply_choice(rep.client, rep.bufnr, rep.version, choice, function(p, e)
+      rep.on_done(p, e)
+      on_done(p, e)
+    end)
+  end)
 end
 
 --- Lines (1-based, inclusive) of the diagnostic under the cursor, or nil.
@@ -628,6 +799,9 @@ function M.setup(opts)
       M.repair(c.line1, c.line2, 0)
     end
   end, { range = true, desc = 'Repair the selected lines (or the diagnostic under the cursor) with Repilot' })
+  vim.api.nvim_create_user_command('RepilotPatches', function()
+    M.patches(0)
+  end, { desc = 'Choose among the patches the running Repilot repair has found so far' })
   vim.api.nvim_create_user_command('RepilotCancel', function()
     M.cancel()
   end, { desc = 'Cancel the running Repilot repair or search' })
