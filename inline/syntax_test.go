@@ -23,7 +23,16 @@ func projectURI(t *testing.T, release string) string {
 	return "file://" + filepath.ToSlash(filepath.Join(dir, "A.java"))
 }
 
+// waitForSyntax lets cannotParse wait for the reference's parse however
+// long it takes (on a loaded machine the background parse may start late).
+func waitForSyntax(t *testing.T) {
+	old := syntaxWait
+	syntaxWait = time.Minute
+	t.Cleanup(func() { syntaxWait = old })
+}
+
 func TestSyntaxFilter(t *testing.T) {
+	waitForSyntax(t)
 	uri := projectURI(t, "17")
 	const file = "class A {\n  void f() {\n    int x = foo(\n    g();\n  }\n  int foo(int a) { return a; }\n  void g() {}\n}\n"
 	caret := strings.Index(file, "foo(") + len("foo(")
@@ -53,6 +62,7 @@ func TestSyntaxFilter(t *testing.T) {
 }
 
 func TestSyntaxFilterOff(t *testing.T) {
+	waitForSyntax(t)
 	const file = "class A {\n  void f() {\n    int x = foo(\n  }\n}\n"
 	caret := strings.Index(file, "foo(") + len("foo(")
 	// A level the grammar is not verified for: off.
@@ -73,6 +83,7 @@ func TestSyntaxFilterOff(t *testing.T) {
 // reaches the compiler (which here would pass it), and the next sample is
 // shown.
 func TestUnparsableSampleIsNotChecked(t *testing.T) {
+	waitForSyntax(t)
 	var mu sync.Mutex
 	var seen []string
 	c := &funcCompiler{f: func(text string) []engine.CompileError {
