@@ -312,7 +312,8 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 // from the service's totals before and after it: the counts of samples
 // that failed the check ("rejected"), died with every token pruned
 // ("dead"), reached the token limit ("truncated"), ended blank or repeated
-// a checked text, and "budget" when the generation ran out of its budget.
+// a checked text, did not parse before the check ("unparsable"), and
+// "budget" when the generation ran out of its budget.
 // "no sample" when none ran (a cached or typed-through answer).
 func whyNothing(before, after inline.Stats) string {
 	var parts []string
@@ -325,6 +326,7 @@ func whyNothing(before, after inline.Stats) string {
 		{"truncated", after.Truncated - before.Truncated},
 		{"blank", after.Blank - before.Blank},
 		{"repeated", after.Repeated - before.Repeated},
+		{"unparsable", after.Unparsable - before.Unparsable},
 	} {
 		if c.n > 0 {
 			parts = append(parts, fmt.Sprintf("%s %d", c.name, c.n))

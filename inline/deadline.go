@@ -51,27 +51,58 @@ const (
 )
 
 // checkTimes estimates how long one compile check takes from the last
-// checkHistory checks: their 90th percentile.
+// checkHistory checks of the last checkMaxAge: their 90th percentile.
+//
+// Why the age bound: no automatic check starts while the estimate leaves no
+// time for one, so an estimate made of slow checks (JDT LS's first checks
+// of a session, a load spike) would never be replaced and ghost text would
+// stay off for good. Seen in bench inline on java.logging/ under load 27,
+// with the unguided greedy text checked first: two cold first checks of
+// about 1 s each, and none of the 142 requests after them ran a sample. After checkMaxAge without a check the estimate
+// is initialCheckEstimate again, and the next check measures anew.
 type checkTimes struct {
 	mu   sync.Mutex
-	ring [checkHistory]time.Duration
+	ring [checkHistory]timedCheck
 	n    int // checks recorded (the ring holds the last min(n, checkHistory))
+	now  func() time.Time
+}
+
+// timedCheck is one check's duration and when it ended.
+type timedCheck struct {
+	d  time.Duration
+	at time.Time
+}
+
+// checkMaxAge is how long a check's duration counts toward the estimate.
+const checkMaxAge = 20 * time.Second
+
+func (c *checkTimes) clock() time.Time {
+	if c.now != nil {
+		return c.now()
+	}
+	return time.Now()
 }
 
 func (c *checkTimes) add(d time.Duration) {
 	c.mu.Lock()
-	c.ring[c.n%checkHistory] = d
+	c.ring[c.n%checkHistory] = timedCheck{d: d, at: c.clock()}
 	c.n++
 	c.mu.Unlock()
 }
 
 // estimate returns the 90th percentile (nearest rank) of the recent checks,
-// or initialCheckEstimate when none was timed.
+// or initialCheckEstimate when none was timed in the last checkMaxAge.
 func (c *checkTimes) estimate() time.Duration {
 	c.mu.Lock()
-	n := min(c.n, checkHistory)
-	ds := slices.Clone(c.ring[:n])
+	since := c.clock().Add(-checkMaxAge)
+	ds := make([]time.Duration, 0, checkHistory)
+	for _, t := range c.ring[:min(c.n, checkHistory)] {
+		if t.at.After(since) {
+			ds = append(ds, t.d)
+		}
+	}
 	c.mu.Unlock()
+	n := len(ds)
 	if n == 0 {
 		return initialCheckEstimate
 	}

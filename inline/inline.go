@@ -65,8 +65,9 @@ type Options struct {
 	// AutomaticSamples: samples tried on an automatic trigger; default 1
 	// (greedy). With AutomaticBudget, a sample starts only while the budget
 	// (counted from the request's start) has time left for it and its
-	// compile check; and a sample that ends without a candidate or repeats
-	// one already checked does not count, up to twice this many samples.
+	// compile check; and a sample that ends without a candidate, repeats
+	// one already checked or does not parse (syntax.go) does not count, up
+	// to twice this many samples.
 	AutomaticSamples int
 	InvokedSamples   int     // samples tried on an invoked trigger; default 4 (the first greedy)
 	MaxTokens        int     // tokens per suggestion; default 48
@@ -164,6 +165,10 @@ type Stats struct {
 	Truncated int // MaxTokens reached without the end token
 	Blank     int // ended with only whitespace
 	Repeated  int // ended with a text already checked for this request
+	// Unparsable: completed samples dropped before the compile check
+	// because the file with them inserted has a syntax error on the
+	// caret's line that a local parse finds (syntax.go).
+	Unparsable int
 }
 
 // Service answers suggestion requests. It is safe for concurrent use.
@@ -382,6 +387,7 @@ func (s *Service) addTotals(st Stats) {
 	t.Truncated += st.Truncated
 	t.Blank += st.Blank
 	t.Repeated += st.Repeated
+	t.Unparsable += st.Unparsable
 }
 
 // Forget drops what the service remembers of a document (on didClose).
@@ -460,15 +466,21 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	}
 	key := repair.HunkKey(req.URI, mprefix, suffix)
 	tried := map[string]bool{}
+	var syntax *syntaxFilter
+	if !o.Unguided && b.Compiler != nil {
+		syntax = newSyntaxFilter(req.URI, prefix, suffix)
+		defer syntax.close()
+	}
 	// The first sample is greedy; the others share one sampler at
 	// temperature (and its trie of rejected prefixes).
 	session, lastAsked := wrap(ms, rule, &st.ModelCalls)
 	var samplers [2]*repair.GuidedSampler
-	// Under a budget, a sample that repeats a candidate already checked, or
-	// ends without a candidate, does not count toward samples (the next one
-	// may differ: its random stream does, and a dead sample's prefix is
-	// pruned); the budget bounds the time, and attempts are bounded by twice
-	// samples. Without a budget every sample counts.
+	// Under a budget, a sample that repeats a candidate already checked,
+	// ends without a candidate or does not parse (syntax.go) does not count
+	// toward samples (the next one may differ: its random stream does, and
+	// a dead sample's prefix is pruned); the budget bounds the time, and
+	// attempts are bounded by twice samples. Without a budget every sample
+	// counts.
 	attempts := samples
 	if budgeted {
 		attempts = 2 * samples
@@ -537,6 +549,15 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		}
 		text = rest
 		tried[text] = true
+		if syntax.cannotParse(ctx, text) {
+			// Fails the check's rule (a) without a check: the next
+			// sample gets the time (syntax.go).
+			st.Unparsable++
+			if traceSamples {
+				fmt.Fprintf(os.Stderr, "inline trace: %q does not parse: not checked\n", text)
+			}
+			continue
+		}
 		checked++
 		if o.Unguided || b.Compiler == nil {
 			sug.Text = text
