@@ -9,20 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-)
 
-func write(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
+)
 
 func TestParseRelease(t *testing.T) {
 	for in, want := range map[string]int{
@@ -89,7 +78,7 @@ func TestFileLevel(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			root := t.TempDir()
-			write(t, root, c.files)
+			testtree.Write(t, root, c.files)
 			l := FileLevel(filepath.Join(root, filepath.FromSlash(c.file)))
 			if l.Release != c.release || l.Preview != c.preview || !strings.Contains(l.From, c.from) {
 				t.Errorf("FileLevel = %+v, want release %d preview %v from ~%q", l, c.release, c.preview, c.from)
@@ -100,11 +89,11 @@ func TestFileLevel(t *testing.T) {
 
 func TestRelease(t *testing.T) {
 	dir := t.TempDir()
-	write(t, dir, map[string]string{"release": "IMPLEMENTOR=\"x\"\nJAVA_VERSION=\"25.0.3\"\n"})
+	testtree.Write(t, dir, map[string]string{"release": "IMPLEMENTOR=\"x\"\nJAVA_VERSION=\"25.0.3\"\n"})
 	if r, err := Release(dir); err != nil || r != 25 {
 		t.Errorf("Release = %d, %v; want 25", r, err)
 	}
-	write(t, dir, map[string]string{"release": "IMPLEMENTOR=\"x\"\n"})
+	testtree.Write(t, dir, map[string]string{"release": "IMPLEMENTOR=\"x\"\n"})
 	if _, err := Release(dir); err == nil {
 		t.Error("Release of a file without JAVA_VERSION: no error")
 	}
@@ -122,12 +111,12 @@ func TestTrainingSrcZip(t *testing.T) {
 	t.Cleanup(func() { jvmDir = old })
 	mk := func(name, version string, src bool) string {
 		home := filepath.Join(root, name)
-		write(t, home, map[string]string{"release": `JAVA_VERSION="` + version + `"` + "\n", "bin/java": "#!/bin/sh\n"})
+		testtree.Write(t, home, map[string]string{"release": `JAVA_VERSION="` + version + `"` + "\n", "bin/java": "#!/bin/sh\n"})
 		if err := os.Chmod(filepath.Join(home, "bin", "java"), 0o755); err != nil {
 			t.Fatal(err)
 		}
 		if src {
-			write(t, home, map[string]string{"lib/src.zip": "PK"})
+			testtree.Write(t, home, map[string]string{"lib/src.zip": "PK"})
 		} else {
 			if err := os.MkdirAll(filepath.Join(home, "lib"), 0o755); err != nil {
 				t.Fatal(err)

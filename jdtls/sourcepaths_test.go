@@ -1,24 +1,11 @@
 package jdtls
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"testing"
-)
 
-func writeFiles(t *testing.T, root string, files map[string]string) {
-	t.Helper()
-	for name, text := range files {
-		p := filepath.Join(root, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
+)
 
 func TestInferSourcePaths(t *testing.T) {
 	for _, c := range []struct {
@@ -42,7 +29,7 @@ func TestInferSourcePaths(t *testing.T) {
 		{"no Java", map[string]string{"README.md": "hi"}, nil},
 	} {
 		root := t.TempDir()
-		writeFiles(t, root, c.files)
+		testtree.Write(t, root, c.files)
 		if got := InferSourcePaths(root); !reflect.DeepEqual(got, c.want) {
 			t.Errorf("%s: InferSourcePaths = %q, want %q", c.name, got, c.want)
 		}
@@ -51,7 +38,7 @@ func TestInferSourcePaths(t *testing.T) {
 
 func TestWithSourcePaths(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"src/p/A.java": "package p;"})
+	testtree.Write(t, root, map[string]string{"src/p/A.java": "package p;"})
 	got := withSourcePaths(DefaultSettings(), root, nil)
 	if v := lookupSetting(got, SourcePathsSetting); !reflect.DeepEqual(v, []any{"src"}) {
 		t.Errorf("inferred: %v, want [src]", v)
@@ -67,10 +54,10 @@ func TestWithSourcePaths(t *testing.T) {
 
 func TestInferSourcePathsAll(t *testing.T) {
 	a, b, c, m := t.TempDir(), t.TempDir(), t.TempDir(), t.TempDir()
-	writeFiles(t, a, map[string]string{"src/p/A.java": "package p;"})
-	writeFiles(t, b, map[string]string{"src/q/B.java": "package q;"})
-	writeFiles(t, c, map[string]string{"src/main/java/p/C.java": "package p;"})
-	writeFiles(t, m, map[string]string{"pom.xml": "<project/>", "src/main/java/p/M.java": "package p;"})
+	testtree.Write(t, a, map[string]string{"src/p/A.java": "package p;"})
+	testtree.Write(t, b, map[string]string{"src/q/B.java": "package q;"})
+	testtree.Write(t, c, map[string]string{"src/main/java/p/C.java": "package p;"})
+	testtree.Write(t, m, map[string]string{"pom.xml": "<project/>", "src/main/java/p/M.java": "package p;"})
 	for _, tc := range []struct {
 		dirs []string
 		want []any
