@@ -449,9 +449,21 @@ type openBracket struct {
 	// newSeen: "new" came while this bracket was the innermost; ctor: the
 	// bracket is a "(" opened inside a "(" or "[" that had seen "new", so
 	// it may be a class instance creation's arguments, which an anonymous
-	// class body may follow ("f(new Object() {").
+	// class body may follow ("f(new Object() {"). A ";" at this bracket's
+	// level ends the statement (or a for header's part) that "new" came
+	// in: it clears newSeen, as no class instance creation spans a ";".
 	newSeen, ctor bool
+	// expr: "return", "throw" or an assignment operator came at this
+	// bracket's level since its last ";", so the rest of the statement at
+	// this level is an expression (JLS 14.17, 14.18, 15.26), where "{"
+	// opens only a lambda body, an array initializer or an anonymous class
+	// or switch body (syntaxDead).
+	expr bool
 }
+
+// assignOps are Java's assignment operators (JLS 15.26).
+var assignOps = map[string]bool{"=": true, "+=": true, "-=": true, "*=": true, "/=": true, "%=": true,
+	"&=": true, "|=": true, "^=": true, "<<=": true, ">>=": true, ">>>=": true}
 
 // bracketScan follows the brackets of a token stream: the brackets open
 // (innermost last) and, when the last code token is a closer, the bracket
@@ -519,11 +531,22 @@ func (b *bracketScan) feed(toks []streamTok) {
 				b.stack[n-1].typed = true
 				b.stack[n-1].newSeen = b.stack[n-1].newSeen || t.Text == "new"
 			}
+		case ";":
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].newSeen, b.stack[n-1].expr = false, false
+			}
 		case "@":
 			annotName = true
 		case ".":
 			annotName = b.annotName
+		case "return", "throw":
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].expr = true
+			}
 		default:
+			if n := len(b.stack); n > 0 && assignOps[t.Text] {
+				b.stack[n-1].expr = true
+			}
 			annotName = b.annotName && t.Kind == javalex.Ident
 		}
 		b.annotName = annotName
@@ -1123,14 +1146,8 @@ func (s *session) syntaxDead(st state) []uint32 {
 			words = append(words, ",")
 		}
 	}
-	if in := st.inner; (in.text == "(" || in.text == "[") && !in.header && !in.annot {
-		c := st.closed
-		switch {
-		case st.prev == "->", st.prev == "]":
-		case st.prev == ")" && (c == nil || c.ctor || c.kw == "switch"):
-		default:
-			words = append(words, "{")
-		}
+	if braceDead(st.inner, st.prev, st.closed) {
+		words = append(words, "{")
 	}
 	var dead []uint32
 	for _, w := range words {
@@ -1139,6 +1156,38 @@ func (s *session) syntaxDead(st state) []uint32 {
 		}
 	}
 	return dead
+}
+
+// braceDead reports whether "{" may not come next where inner is the
+// innermost open bracket, prev the last code token and closed, when prev
+// is a closer, the bracket it closed. Inside a "(" or "[" (not a for or
+// try header, not an annotation's arguments), in a for or try header,
+// and at the level of a "{" whose statement has become an expression
+// (openBracket.expr: after "return", "throw" or an assignment operator), a
+// "{" opens only a lambda body (after "->"), an array initializer (after
+// "]" of an array creation, or, outside a "(" or "[" that is no header,
+// after a declarator's "=": "int[] a = {1};"), an anonymous
+// class body (after a class instance creation's ")": closed.ctor) or a
+// switch block (JLS 15.10.1, 10.6, 15.9, 15.27.2, 15.28). So
+// "return a.isBefore(b) {", "int hi = Math.min(a, b) {" and "for (int i
+// = 0; i < a.get(i) {" cannot parse whatever follows.
+func braceDead(in openBracket, prev string, closed *openBracket) bool {
+	switch {
+	case (in.text == "(" || in.text == "[") && !in.header && !in.annot:
+	case in.text == "{" && in.expr, in.text == "(" && in.header && !in.annot:
+		if prev == "=" {
+			return false
+		}
+	default:
+		return false
+	}
+	switch {
+	case prev == "->", prev == "]":
+		return false
+	case prev == ")" && (closed == nil || closed.ctor || closed.kw == "switch"):
+		return false
+	}
+	return true
 }
 
 // deadClosers returns the cache ids of the closing brackets after which the

@@ -130,6 +130,20 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        for (int[] b =", nil, []string{"{"}},
 		{"        @SuppressWarnings(", nil, []string{"{"}},
 		{"        @java.lang.SuppressWarnings(value =", nil, []string{"{"}},
+		// In a statement that became an expression (return, throw, an
+		// assignment) the same, plus a declarator's "=".
+		{"        return a.isBefore(b)", []string{"{"}, []string{";", "&&", "."}},
+		{"        int hi = Math.min(a, b)", []string{"{"}, []string{";", "+"}},
+		{"        n += f(a)", []string{"{"}, nil},
+		{"        throw new IllegalStateException()", nil, []string{"{"}},
+		{"        return switch (n)", nil, []string{"{"}},
+		{"        int[] b =", nil, []string{"{"}},
+		{"        Runnable r = () ->", nil, []string{"{"}},
+		{"        return new int[]", nil, []string{"{"}},
+		{"        n = 1;\n        if (f(a))", nil, []string{"{"}},
+		{"        n = f(a);\n        f(a)", nil, []string{";"}},
+		{"        for (int i = 1; i < a.get(i++)", []string{"{"}, []string{")", "."}},
+		{"        try (InputStream in = open(f)", []string{"{"}, []string{")", ";"}},
 	}
 	for _, c := range cases {
 		for _, tok := range c.dead {
@@ -148,5 +162,42 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		if !c.End && c.Text != " {" && c.Text != "{" && c.Text != "\n" {
 			t.Errorf("after a switch header: Next proposes %q", c.Text)
 		}
+	}
+}
+
+// TestBraceDeadAcceptsJDK feeds java.base's sources (every file under
+// java/ of src.zip, up to 3,000) through the bracket scan and fails at any
+// "{" of real code that braceDead would rule out: the rule must never
+// prune a token of a program javac accepts.
+func TestBraceDeadAcceptsJDK(t *testing.T) {
+	zip := requireJDK(t)
+	braces, exprBraces := 0, 0
+	for _, src := range readZip(t, zip, "java.base/java/", 3000) {
+		var b bracketScan
+		for _, tok := range lexStream(src) {
+			if tok.Text == "{" {
+				var in openBracket
+				if n := len(b.stack); n > 0 {
+					in = b.stack[n-1]
+				}
+				var closed *openBracket
+				if b.closedLast {
+					closed = &b.closed
+				}
+				braces++
+				if in.expr {
+					exprBraces++
+				}
+				if braceDead(in, b.prev, closed) {
+					t.Fatalf("a %q after %q at offset %d is ruled out (inner %+v):\n%s", tok.Text, b.prev, tok.Start,
+						in, src[max(0, tok.Start-200):tok.Start+1])
+				}
+			}
+			b.feed([]streamTok{tok})
+		}
+	}
+	t.Logf("%d braces, %d of them inside an expression statement", braces, exprBraces)
+	if exprBraces == 0 {
+		t.Error("no brace inside an expression statement: the test checks nothing of the expression rule")
 	}
 }
