@@ -64,8 +64,11 @@ type session struct {
 	// breaksInBrackets: the buggy hunk has a line break inside a "(" or
 	// "[" it opened (see Next).
 	breaksInBrackets bool
-	stamp            []uint32 // stamp[id] == epoch: id already scored in this Next
-	epoch            uint32
+	// breaksMidStatement: the buggy hunk has a line break after a code
+	// token that ends no statement (see stmtBreak and deadTokens).
+	breaksMidStatement bool
+	stamp              []uint32 // stamp[id] == epoch: id already scored in this Next
+	epoch              uint32
 }
 
 // Start opens a session for one FIM context. It lexes the prefix and suffix
@@ -139,6 +142,7 @@ func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 		b := bracketsOf(buggy)
 		s.endBrackets = &b
 		s.breaksInBrackets = breaksInBrackets(buggy)
+		s.breaksMidStatement = breaksMidStatement(buggy)
 		if err := s.computeRest(ctx); err != nil {
 			return nil, err
 		}
@@ -422,6 +426,35 @@ func breaksInBrackets(toks []streamTok) bool {
 		case t.isNewline() && depth > 0:
 			return true
 		}
+	}
+	return false
+}
+
+// stmtBreak reports whether a line break after the code token prev keeps
+// to the lines of a hunk that breaks lines only between statements: prev
+// ends a statement or a block (";", "{", "}"), a case or statement label
+// (":", which also ends a ternary's middle: allowed, not needed), or there
+// is no code token before it.
+func stmtBreak(prev string) bool {
+	switch prev {
+	case "", ";", "{", "}", ":":
+		return true
+	}
+	return false
+}
+
+// breaksMidStatement reports whether toks hold a NEWLINE after a code token
+// of toks for which stmtBreak is false ("return a\n        || b;").
+func breaksMidStatement(toks []streamTok) bool {
+	prev := ""
+	for _, t := range toks {
+		if t.isNewline() {
+			if !stmtBreak(prev) {
+				return true
+			}
+			continue
+		}
+		prev = t.Text
 	}
 	return false
 }
@@ -1088,6 +1121,21 @@ func (s *session) deadTokens(st state) deadSet {
 		// line), the hunk cannot end before the bracket closes, and a
 		// model that breaks the line there has lost the bracket from its
 		// context (three tokens) and seldom closes it.
+		dead = append(dead, idNewline)
+	}
+	if in := st.inner.text; (in == "{" || in == "") && s.cp != nil && !s.breaksMidStatement && !stmtBreak(st.prev) {
+		// No line break inside a statement at the level of a block or
+		// class body (where no bracket of an expression is open) when
+		// the buggy hunk breaks lines only between statements: Java's
+		// syntax ignores line breaks, so every candidate stays reachable
+		// with the statement on one line (candidates are compared after
+		// whitespace normalisation); the hunk cannot end inside the
+		// statement (a line break there lets the model offer its end,
+		// which the file's parse then rejects: "return a || b" + NEWLINE,
+		// "if (c)" + NEWLINE where the buggy line opens a block); and
+		// the n-gram model, three tokens of context, loses the statement
+		// across the break and seldom finishes it ("size =", a line
+		// break, ".equals(...").
 		dead = append(dead, idNewline)
 	}
 	dead = append(dead, s.syntaxDead(st)...)

@@ -81,7 +81,11 @@ func TestNoLineBreakInsideHunkBracket(t *testing.T) {
 // alone stays proposable, including the exceptions each rule names.
 func TestSyntaxDeadTokens(t *testing.T) {
 	m := jdkModel(t)
-	s := mustStart(t, m, callFIM).(*session)
+	// A buggy hunk that breaks a line inside its statement (not inside a
+	// bracket): deadTokens then leaves line breaks to the other rules.
+	fim := callFIM
+	fim.Buggy = "        n = a[n - 1]\n            + 0;\n"
+	s := mustStart(t, m, fim).(*session)
 	isDead := func(gen, tok string) bool {
 		id, ok := m.ids[tok]
 		if tok == "\n" {
@@ -199,5 +203,48 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 	t.Logf("%d braces, %d of them inside an expression statement", braces, exprBraces)
 	if exprBraces == 0 {
 		t.Error("no brace inside an expression statement: the test checks nothing of the expression rule")
+	}
+}
+
+// TestNoLineBreakInsideStatement: when the buggy hunk breaks lines only
+// between statements, Next breaks no line inside a statement at a block's
+// level, and still does after one, after a block's "{" or "}" and inside a
+// bracket the prefix opened; a buggy hunk that breaks a statement's line
+// keeps line breaks everywhere there.
+func TestNoLineBreakInsideStatement(t *testing.T) {
+	m := jdkModel(t)
+	s := mustStart(t, m, callFIM)
+	for _, gen := range []string{"        return a[n] || b", "        if (n > 0)", "        n =", "        n = f(a)",
+		"        n = 1;\n        else"} {
+		if p := candProb(next(t, s, gen, 0), "\n", false); p != 0 {
+			t.Errorf("after %q: P(line break) = %g, want 0", gen, p)
+		}
+	}
+	for _, gen := range []string{"        n = f(a);", "        if (n > 0) {", "        }", "        case 1:"} {
+		if p := candProb(next(t, s, gen, 0), "\n", false); p == 0 {
+			t.Errorf("after %q: no line break", gen)
+		}
+	}
+	broken := callFIM
+	broken.Buggy = "        n = a[n - 1]\n            + 0;\n"
+	if p := candProb(next(t, mustStart(t, m, broken), "        n = f(a)", 0), "\n", false); p == 0 {
+		t.Error("the buggy hunk breaks its statement's line: no line break inside a statement")
+	}
+}
+
+// TestBreaksMidStatement: the buggy hunk's line breaks after statement
+// ends, blocks and labels keep the rule on; any other turns it off.
+func TestBreaksMidStatement(t *testing.T) {
+	for text, want := range map[string]bool{
+		"        n = 1;\n":                       false,
+		"        if (a) {\n            n = 1;\n": false,
+		"        }\n        case 2:\n":           false,
+		"\n        n = 1;\n":                     false,
+		"        if (a)\n            n = 1;\n":   true,
+		"        n = a\n            + 1;\n":      true,
+	} {
+		if got := breaksMidStatement(lexStream(text)); got != want {
+			t.Errorf("breaksMidStatement(%q) = %v, want %v", text, got, want)
+		}
 	}
 }
