@@ -492,6 +492,20 @@ type openBracket struct {
 	// opens only a lambda body, an array initializer or an anonymous class
 	// or switch body (syntaxDead).
 	expr bool
+	// semis, colon: the ";" and whether a ":" came at the top level of a
+	// for header ("(" with kw "for"; forCloseDead).
+	semis int
+	colon bool
+}
+
+// forCloseDead reports whether ")" may not close in, the innermost open
+// bracket: a basic for header holds exactly two ";" at its top level and an
+// enhanced one a ":" (JLS 14.14.1, 14.14.2), so "for (int i = 1; i < n)"
+// cannot parse whatever follows. A ":" of a conditional expression in the
+// header also allows ")" (strict: it never rules out a header javac
+// accepts).
+func forCloseDead(in openBracket) bool {
+	return in.text == "(" && in.kw == "for" && !in.annot && !in.colon && in.semis != 2
 }
 
 // assignOps are Java's assignment operators (JLS 15.26).
@@ -567,6 +581,11 @@ func (b *bracketScan) feed(toks []streamTok) {
 		case ";":
 			if n := len(b.stack); n > 0 {
 				b.stack[n-1].newSeen, b.stack[n-1].expr = false, false
+				b.stack[n-1].semis++
+			}
+		case ":":
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].colon = true
 			}
 		case "@":
 			annotName = true
@@ -1196,6 +1215,9 @@ func (s *session) syntaxDead(st state) []uint32 {
 	}
 	if braceDead(st.inner, st.prev, st.closed) {
 		words = append(words, "{")
+	}
+	if forCloseDead(st.inner) {
+		words = append(words, ")")
 	}
 	var dead []uint32
 	for _, w := range words {

@@ -146,8 +146,16 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        return new int[]", nil, []string{"{"}},
 		{"        n = 1;\n        if (f(a))", nil, []string{"{"}},
 		{"        n = f(a);\n        f(a)", nil, []string{";"}},
-		{"        for (int i = 1; i < a.get(i++)", []string{"{"}, []string{")", "."}},
+		{"        for (int i = 1; i < a.get(i++)", []string{"{", ")"}, []string{";", "."}},
 		{"        try (InputStream in = open(f)", []string{"{"}, []string{")", ";"}},
+		// A for header's ")" after two ";" or a ":".
+		{"        for (int i = 1; i < a.size()", []string{")"}, []string{";", "+"}},
+		{"        for (int i", []string{")"}, []string{"=", ":"}},
+		{"        for (int i = 1; i < n; i++", nil, []string{")"}},
+		{"        for (;;", nil, []string{")"}},
+		{"        for (int x : a", nil, []string{")"}},
+		{"        for (int i = f(a", nil, []string{")"}},
+		{"        for (int i = f(a)", []string{")"}, []string{";"}},
 	}
 	for _, c := range cases {
 		for _, tok := range c.dead {
@@ -175,7 +183,7 @@ func TestSyntaxDeadTokens(t *testing.T) {
 // prune a token of a program javac accepts.
 func TestBraceDeadAcceptsJDK(t *testing.T) {
 	zip := requireJDK(t)
-	braces, exprBraces := 0, 0
+	braces, exprBraces, forCloses := 0, 0, 0
 	for _, src := range readZip(t, zip, "java.base/java/", 3000) {
 		var b bracketScan
 		for _, tok := range lexStream(src) {
@@ -197,10 +205,22 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 						in, src[max(0, tok.Start-200):tok.Start+1])
 				}
 			}
+			if tok.Text == ")" {
+				if n := len(b.stack); n > 0 && forCloseDead(b.stack[n-1]) {
+					t.Fatalf("the %q closing a for header at offset %d is ruled out (%+v):\n%s", tok.Text, tok.Start,
+						b.stack[n-1], src[max(0, tok.Start-200):tok.Start+1])
+				}
+				if n := len(b.stack); n > 0 && b.stack[n-1].kw == "for" {
+					forCloses++
+				}
+			}
 			b.feed([]streamTok{tok})
 		}
 	}
-	t.Logf("%d braces, %d of them inside an expression statement", braces, exprBraces)
+	t.Logf("%d braces, %d of them inside an expression statement; %d for headers closed", braces, exprBraces, forCloses)
+	if forCloses == 0 {
+		t.Error("no for header: the test checks nothing of forCloseDead")
+	}
 	if exprBraces == 0 {
 		t.Error("no brace inside an expression statement: the test checks nothing of the expression rule")
 	}
