@@ -64,8 +64,11 @@ type session struct {
 	// breaksInBrackets: the buggy hunk has a line break inside a "(" or
 	// "[" it opened (see Next).
 	breaksInBrackets bool
-	stamp            []uint32 // stamp[id] == epoch: id already scored in this Next
-	epoch            uint32
+	// breaksMidStatement: the buggy hunk has a line break after a code
+	// token that ends no statement (see stmtBreak and deadTokens).
+	breaksMidStatement bool
+	stamp              []uint32 // stamp[id] == epoch: id already scored in this Next
+	epoch              uint32
 }
 
 // Start opens a session for one FIM context. It lexes the prefix and suffix
@@ -139,6 +142,7 @@ func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 		b := bracketsOf(buggy)
 		s.endBrackets = &b
 		s.breaksInBrackets = breaksInBrackets(buggy)
+		s.breaksMidStatement = breaksMidStatement(buggy)
 		if err := s.computeRest(ctx); err != nil {
 			return nil, err
 		}
@@ -426,6 +430,35 @@ func breaksInBrackets(toks []streamTok) bool {
 	return false
 }
 
+// stmtBreak reports whether a line break after the code token prev keeps
+// to the lines of a hunk that breaks lines only between statements: prev
+// ends a statement or a block (";", "{", "}"), a case or statement label
+// (":", which also ends a ternary's middle: allowed, not needed), or there
+// is no code token before it.
+func stmtBreak(prev string) bool {
+	switch prev {
+	case "", ";", "{", "}", ":":
+		return true
+	}
+	return false
+}
+
+// breaksMidStatement reports whether toks hold a NEWLINE after a code token
+// of toks for which stmtBreak is false ("return a\n        || b;").
+func breaksMidStatement(toks []streamTok) bool {
+	prev := ""
+	for _, t := range toks {
+		if t.isNewline() {
+			if !stmtBreak(prev) {
+				return true
+			}
+			continue
+		}
+		prev = t.Text
+	}
+	return false
+}
+
 // openBracket is a bracket left open: its text, and for "(", whether it
 // opens the header of a for or try statement, where ";" separates the
 // header's parts, the keyword before it ("if", "while", ...: kw, "" after
@@ -449,9 +482,35 @@ type openBracket struct {
 	// newSeen: "new" came while this bracket was the innermost; ctor: the
 	// bracket is a "(" opened inside a "(" or "[" that had seen "new", so
 	// it may be a class instance creation's arguments, which an anonymous
-	// class body may follow ("f(new Object() {").
+	// class body may follow ("f(new Object() {"). A ";" at this bracket's
+	// level ends the statement (or a for header's part) that "new" came
+	// in: it clears newSeen, as no class instance creation spans a ";".
 	newSeen, ctor bool
+	// expr: "return", "throw" or an assignment operator came at this
+	// bracket's level since its last ";", so the rest of the statement at
+	// this level is an expression (JLS 14.17, 14.18, 15.26), where "{"
+	// opens only a lambda body, an array initializer or an anonymous class
+	// or switch body (syntaxDead).
+	expr bool
+	// semis, colon: the ";" and whether a ":" came at the top level of a
+	// for header ("(" with kw "for"; forCloseDead).
+	semis int
+	colon bool
 }
+
+// forCloseDead reports whether ")" may not close in, the innermost open
+// bracket: a basic for header holds exactly two ";" at its top level and an
+// enhanced one a ":" (JLS 14.14.1, 14.14.2), so "for (int i = 1; i < n)"
+// cannot parse whatever follows. A ":" of a conditional expression in the
+// header also allows ")" (strict: it never rules out a header javac
+// accepts).
+func forCloseDead(in openBracket) bool {
+	return in.text == "(" && in.kw == "for" && !in.annot && !in.colon && in.semis != 2
+}
+
+// assignOps are Java's assignment operators (JLS 15.26).
+var assignOps = map[string]bool{"=": true, "+=": true, "-=": true, "*=": true, "/=": true, "%=": true,
+	"&=": true, "|=": true, "^=": true, "<<=": true, ">>=": true, ">>>=": true}
 
 // bracketScan follows the brackets of a token stream: the brackets open
 // (innermost last) and, when the last code token is a closer, the bracket
@@ -519,11 +578,27 @@ func (b *bracketScan) feed(toks []streamTok) {
 				b.stack[n-1].typed = true
 				b.stack[n-1].newSeen = b.stack[n-1].newSeen || t.Text == "new"
 			}
+		case ";":
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].newSeen, b.stack[n-1].expr = false, false
+				b.stack[n-1].semis++
+			}
+		case ":":
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].colon = true
+			}
 		case "@":
 			annotName = true
 		case ".":
 			annotName = b.annotName
+		case "return", "throw":
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].expr = true
+			}
 		default:
+			if n := len(b.stack); n > 0 && assignOps[t.Text] {
+				b.stack[n-1].expr = true
+			}
 			annotName = b.annotName && t.Kind == javalex.Ident
 		}
 		b.annotName = annotName
@@ -1067,6 +1142,21 @@ func (s *session) deadTokens(st state) deadSet {
 		// context (three tokens) and seldom closes it.
 		dead = append(dead, idNewline)
 	}
+	if in := st.inner.text; (in == "{" || in == "") && s.cp != nil && !s.breaksMidStatement && !stmtBreak(st.prev) {
+		// No line break inside a statement at the level of a block or
+		// class body (where no bracket of an expression is open) when
+		// the buggy hunk breaks lines only between statements: Java's
+		// syntax ignores line breaks, so every candidate stays reachable
+		// with the statement on one line (candidates are compared after
+		// whitespace normalisation); the hunk cannot end inside the
+		// statement (a line break there lets the model offer its end,
+		// which the file's parse then rejects: "return a || b" + NEWLINE,
+		// "if (c)" + NEWLINE where the buggy line opens a block); and
+		// the n-gram model, three tokens of context, loses the statement
+		// across the break and seldom finishes it ("size =", a line
+		// break, ".equals(...").
+		dead = append(dead, idNewline)
+	}
 	dead = append(dead, s.syntaxDead(st)...)
 	return deadSet{ids: dead}
 }
@@ -1123,14 +1213,11 @@ func (s *session) syntaxDead(st state) []uint32 {
 			words = append(words, ",")
 		}
 	}
-	if in := st.inner; (in.text == "(" || in.text == "[") && !in.header && !in.annot {
-		c := st.closed
-		switch {
-		case st.prev == "->", st.prev == "]":
-		case st.prev == ")" && (c == nil || c.ctor || c.kw == "switch"):
-		default:
-			words = append(words, "{")
-		}
+	if braceDead(st.inner, st.prev, st.closed) {
+		words = append(words, "{")
+	}
+	if forCloseDead(st.inner) {
+		words = append(words, ")")
 	}
 	var dead []uint32
 	for _, w := range words {
@@ -1139,6 +1226,38 @@ func (s *session) syntaxDead(st state) []uint32 {
 		}
 	}
 	return dead
+}
+
+// braceDead reports whether "{" may not come next where inner is the
+// innermost open bracket, prev the last code token and closed, when prev
+// is a closer, the bracket it closed. Inside a "(" or "[" (not a for or
+// try header, not an annotation's arguments), in a for or try header,
+// and at the level of a "{" whose statement has become an expression
+// (openBracket.expr: after "return", "throw" or an assignment operator), a
+// "{" opens only a lambda body (after "->"), an array initializer (after
+// "]" of an array creation, or, outside a "(" or "[" that is no header,
+// after a declarator's "=": "int[] a = {1};"), an anonymous
+// class body (after a class instance creation's ")": closed.ctor) or a
+// switch block (JLS 15.10.1, 10.6, 15.9, 15.27.2, 15.28). So
+// "return a.isBefore(b) {", "int hi = Math.min(a, b) {" and "for (int i
+// = 0; i < a.get(i) {" cannot parse whatever follows.
+func braceDead(in openBracket, prev string, closed *openBracket) bool {
+	switch {
+	case (in.text == "(" || in.text == "[") && !in.header && !in.annot:
+	case in.text == "{" && in.expr, in.text == "(" && in.header && !in.annot:
+		if prev == "=" {
+			return false
+		}
+	default:
+		return false
+	}
+	switch {
+	case prev == "->", prev == "]":
+		return false
+	case prev == ")" && (closed == nil || closed.ctor || closed.kw == "switch"):
+		return false
+	}
+	return true
 }
 
 // deadClosers returns the cache ids of the closing brackets after which the

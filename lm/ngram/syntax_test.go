@@ -81,7 +81,11 @@ func TestNoLineBreakInsideHunkBracket(t *testing.T) {
 // alone stays proposable, including the exceptions each rule names.
 func TestSyntaxDeadTokens(t *testing.T) {
 	m := jdkModel(t)
-	s := mustStart(t, m, callFIM).(*session)
+	// A buggy hunk that breaks a line inside its statement (not inside a
+	// bracket): deadTokens then leaves line breaks to the other rules.
+	fim := callFIM
+	fim.Buggy = "        n = a[n - 1]\n            + 0;\n"
+	s := mustStart(t, m, fim).(*session)
 	isDead := func(gen, tok string) bool {
 		id, ok := m.ids[tok]
 		if tok == "\n" {
@@ -130,6 +134,28 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        for (int[] b =", nil, []string{"{"}},
 		{"        @SuppressWarnings(", nil, []string{"{"}},
 		{"        @java.lang.SuppressWarnings(value =", nil, []string{"{"}},
+		// In a statement that became an expression (return, throw, an
+		// assignment) the same, plus a declarator's "=".
+		{"        return a.isBefore(b)", []string{"{"}, []string{";", "&&", "."}},
+		{"        int hi = Math.min(a, b)", []string{"{"}, []string{";", "+"}},
+		{"        n += f(a)", []string{"{"}, nil},
+		{"        throw new IllegalStateException()", nil, []string{"{"}},
+		{"        return switch (n)", nil, []string{"{"}},
+		{"        int[] b =", nil, []string{"{"}},
+		{"        Runnable r = () ->", nil, []string{"{"}},
+		{"        return new int[]", nil, []string{"{"}},
+		{"        n = 1;\n        if (f(a))", nil, []string{"{"}},
+		{"        n = f(a);\n        f(a)", nil, []string{";"}},
+		{"        for (int i = 1; i < a.get(i++)", []string{"{", ")"}, []string{";", "."}},
+		{"        try (InputStream in = open(f)", []string{"{"}, []string{")", ";"}},
+		// A for header's ")" after two ";" or a ":".
+		{"        for (int i = 1; i < a.size()", []string{")"}, []string{";", "+"}},
+		{"        for (int i", []string{")"}, []string{"=", ":"}},
+		{"        for (int i = 1; i < n; i++", nil, []string{")"}},
+		{"        for (;;", nil, []string{")"}},
+		{"        for (int x : a", nil, []string{")"}},
+		{"        for (int i = f(a", nil, []string{")"}},
+		{"        for (int i = f(a)", []string{")"}, []string{";"}},
 	}
 	for _, c := range cases {
 		for _, tok := range c.dead {
@@ -147,6 +173,98 @@ func TestSyntaxDeadTokens(t *testing.T) {
 	for _, c := range next(t, s, "        switch (n)", 0) {
 		if !c.End && c.Text != " {" && c.Text != "{" && c.Text != "\n" {
 			t.Errorf("after a switch header: Next proposes %q", c.Text)
+		}
+	}
+}
+
+// TestBraceDeadAcceptsJDK feeds java.base's sources (every file under
+// java/ of src.zip, up to 3,000) through the bracket scan and fails at any
+// "{" of real code that braceDead would rule out: the rule must never
+// prune a token of a program javac accepts.
+func TestBraceDeadAcceptsJDK(t *testing.T) {
+	zip := requireJDK(t)
+	braces, exprBraces, forCloses := 0, 0, 0
+	for _, src := range readZip(t, zip, "java.base/java/", 3000) {
+		var b bracketScan
+		for _, tok := range lexStream(src) {
+			if tok.Text == "{" {
+				var in openBracket
+				if n := len(b.stack); n > 0 {
+					in = b.stack[n-1]
+				}
+				var closed *openBracket
+				if b.closedLast {
+					closed = &b.closed
+				}
+				braces++
+				if in.expr {
+					exprBraces++
+				}
+				if braceDead(in, b.prev, closed) {
+					t.Fatalf("a %q after %q at offset %d is ruled out (inner %+v):\n%s", tok.Text, b.prev, tok.Start,
+						in, src[max(0, tok.Start-200):tok.Start+1])
+				}
+			}
+			if tok.Text == ")" {
+				if n := len(b.stack); n > 0 && forCloseDead(b.stack[n-1]) {
+					t.Fatalf("the %q closing a for header at offset %d is ruled out (%+v):\n%s", tok.Text, tok.Start,
+						b.stack[n-1], src[max(0, tok.Start-200):tok.Start+1])
+				}
+				if n := len(b.stack); n > 0 && b.stack[n-1].kw == "for" {
+					forCloses++
+				}
+			}
+			b.feed([]streamTok{tok})
+		}
+	}
+	t.Logf("%d braces, %d of them inside an expression statement; %d for headers closed", braces, exprBraces, forCloses)
+	if forCloses == 0 {
+		t.Error("no for header: the test checks nothing of forCloseDead")
+	}
+	if exprBraces == 0 {
+		t.Error("no brace inside an expression statement: the test checks nothing of the expression rule")
+	}
+}
+
+// TestNoLineBreakInsideStatement: when the buggy hunk breaks lines only
+// between statements, Next breaks no line inside a statement at a block's
+// level, and still does after one, after a block's "{" or "}" and inside a
+// bracket the prefix opened; a buggy hunk that breaks a statement's line
+// keeps line breaks everywhere there.
+func TestNoLineBreakInsideStatement(t *testing.T) {
+	m := jdkModel(t)
+	s := mustStart(t, m, callFIM)
+	for _, gen := range []string{"        return a[n] || b", "        if (n > 0)", "        n =", "        n = f(a)",
+		"        n = 1;\n        else"} {
+		if p := candProb(next(t, s, gen, 0), "\n", false); p != 0 {
+			t.Errorf("after %q: P(line break) = %g, want 0", gen, p)
+		}
+	}
+	for _, gen := range []string{"        n = f(a);", "        if (n > 0) {", "        }", "        case 1:"} {
+		if p := candProb(next(t, s, gen, 0), "\n", false); p == 0 {
+			t.Errorf("after %q: no line break", gen)
+		}
+	}
+	broken := callFIM
+	broken.Buggy = "        n = a[n - 1]\n            + 0;\n"
+	if p := candProb(next(t, mustStart(t, m, broken), "        n = f(a)", 0), "\n", false); p == 0 {
+		t.Error("the buggy hunk breaks its statement's line: no line break inside a statement")
+	}
+}
+
+// TestBreaksMidStatement: the buggy hunk's line breaks after statement
+// ends, blocks and labels keep the rule on; any other turns it off.
+func TestBreaksMidStatement(t *testing.T) {
+	for text, want := range map[string]bool{
+		"        n = 1;\n":                       false,
+		"        if (a) {\n            n = 1;\n": false,
+		"        }\n        case 2:\n":           false,
+		"\n        n = 1;\n":                     false,
+		"        if (a)\n            n = 1;\n":   true,
+		"        n = a\n            + 1;\n":      true,
+	} {
+		if got := breaksMidStatement(lexStream(text)); got != want {
+			t.Errorf("breaksMidStatement(%q) = %v, want %v", text, got, want)
 		}
 	}
 }
