@@ -106,7 +106,9 @@ else
 fi
 
 step "3/$steps building bin/repilot-lsp"
-go build -o bin/repilot-lsp ./cmd/repilot-lsp || die "go build failed"
+# -buildvcs=auto: the commit goes into the binary (repilot-lsp --version) when
+# git can tell it, whatever GOFLAGS says; a tree without git builds as well.
+go build -buildvcs=auto -o bin/repilot-lsp ./cmd/repilot-lsp || die "go build failed"
 info "built $root/bin/repilot-lsp"
 
 step "4/$steps Maven dependencies of the bug fixtures"
