@@ -496,6 +496,49 @@ type openBracket struct {
 	// for header ("(" with kw "for"; forCloseDead).
 	semis int
 	colon bool
+	// body: a "{" that may open a class, interface, enum, record or module
+	// body (or is at the file's top level), where member modifiers go;
+	// false for a "{" that opens a block (a method, constructor,
+	// initializer or lambda body, a statement's block), a switch block or
+	// an array initializer, none of which holds a modifier other than
+	// final, abstract or strictfp (modifierDead). decl: a keyword that
+	// declares a class, interface, enum, record or module ("class" not
+	// after ".") came at this bracket's level since its last ";", "{" or
+	// "}"; enumBody: this "{" opens an enum body (its constants come
+	// before its first ";", each may have a class body: "A(1) {").
+	body, decl, enumBody bool
+	declEnum             bool // decl, and the keyword was "enum"
+}
+
+// declKeywords are the tokens that start the header of a class,
+// interface, enum, record or module declaration (JLS 8.1, 8.9, 8.10, 9.1,
+// 7.7; "@interface" lexes as "@", "interface"); "record" and "module" are
+// also identifiers, which only makes the scan take more braces for bodies.
+var declKeywords = map[string]bool{"class": true, "interface": true, "enum": true, "record": true, "module": true}
+
+// blockModifiers are the tokens that never come inside a block, a switch
+// block, an array initializer or a bracket of an expression: the access
+// modifiers and static, which a local class or interface may not have
+// (JLS 14.3), and the field and method modifiers native, transient and
+// volatile (JLS 8.3.1, 8.4.3); a local variable takes only final (JLS
+// 14.4). import and package come only at the top level of a compilation
+// unit (JLS 7.4, 7.5).
+var blockModifiers = []string{"public", "protected", "private", "static", "native", "transient", "volatile"}
+
+// modifierDead reports whether tok may not come next where in is the
+// innermost open bracket: import or package inside any bracket, a
+// blockModifiers token inside a "(", "[" or a "{" that opens no class body
+// (openBracket.body). "private final int n" inside a method body cannot
+// compile whatever follows.
+func modifierDead(in openBracket, tok string) bool {
+	switch tok {
+	case "import", "package":
+		return in.text != ""
+	}
+	if !slices.Contains(blockModifiers, tok) {
+		return false
+	}
+	return in.text == "(" || in.text == "[" || in.text == "{" && !in.body
 }
 
 // forCloseDead reports whether ")" may not close in, the innermost open
@@ -525,6 +568,16 @@ type bracketScan struct {
 	// zero openBracket after any other token.
 	closed     openBracket
 	closedLast bool
+	// file is the top level of the compilation unit (its decl flags).
+	file openBracket
+}
+
+// level returns the innermost open bracket, or the file's top level.
+func (b *bracketScan) level() *openBracket {
+	if n := len(b.stack); n > 0 {
+		return &b.stack[n-1]
+	}
+	return &b.file
 }
 
 // statementKeywords are the keywords whose "(" opens a statement's header
@@ -545,6 +598,7 @@ func (b *bracketScan) feed(toks []streamTok) {
 		if t.isNewline() {
 			continue
 		}
+		closedLast := b.closedLast
 		b.closedLast = false
 		annotName := false
 		switch t.Text {
@@ -562,6 +616,18 @@ func (b *bracketScan) feed(toks []streamTok) {
 			o := openBracket{text: t.Text}
 			if n := len(b.stack); n > 0 && b.stack[n-1].annot {
 				o.annot = true
+			}
+			if t.Text == "{" {
+				// A class body's "{" comes after a declaration's header
+				// (decl), an anonymous class's arguments (ctor), or an
+				// enum constant ("A {", "A(1) {") before the enum
+				// body's first ";"; at the file's top level only bodies
+				// open.
+				l := b.level()
+				o.body = len(b.stack) == 0 || l.decl || b.prev == ")" && closedLast && b.closed.ctor ||
+					l.enumBody && l.semis == 0
+				o.enumBody = l.decl && l.declEnum
+				l.decl, l.declEnum = false, false
 			}
 			b.stack = append(b.stack, o)
 		case ")", "]", "}":
@@ -583,6 +649,8 @@ func (b *bracketScan) feed(toks []streamTok) {
 				b.stack[n-1].newSeen, b.stack[n-1].expr = false, false
 				b.stack[n-1].semis++
 			}
+			l := b.level()
+			l.decl, l.declEnum = false, false
 		case ":":
 			if n := len(b.stack); n > 0 {
 				b.stack[n-1].colon = true
@@ -596,6 +664,10 @@ func (b *bracketScan) feed(toks []streamTok) {
 				b.stack[n-1].expr = true
 			}
 		default:
+			if declKeywords[t.Text] && (t.Text != "class" || b.prev != ".") {
+				l := b.level()
+				l.decl, l.declEnum = true, t.Text == "enum"
+			}
 			if n := len(b.stack); n > 0 && assignOps[t.Text] {
 				b.stack[n-1].expr = true
 			}
@@ -1218,6 +1290,11 @@ func (s *session) syntaxDead(st state) []uint32 {
 	}
 	if forCloseDead(st.inner) {
 		words = append(words, ")")
+	}
+	for _, w := range slices.Concat(blockModifiers, []string{"import", "package"}) {
+		if modifierDead(st.inner, w) {
+			words = append(words, w)
+		}
 	}
 	var dead []uint32
 	for _, w := range words {

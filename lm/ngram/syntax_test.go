@@ -1,6 +1,7 @@
 package ngram
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/lm"
@@ -156,6 +157,24 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        for (int x : a", nil, []string{")"}},
 		{"        for (int i = f(a", nil, []string{")"}},
 		{"        for (int i = f(a)", []string{")"}, []string{";"}},
+		// No member modifier, import or package in a block (JLS 14.3,
+		// 14.4, 7.5); a class body inside it takes them (but no import).
+		{"        n = 1;\n", []string{"private", "public", "protected", "static", "transient", "volatile", "native", "import", "package"},
+			[]string{"final", "abstract", "class", "int", "synchronized"}},
+		{"        if (n > 0) {\n", []string{"private", "static", "import"}, []string{"final"}},
+		{"        Runnable r = () -> {\n", []string{"private", "static"}, []string{"final"}},
+		{"        n = f(", []string{"private", "static", "import"}, []string{"final", "n"}},
+		{"        Object o = new Object() {\n", []string{"import", "package"}, []string{"private", "static", "public"}},
+		{"        class L {\n", []string{"import"}, []string{"private", "static"}},
+		{"        class L {\n            int g() {\n", []string{"private", "static"}, []string{"final"}},
+		{"        record R(int x) {\n            R {\n", []string{"private", "static"}, nil},
+		{"        record R(int x) {\n", nil, []string{"private", "static"}},
+		{"        enum E {\n            A {\n", nil, []string{"private", "static"}},
+		{"        enum E {\n            A(1) {\n", nil, []string{"private", "static"}},
+		{"        enum E {\n            A(1) {\n            }, B {\n", nil, []string{"private", "static"}},
+		{"        enum E {\n            A(1);\n            E(int x) {\n", []string{"private", "static"}, nil},
+		{"        Class<?> c = A.class;\n        if (c != null) {\n", []string{"private", "static"}, nil},
+		{"        interface I {\n", nil, []string{"private", "static", "public"}},
 	}
 	for _, c := range cases {
 		for _, tok := range c.dead {
@@ -179,11 +198,13 @@ func TestSyntaxDeadTokens(t *testing.T) {
 
 // TestBraceDeadAcceptsJDK feeds java.base's sources (every file under
 // java/ of src.zip, up to 3,000) through the bracket scan and fails at any
-// "{" of real code that braceDead would rule out: the rule must never
-// prune a token of a program javac accepts.
+// "{" of real code that braceDead would rule out, any for header's ")"
+// that forCloseDead would, and any modifier, import or package that
+// modifierDead would: the rules must never prune a token of a program
+// javac accepts.
 func TestBraceDeadAcceptsJDK(t *testing.T) {
 	zip := requireJDK(t)
-	braces, exprBraces, forCloses := 0, 0, 0
+	braces, exprBraces, forCloses, blocks, modifiers := 0, 0, 0, 0, 0
 	for _, src := range readZip(t, zip, "java.base/java/", 3000) {
 		var b bracketScan
 		for _, tok := range lexStream(src) {
@@ -200,10 +221,24 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 				if in.expr {
 					exprBraces++
 				}
+				if !in.body && in.text == "{" {
+					blocks++
+				}
 				if braceDead(in, b.prev, closed) {
 					t.Fatalf("a %q after %q at offset %d is ruled out (inner %+v):\n%s", tok.Text, b.prev, tok.Start,
 						in, src[max(0, tok.Start-200):tok.Start+1])
 				}
+			}
+			if n := len(b.stack); n > 0 && modifierDead(b.stack[n-1], tok.Text) || n == 0 && modifierDead(openBracket{}, tok.Text) {
+				var in openBracket
+				if n > 0 {
+					in = b.stack[n-1]
+				}
+				t.Fatalf("a %q at offset %d is ruled out (inner %+v):\n%s", tok.Text, tok.Start, in,
+					src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+			}
+			if n := len(b.stack); n > 0 && slices.Contains(blockModifiers, tok.Text) && b.stack[n-1].text == "{" {
+				modifiers++
 			}
 			if tok.Text == ")" {
 				if n := len(b.stack); n > 0 && forCloseDead(b.stack[n-1]) {
@@ -217,7 +252,11 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 			b.feed([]streamTok{tok})
 		}
 	}
-	t.Logf("%d braces, %d of them inside an expression statement; %d for headers closed", braces, exprBraces, forCloses)
+	t.Logf("%d braces, %d of them inside an expression statement, %d blocks; %d for headers closed; %d modifiers in class bodies",
+		braces, exprBraces, blocks, forCloses, modifiers)
+	if blocks == 0 || modifiers == 0 {
+		t.Error("no block or no modifier in a class body: the test checks nothing of modifierDead")
+	}
 	if forCloses == 0 {
 		t.Error("no for header: the test checks nothing of forCloseDead")
 	}
