@@ -521,22 +521,33 @@ var declKeywords = map[string]bool{"class": true, "interface": true, "enum": tru
 // modifiers and static, which a local class or interface may not have
 // (JLS 14.3), and the field and method modifiers native, transient and
 // volatile (JLS 8.3.1, 8.4.3); a local variable takes only final (JLS
-// 14.4). import and package come only at the top level of a compilation
-// unit (JLS 7.4, 7.5).
+// 14.4).
 var blockModifiers = []string{"public", "protected", "private", "static", "native", "transient", "volatile"}
 
+// declWords are the tokens modifierDead rules out somewhere: blockModifiers,
+// throws (a method's or constructor's header, at a class body's level: JLS
+// 8.4.6), implements (a class header, at the level of a block or class
+// body: JLS 8.1.5), import and package (the top level of a compilation
+// unit: JLS 7.4, 7.5).
+var declWords = append(slices.Clone(blockModifiers), "throws", "implements", "import", "package")
+
 // modifierDead reports whether tok may not come next where in is the
-// innermost open bracket: import or package inside any bracket, a
-// blockModifiers token inside a "(", "[" or a "{" that opens no class body
-// (openBracket.body). "private final int n" inside a method body cannot
-// compile whatever follows.
+// innermost open bracket: import or package inside any bracket, implements
+// inside a "(" or "[", a blockModifiers token or throws inside a "(", "["
+// or a "{" that opens no class body (openBracket.body). "private final int
+// n" in a method body, "f(a) throws" in a block and "g(x implements"
+// cannot compile whatever follows.
 func modifierDead(in openBracket, tok string) bool {
 	switch tok {
 	case "import", "package":
 		return in.text != ""
-	}
-	if !slices.Contains(blockModifiers, tok) {
-		return false
+	case "implements":
+		return in.text == "(" || in.text == "["
+	case "throws":
+	default:
+		if !slices.Contains(blockModifiers, tok) {
+			return false
+		}
 	}
 	return in.text == "(" || in.text == "[" || in.text == "{" && !in.body
 }
@@ -1291,7 +1302,7 @@ func (s *session) syntaxDead(st state) []uint32 {
 	if forCloseDead(st.inner) {
 		words = append(words, ")")
 	}
-	for _, w := range slices.Concat(blockModifiers, []string{"import", "package"}) {
+	for _, w := range declWords {
 		if modifierDead(st.inner, w) {
 			words = append(words, w)
 		}
