@@ -282,6 +282,9 @@ type state struct {
 	// when prev is a closer, the bracket it closed (nil otherwise).
 	prev   string
 	closed *openBracket
+	// stmtName: prev is a simple name that starts a statement
+	// (bracketScan.stmtName).
+	stmtName bool
 }
 
 // analyse lexes tail+generated and derives the model context and layout.
@@ -406,7 +409,7 @@ func (s *session) analyse(generated string) state {
 	if n := len(bs.stack); n > 0 {
 		st.inner = bs.stack[n-1]
 	}
-	st.prev = bs.prev
+	st.prev, st.stmtName = bs.prev, bs.stmtName
 	if bs.closedLast {
 		st.closed = &bs.closed
 	}
@@ -508,7 +511,26 @@ type openBracket struct {
 	// before its first ";", each may have a class body: "A(1) {").
 	body, decl, enumBody bool
 	declEnum             bool // decl, and the keyword was "enum"
+	// stmts: a "{" that opens a block or a switch block, where statements
+	// go (not a class body, not an array initializer): one after a
+	// header's ")" (not a class instance creation's), "->", "else", "do",
+	// "try", "finally" or "static", after ";", "{", "}" or ":" inside
+	// another such, or after a name in a class body (a method header's
+	// throws clause, a compact constructor).
+	stmts bool
 }
+
+// stmtNameDead are the tokens that may not follow a simple name that
+// starts a statement (stmtName): a statement that starts with a name is a
+// local variable declaration ("Foo x", "Foo<T> x", "Foo[] x", "Foo.Bar
+// x"), a labeled statement ("l:") or an expression statement, which is an
+// assignment, an increment or decrement, a method invocation or a class
+// instance creation (JLS 14.4, 14.7, 14.8): after the name comes ".", "(",
+// "[", "<", "@" (a type annotation), another name, ":", an assignment
+// operator, "++" or "--", never a binary operator, "?", a closer, ",",
+// ";" or "{" ("hi == 1 && ...", "x;", "size - 1;" cannot compile).
+var stmtNameDead = []string{"==", "!=", "&&", "||", "+", "-", "*", "/", "%", ">", ">=", "<=",
+	"&", "|", "^", "<<", ">>", ">>>", "?", "instanceof", "->", "::", ")", "]", "}", ",", ";", "{"}
 
 // declKeywords are the tokens that start the header of a class,
 // interface, enum, record or module declaration (JLS 8.1, 8.9, 8.10, 9.1,
@@ -581,6 +603,12 @@ type bracketScan struct {
 	closedLast bool
 	// file is the top level of the compilation unit (its decl flags).
 	file openBracket
+	// prevIdent: prev is an identifier. stmtName: prev is a simple name
+	// that starts a statement in a block or switch block (after ";", "{",
+	// "}", "else", "do" or an if, while or for header's ")", where the
+	// level is a "{" with stmts and no expr); "yield" and "non" (of
+	// "non-sealed") are left out.
+	prevIdent, stmtName bool
 }
 
 // level returns the innermost open bracket, or the file's top level.
@@ -610,6 +638,13 @@ func (b *bracketScan) feed(toks []streamTok) {
 			continue
 		}
 		closedLast := b.closedLast
+		startsStmt := false
+		switch b.prev {
+		case ";", "{", "}", "else", "do":
+			startsStmt = true
+		case ")":
+			startsStmt = closedLast && (b.closed.kw == "if" || b.closed.kw == "while" || b.closed.kw == "for")
+		}
 		b.closedLast = false
 		annotName := false
 		switch t.Text {
@@ -639,6 +674,17 @@ func (b *bracketScan) feed(toks []streamTok) {
 					l.enumBody && l.semis == 0
 				o.enumBody = l.decl && l.declEnum
 				l.decl, l.declEnum = false, false
+				switch {
+				case o.body:
+				case b.prev == ")":
+					o.stmts = closedLast && !b.closed.ctor
+				case b.prev == "->" || b.prev == "else" || b.prev == "do" || b.prev == "try" || b.prev == "finally" || b.prev == "static":
+					o.stmts = true
+				case b.prev == ";" || b.prev == "{" || b.prev == "}" || b.prev == ":":
+					o.stmts = l.stmts || l.body && len(b.stack) > 0
+				case b.prevIdent:
+					o.stmts = l.body && len(b.stack) > 0
+				}
 			}
 			b.stack = append(b.stack, o)
 		case ")", "]", "}":
@@ -686,6 +732,9 @@ func (b *bracketScan) feed(toks []streamTok) {
 		}
 		b.annotName = annotName
 		b.prev = t.Text
+		b.prevIdent = t.Kind == javalex.Ident
+		l := b.level()
+		b.stmtName = b.prevIdent && startsStmt && l.text == "{" && l.stmts && !l.expr && t.Text != "yield" && t.Text != "non"
 	}
 }
 
@@ -1301,6 +1350,9 @@ func (s *session) syntaxDead(st state) []uint32 {
 	}
 	if forCloseDead(st.inner) {
 		words = append(words, ")")
+	}
+	if st.stmtName {
+		words = append(words, stmtNameDead...)
 	}
 	for _, w := range declWords {
 		if modifierDead(st.inner, w) {

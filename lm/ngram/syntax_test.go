@@ -165,6 +165,21 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        n = f(a", []string{"throws", "implements"}, []string{"extends"}},
 		{"        class L {\n            int g()", nil, []string{"throws"}},
 		{"        class L", nil, []string{"implements", "extends"}},
+		// After a simple name that starts a statement: no binary
+		// operator, closer, "," or ";" (JLS 14.8).
+		{"        n = 1;\n        n", []string{"==", "&&", "+", "-", ";", ")", ",", "?", "instanceof"},
+			[]string{".", "(", "[", "<", "=", "+=", "++", ":", "x", "@"}},
+		{"        if (n > 0) {\n            n", []string{"==", ";"}, []string{"="}},
+		{"        if (n > 0)\n            n", []string{"=="}, []string{"="}},
+		{"        n = 1;\n        yield", nil, []string{"-", "+"}},
+		{"        n = m", nil, []string{"+", ";"}},
+		{"        int[] b = {n", nil, []string{",", "+", "}"}},
+		{"        int[][] b = {{n", nil, []string{",", "+", "}"}},
+		{"        Runnable r = () -> {\n            n", []string{"=="}, nil},
+		{"        n = f(() -> n", nil, []string{"+"}},
+		{"        n = switch (n) {\n            case 1 -> n", nil, []string{"+", ";"}},
+		{"        Object o = new Object() {\n            int", nil, []string{";"}},
+		{"        n = c ? 1 : n", nil, []string{"+"}},
 		{"        if (n > 0) {\n", []string{"private", "static", "import"}, []string{"final"}},
 		{"        Runnable r = () -> {\n", []string{"private", "static"}, []string{"final"}},
 		{"        n = f(", []string{"private", "static", "import"}, []string{"final", "n"}},
@@ -208,7 +223,7 @@ func TestSyntaxDeadTokens(t *testing.T) {
 // javac accepts.
 func TestBraceDeadAcceptsJDK(t *testing.T) {
 	zip := requireJDK(t)
-	braces, exprBraces, forCloses, blocks, modifiers := 0, 0, 0, 0, 0
+	braces, exprBraces, forCloses, blocks, modifiers, stmtNames := 0, 0, 0, 0, 0, 0
 	for _, src := range readZip(t, zip, "java.base/java/", 3000) {
 		var b bracketScan
 		for _, tok := range lexStream(src) {
@@ -244,6 +259,13 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 			if n := len(b.stack); n > 0 && slices.Contains(blockModifiers, tok.Text) && b.stack[n-1].text == "{" {
 				modifiers++
 			}
+			if b.stmtName {
+				stmtNames++
+				if slices.Contains(stmtNameDead, tok.Text) {
+					t.Fatalf("a %q after a statement's first name at offset %d is ruled out:\n%s", tok.Text, tok.Start,
+						src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+				}
+			}
 			if tok.Text == ")" {
 				if n := len(b.stack); n > 0 && forCloseDead(b.stack[n-1]) {
 					t.Fatalf("the %q closing a for header at offset %d is ruled out (%+v):\n%s", tok.Text, tok.Start,
@@ -258,6 +280,10 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 	}
 	t.Logf("%d braces, %d of them inside an expression statement, %d blocks; %d for headers closed; %d modifiers in class bodies",
 		braces, exprBraces, blocks, forCloses, modifiers)
+	t.Logf("%d statements that start with a simple name", stmtNames)
+	if stmtNames == 0 {
+		t.Error("no statement starts with a name: the test checks nothing of stmtNameDead")
+	}
 	if blocks == 0 || modifiers == 0 {
 		t.Error("no block or no modifier in a class body: the test checks nothing of modifierDead")
 	}
