@@ -285,6 +285,9 @@ type state struct {
 	// stmtName: prev is a simple name that starts a statement
 	// (bracketScan.stmtName).
 	stmtName bool
+	// declName: prev is the name of a local variable declaration's first
+	// declarator ("Foo x"; bracketScan.declName).
+	declName bool
 }
 
 // analyse lexes tail+generated and derives the model context and layout.
@@ -409,7 +412,7 @@ func (s *session) analyse(generated string) state {
 	if n := len(bs.stack); n > 0 {
 		st.inner = bs.stack[n-1]
 	}
-	st.prev, st.stmtName = bs.prev, bs.stmtName
+	st.prev, st.stmtName, st.declName = bs.prev, bs.stmtName, bs.declName
 	if bs.closedLast {
 		st.closed = &bs.closed
 	}
@@ -609,6 +612,10 @@ type bracketScan struct {
 	// level is a "{" with stmts and no expr); "yield" and "non" (of
 	// "non-sealed") are left out.
 	prevIdent, stmtName bool
+	// declName: prev is a name right after a stmtName ("Foo x"), so a
+	// local variable declaration's first declarator ("record R" is left
+	// out: a local record's header).
+	declName bool
 }
 
 // level returns the innermost open bracket, or the file's top level.
@@ -638,6 +645,7 @@ func (b *bracketScan) feed(toks []streamTok) {
 			continue
 		}
 		closedLast := b.closedLast
+		afterStmtName := b.stmtName && b.prev != "record"
 		startsStmt := false
 		switch b.prev {
 		case ";", "{", "}", "else", "do":
@@ -735,6 +743,7 @@ func (b *bracketScan) feed(toks []streamTok) {
 		b.prevIdent = t.Kind == javalex.Ident
 		l := b.level()
 		b.stmtName = b.prevIdent && startsStmt && l.text == "{" && l.stmts && !l.expr && t.Text != "yield" && t.Text != "non"
+		b.declName = b.prevIdent && afterStmtName
 	}
 }
 
@@ -1249,8 +1258,9 @@ var notStatementStart = []string{
 
 // deadTokens returns what Next proposes none of after st: the dead closers
 // (deadClosers), ";" where Java has none, a line break where it would only
-// lose the model its bracket, and the tokens after which no text compiles
-// (syntaxDead).
+// lose the model its bracket, the tokens after which no text compiles
+// (syntaxDead), and after a local variable's first declarator name all but
+// declNameNext.
 func (s *session) deadTokens(st state) deadSet {
 	if d, ok := s.syntaxOnly(st); ok {
 		return d
@@ -1290,8 +1300,29 @@ func (s *session) deadTokens(st state) deadSet {
 		dead = append(dead, idNewline)
 	}
 	dead = append(dead, s.syntaxDead(st)...)
+	if st.declName {
+		// After "Foo x" at a statement's start: only declNameNext, or
+		// a line break where the rules above allow one.
+		keep := []uint32{}
+		if !slices.Contains(dead, idNewline) {
+			keep = append(keep, idNewline)
+		}
+		for _, w := range declNameNext {
+			if id, ok := s.m.ids[w]; ok && !slices.Contains(dead, id) {
+				keep = append(keep, id)
+			}
+		}
+		return deadSet{only: true, keep: keep}
+	}
 	return deadSet{ids: dead}
 }
+
+// declNameNext are the tokens that may follow the name of a local variable
+// declaration's first declarator ("Foo x" at a statement's start, x a
+// name: JLS 14.4): its initializer's "=", the declaration's ";", the next
+// declarator's ",", or the dimensions of its type ("[", "@" of a type
+// annotation on them: JLS 10.2).
+var declNameNext = []string{"=", ";", ",", "[", "@"}
 
 // syntaxOnly returns, after the ")" that closes the header of a switch,
 // synchronized, catch or try-with-resources, that only "{" (or a line

@@ -180,6 +180,10 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        n = switch (n) {\n            case 1 -> n", nil, []string{"+", ";"}},
 		{"        Object o = new Object() {\n            int", nil, []string{";"}},
 		{"        n = c ? 1 : n", nil, []string{"+"}},
+		// After "Foo x" at a statement's start: "=", ";", ",", "[".
+		{"        n = 1;\n        Foo x", []string{"y", "(", ".", "+", ")", "{", ":"}, []string{"=", ";", ",", "[", "\n"}},
+		{"        n = 1;\n        record R", nil, []string{"("}},
+		{"        Foo.Bar x", nil, []string{"("}},
 		{"        if (n > 0) {\n", []string{"private", "static", "import"}, []string{"final"}},
 		{"        Runnable r = () -> {\n", []string{"private", "static"}, []string{"final"}},
 		{"        n = f(", []string{"private", "static", "import"}, []string{"final", "n"}},
@@ -223,7 +227,7 @@ func TestSyntaxDeadTokens(t *testing.T) {
 // javac accepts.
 func TestBraceDeadAcceptsJDK(t *testing.T) {
 	zip := requireJDK(t)
-	braces, exprBraces, forCloses, blocks, modifiers, stmtNames := 0, 0, 0, 0, 0, 0
+	braces, exprBraces, forCloses, blocks, modifiers, stmtNames, declNames := 0, 0, 0, 0, 0, 0, 0
 	for _, src := range readZip(t, zip, "java.base/java/", 3000) {
 		var b bracketScan
 		for _, tok := range lexStream(src) {
@@ -259,6 +263,13 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 			if n := len(b.stack); n > 0 && slices.Contains(blockModifiers, tok.Text) && b.stack[n-1].text == "{" {
 				modifiers++
 			}
+			if b.declName && !tok.isNewline() {
+				declNames++
+				if !slices.Contains(declNameNext, tok.Text) {
+					t.Fatalf("a %q after a declarator's name at offset %d is ruled out:\n%s", tok.Text, tok.Start,
+						src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+				}
+			}
 			if b.stmtName {
 				stmtNames++
 				if slices.Contains(stmtNameDead, tok.Text) {
@@ -280,8 +291,8 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 	}
 	t.Logf("%d braces, %d of them inside an expression statement, %d blocks; %d for headers closed; %d modifiers in class bodies",
 		braces, exprBraces, blocks, forCloses, modifiers)
-	t.Logf("%d statements that start with a simple name", stmtNames)
-	if stmtNames == 0 {
+	t.Logf("%d statements that start with a simple name, %d of them \"Foo x\"", stmtNames, declNames)
+	if stmtNames == 0 || declNames == 0 {
 		t.Error("no statement starts with a name: the test checks nothing of stmtNameDead")
 	}
 	if blocks == 0 || modifiers == 0 {
@@ -313,6 +324,9 @@ func TestNoLineBreakInsideStatement(t *testing.T) {
 		if p := candProb(next(t, s, gen, 0), "\n", false); p == 0 {
 			t.Errorf("after %q: no line break", gen)
 		}
+	}
+	if p := candProb(next(t, s, "        n = 1;\n        Foo x", 0), "\n", false); p != 0 {
+		t.Errorf("after a declarator's name: P(line break) = %g, want 0", p)
 	}
 	broken := callFIM
 	broken.Buggy = "        n = a[n - 1]\n            + 0;\n"
