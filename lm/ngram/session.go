@@ -288,6 +288,8 @@ type state struct {
 	// declName: prev is the name of a local variable declaration's first
 	// declarator ("Foo x"; bracketScan.declName).
 	declName bool
+	// lambdaArrow, afterNew: see bracketScan.
+	lambdaArrow, afterNew bool
 }
 
 // analyse lexes tail+generated and derives the model context and layout.
@@ -413,6 +415,7 @@ func (s *session) analyse(generated string) state {
 		st.inner = bs.stack[n-1]
 	}
 	st.prev, st.stmtName, st.declName = bs.prev, bs.stmtName, bs.declName
+	st.lambdaArrow, st.afterNew = bs.lambdaArrow, bs.afterNew
 	if bs.closedLast {
 		st.closed = &bs.closed
 	}
@@ -521,6 +524,11 @@ type openBracket struct {
 	// another such, or after a name in a class body (a method header's
 	// throws clause, a compact constructor).
 	stmts bool
+	// callee: a "(" right after a name, ">" (">>", ">>>"), "this" or "super", which
+	// may open an argument list or a declaration's parameters, so may
+	// be empty; any other "(" is a parenthesized expression's, a cast's
+	// or a lambda's parameters ("() ->"; lambdaArrow).
+	callee bool
 }
 
 // stmtNameDead are the tokens that may not follow a simple name that
@@ -616,6 +624,12 @@ type bracketScan struct {
 	// local variable declaration's first declarator ("record R" is left
 	// out: a local record's header).
 	declName bool
+	// lambdaArrow: prev is the ")" of an empty "(" that is no callee's
+	// (openBracket.callee), so a lambda's parameters: "->" must follow
+	// (JLS 15.27.1; "x = ();" cannot compile). afterNew: prev is "new" of
+	// a class instance creation or array creation (not "::new"), which a
+	// type follows, or type arguments (JLS 15.9, 15.10.1).
+	lambdaArrow, afterNew bool
 }
 
 // level returns the innermost open bracket, or the file's top level.
@@ -644,7 +658,8 @@ func (b *bracketScan) feed(toks []streamTok) {
 		if t.isNewline() {
 			continue
 		}
-		closedLast := b.closedLast
+		closedLast, prevText := b.closedLast, b.prev
+		lambdaArrow := false
 		afterStmtName := b.stmtName && b.prev != "record"
 		startsStmt := false
 		switch b.prev {
@@ -657,7 +672,8 @@ func (b *bracketScan) feed(toks []streamTok) {
 		annotName := false
 		switch t.Text {
 		case "(":
-			o := openBracket{text: "(", header: b.prev == "for" || b.prev == "try", annot: b.annotName}
+			o := openBracket{text: "(", header: b.prev == "for" || b.prev == "try", annot: b.annotName,
+				callee: b.prevIdent || b.prev == ">" || b.prev == ">>" || b.prev == ">>>" || b.prev == "this" || b.prev == "super"}
 			if statementKeywords[b.prev] {
 				o.kw = b.prev
 			}
@@ -699,6 +715,7 @@ func (b *bracketScan) feed(toks []streamTok) {
 			if n := len(b.stack); n > 0 {
 				b.closed, b.closedLast = b.stack[n-1], true
 				b.stack = b.stack[:n-1]
+				lambdaArrow = t.Text == ")" && b.prev == "(" && !b.closed.callee
 			}
 		case "<":
 			if n := len(b.stack); n > 0 && (b.stack[n-1].typed || b.prev == "." || b.prev == "::" || b.prev == "new") {
@@ -744,6 +761,8 @@ func (b *bracketScan) feed(toks []streamTok) {
 		l := b.level()
 		b.stmtName = b.prevIdent && startsStmt && l.text == "{" && l.stmts && !l.expr && t.Text != "yield" && t.Text != "non"
 		b.declName = b.prevIdent && afterStmtName
+		b.lambdaArrow = lambdaArrow
+		b.afterNew = t.Text == "new" && prevText != "::"
 	}
 }
 
@@ -1300,14 +1319,19 @@ func (s *session) deadTokens(st state) deadSet {
 		dead = append(dead, idNewline)
 	}
 	dead = append(dead, s.syntaxDead(st)...)
-	if st.declName {
-		// After "Foo x" at a statement's start: only declNameNext, or
-		// a line break where the rules above allow one.
+	if st.declName || st.lambdaArrow {
+		// After "Foo x" at a statement's start: only declNameNext; after
+		// a lambda's "()": only "->"; or a line break where the rules
+		// above allow one.
 		keep := []uint32{}
 		if !slices.Contains(dead, idNewline) {
 			keep = append(keep, idNewline)
 		}
-		for _, w := range declNameNext {
+		next := declNameNext
+		if st.lambdaArrow {
+			next = []string{"->"}
+		}
+		for _, w := range next {
 			if id, ok := s.m.ids[w]; ok && !slices.Contains(dead, id) {
 				keep = append(keep, id)
 			}
@@ -1316,6 +1340,12 @@ func (s *session) deadTokens(st state) deadSet {
 	}
 	return deadSet{ids: dead}
 }
+
+// newDead are the tokens that may not follow "new" (not "::new"): a type
+// follows it, or type arguments ("<"), or a type annotation ("@") (JLS
+// 15.9, 15.10.1).
+var newDead = []string{"(", "[", "{", ")", "]", "}", ";", ",", ".", "::", "->", "?", ":", "=", "==", "!=",
+	"&&", "||", "+", "-", "*", "/", "%", "!", "~", ">", ">=", "<=", "instanceof", "new"}
 
 // declNameNext are the tokens that may follow the name of a local variable
 // declaration's first declarator ("Foo x" at a statement's start, x a
@@ -1384,6 +1414,9 @@ func (s *session) syntaxDead(st state) []uint32 {
 	}
 	if st.stmtName {
 		words = append(words, stmtNameDead...)
+	}
+	if st.afterNew {
+		words = append(words, newDead...)
 	}
 	for _, w := range declWords {
 		if modifierDead(st.inner, w) {

@@ -184,6 +184,13 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        n = 1;\n        Foo x", []string{"y", "(", ".", "+", ")", "{", ":"}, []string{"=", ";", ",", "[", "\n"}},
 		{"        n = 1;\n        record R", nil, []string{"("}},
 		{"        Foo.Bar x", nil, []string{"("}},
+		// After a lambda's "()": "->"; after "new": a type.
+		{"        n = ()", []string{";", ".", ")", "+"}, []string{"->"}},
+		{"        n = f(a, ()", []string{",", ")"}, []string{"->"}},
+		{"        n = f()", nil, []string{";", "."}},
+		{"        n = new Foo<>()", nil, []string{";", "."}},
+		{"        n = new", []string{"(", "[", ")", ";", "."}, []string{"int", "Object", "<", "@"}},
+		{"        n = f(Foo::new", nil, []string{")", ","}},
 		{"        if (n > 0) {\n", []string{"private", "static", "import"}, []string{"final"}},
 		{"        Runnable r = () -> {\n", []string{"private", "static"}, []string{"final"}},
 		{"        n = f(", []string{"private", "static", "import"}, []string{"final", "n"}},
@@ -227,7 +234,7 @@ func TestSyntaxDeadTokens(t *testing.T) {
 // javac accepts.
 func TestBraceDeadAcceptsJDK(t *testing.T) {
 	zip := requireJDK(t)
-	braces, exprBraces, forCloses, blocks, modifiers, stmtNames, declNames := 0, 0, 0, 0, 0, 0, 0
+	braces, exprBraces, forCloses, blocks, modifiers, stmtNames, declNames, lambdas := 0, 0, 0, 0, 0, 0, 0, 0
 	for _, src := range readZip(t, zip, "java.base/java/", 3000) {
 		var b bracketScan
 		for _, tok := range lexStream(src) {
@@ -263,6 +270,17 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 			if n := len(b.stack); n > 0 && slices.Contains(blockModifiers, tok.Text) && b.stack[n-1].text == "{" {
 				modifiers++
 			}
+			if b.lambdaArrow && !tok.isNewline() {
+				lambdas++
+				if tok.Text != "->" {
+					t.Fatalf("a %q after an empty \"()\" at offset %d is ruled out:\n%s", tok.Text, tok.Start,
+						src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+				}
+			}
+			if b.afterNew && slices.Contains(newDead, tok.Text) {
+				t.Fatalf("a %q after \"new\" at offset %d is ruled out:\n%s", tok.Text, tok.Start,
+					src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+			}
 			if b.declName && !tok.isNewline() {
 				declNames++
 				if !slices.Contains(declNameNext, tok.Text) {
@@ -291,8 +309,8 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 	}
 	t.Logf("%d braces, %d of them inside an expression statement, %d blocks; %d for headers closed; %d modifiers in class bodies",
 		braces, exprBraces, blocks, forCloses, modifiers)
-	t.Logf("%d statements that start with a simple name, %d of them \"Foo x\"", stmtNames, declNames)
-	if stmtNames == 0 || declNames == 0 {
+	t.Logf("%d statements that start with a simple name, %d of them \"Foo x\"; %d lambdas \"() ->\"", stmtNames, declNames, lambdas)
+	if stmtNames == 0 || declNames == 0 || lambdas == 0 {
 		t.Error("no statement starts with a name: the test checks nothing of stmtNameDead")
 	}
 	if blocks == 0 || modifiers == 0 {
