@@ -290,6 +290,8 @@ type state struct {
 	declName bool
 	// lambdaArrow, afterNew: see bracketScan.
 	lambdaArrow, afterNew bool
+	// stmtPrim: see bracketScan.
+	stmtPrim bool
 }
 
 // analyse lexes tail+generated and derives the model context and layout.
@@ -415,7 +417,7 @@ func (s *session) analyse(generated string) state {
 		st.inner = bs.stack[n-1]
 	}
 	st.prev, st.stmtName, st.declName = bs.prev, bs.stmtName, bs.declName
-	st.lambdaArrow, st.afterNew = bs.lambdaArrow, bs.afterNew
+	st.lambdaArrow, st.afterNew, st.stmtPrim = bs.lambdaArrow, bs.afterNew, bs.stmtPrim
 	if bs.closedLast {
 		st.closed = &bs.closed
 	}
@@ -630,7 +632,19 @@ type bracketScan struct {
 	// a class instance creation or array creation (not "::new"), which a
 	// type follows, or type arguments (JLS 15.9, 15.10.1).
 	lambdaArrow, afterNew bool
+	// stmtPrim: prev is a primitive type or void that starts a statement
+	// (where stmtName would hold for a name).
+	stmtPrim bool
 }
+
+// stmtPrimDead are the tokens that may not follow a primitive type or void
+// that starts a statement: there it starts a local variable declaration
+// ("int x", "int[] a", "int @A [] a") or a class literal's expression
+// statement ("int.class.getName();") (JLS 14.4, 15.8.2): a name, "[",
+// "@" or "." follows, never an operator, a bracket other than "[", ","
+// or ";" ("int = 10;" cannot compile).
+var stmtPrimDead = append(slices.Clone(stmtNameDead), "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+	"<<=", ">>=", ">>>=", "(", "<", ":", "++", "--", "!", "~")
 
 // level returns the innermost open bracket, or the file's top level.
 func (b *bracketScan) level() *openBracket {
@@ -759,7 +773,9 @@ func (b *bracketScan) feed(toks []streamTok) {
 		b.prev = t.Text
 		b.prevIdent = t.Kind == javalex.Ident
 		l := b.level()
-		b.stmtName = b.prevIdent && startsStmt && l.text == "{" && l.stmts && !l.expr && t.Text != "yield" && t.Text != "non"
+		atStmt := startsStmt && l.text == "{" && l.stmts && !l.expr
+		b.stmtName = b.prevIdent && atStmt && t.Text != "yield" && t.Text != "non"
+		b.stmtPrim = atStmt && primitiveTypes[t.Text]
 		b.declName = b.prevIdent && afterStmtName
 		b.lambdaArrow = lambdaArrow
 		b.afterNew = t.Text == "new" && prevText != "::"
@@ -1414,6 +1430,9 @@ func (s *session) syntaxDead(st state) []uint32 {
 	}
 	if st.stmtName {
 		words = append(words, stmtNameDead...)
+	}
+	if st.stmtPrim {
+		words = append(words, stmtPrimDead...)
 	}
 	if st.afterNew {
 		words = append(words, newDead...)

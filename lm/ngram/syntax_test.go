@@ -184,6 +184,11 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        n = 1;\n        Foo x", []string{"y", "(", ".", "+", ")", "{", ":"}, []string{"=", ";", ",", "[", "\n"}},
 		{"        n = 1;\n        record R", nil, []string{"("}},
 		{"        Foo.Bar x", nil, []string{"("}},
+		// After a primitive type at a statement's start: a name, "[",
+		// "@", ".".
+		{"        n = 1;\n        int", []string{"=", "(", ";", ")", "+", "<"}, []string{"x", "[", ".", "@"}},
+		{"        n = (int", nil, []string{")"}},
+		{"        n = f(a, int", nil, []string{"."}},
 		// After a lambda's "()": "->"; after "new": a type.
 		{"        n = ()", []string{";", ".", ")", "+"}, []string{"->"}},
 		{"        n = f(a, ()", []string{",", ")"}, []string{"->"}},
@@ -234,7 +239,7 @@ func TestSyntaxDeadTokens(t *testing.T) {
 // javac accepts.
 func TestBraceDeadAcceptsJDK(t *testing.T) {
 	zip := requireJDK(t)
-	braces, exprBraces, forCloses, blocks, modifiers, stmtNames, declNames, lambdas := 0, 0, 0, 0, 0, 0, 0, 0
+	braces, exprBraces, forCloses, blocks, modifiers, stmtNames, declNames, lambdas, prims := 0, 0, 0, 0, 0, 0, 0, 0, 0
 	for _, src := range readZip(t, zip, "java.base/java/", 3000) {
 		var b bracketScan
 		for _, tok := range lexStream(src) {
@@ -277,6 +282,13 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 						src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
 				}
 			}
+			if b.stmtPrim {
+				prims++
+				if slices.Contains(stmtPrimDead, tok.Text) {
+					t.Fatalf("a %q after a statement's primitive type at offset %d is ruled out:\n%s", tok.Text, tok.Start,
+						src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+				}
+			}
 			if b.afterNew && slices.Contains(newDead, tok.Text) {
 				t.Fatalf("a %q after \"new\" at offset %d is ruled out:\n%s", tok.Text, tok.Start,
 					src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
@@ -309,8 +321,9 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 	}
 	t.Logf("%d braces, %d of them inside an expression statement, %d blocks; %d for headers closed; %d modifiers in class bodies",
 		braces, exprBraces, blocks, forCloses, modifiers)
-	t.Logf("%d statements that start with a simple name, %d of them \"Foo x\"; %d lambdas \"() ->\"", stmtNames, declNames, lambdas)
-	if stmtNames == 0 || declNames == 0 || lambdas == 0 {
+	t.Logf("%d statements that start with a simple name, %d of them \"Foo x\", %d with a primitive type; %d lambdas \"() ->\"",
+		stmtNames, declNames, prims, lambdas)
+	if stmtNames == 0 || declNames == 0 || lambdas == 0 || prims == 0 {
 		t.Error("no statement starts with a name: the test checks nothing of stmtNameDead")
 	}
 	if blocks == 0 || modifiers == 0 {
