@@ -637,6 +637,31 @@ type bracketScan struct {
 	stmtPrim bool
 }
 
+// operandNext are the tokens after which an operand, a type, a statement
+// or a closer comes, never a binary or assignment operator: the binary
+// and assignment operators themselves (but ">", ">>", ">>>", which may
+// close type arguments: "x instanceof List<?> == y", and "&", "?" of
+// bounds and wildcards are left out where they are not needed), "+",
+// "-", "!", "~", "<", "(", "[", ",", ";", "{", ":", "->", "return",
+// "throw", "case" and "?". After them comes the start of an expression,
+// a type, a statement or a closer (JLS 15, 14.5): no binaryDead.
+var operandNext = map[string]bool{}
+
+// binaryDead are the binary and assignment operators that never start an
+// expression, a statement or a type ("+", "-" are unary too; "<" starts
+// type arguments, "?" a wildcard, "&" nothing but is left with them).
+var binaryDead = []string{"==", "!=", "&&", "||", "*", "/", "%", ">=", "<=", "instanceof", "|", "^", "<<",
+	"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ">>>="}
+
+func init() {
+	for _, w := range binaryDead {
+		operandNext[w] = true
+	}
+	for _, w := range []string{"+", "-", "!", "~", "<", "(", "[", ",", ";", "{", ":", "->", "return", "throw", "case", "?"} {
+		operandNext[w] = true
+	}
+}
+
 // stmtPrimDead are the tokens that may not follow a primitive type or void
 // that starts a statement: there it starts a local variable declaration
 // ("int x", "int[] a", "int @A [] a") or a class literal's expression
@@ -1433,6 +1458,9 @@ func (s *session) syntaxDead(st state) []uint32 {
 	}
 	if st.stmtPrim {
 		words = append(words, stmtPrimDead...)
+	}
+	if operandNext[st.prev] {
+		words = append(words, binaryDead...)
 	}
 	if st.afterNew {
 		words = append(words, newDead...)
