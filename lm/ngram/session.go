@@ -531,7 +531,20 @@ type openBracket struct {
 	// be empty; any other "(" is a parenthesized expression's, a cast's
 	// or a lambda's parameters ("() ->"; lambdaArrow).
 	callee bool
+	// noLambda: a "(" right after an operator whose operand is no
+	// assignment, invocation or cast context (lambdaless), where a lambda
+	// may not stand (JLS 15.27), so "()" there cannot parse whatever
+	// follows ("length - ()").
+	noLambda bool
 }
+
+// lambdaless are the operators after which a "(" opens no lambda's
+// parameters: the operands of unary, multiplicative, additive, shift,
+// relational, equality, bitwise and conditional operators are in no
+// assignment, invocation or cast context (JLS 15.27, 5.2-5.5).
+var lambdaless = map[string]bool{"==": true, "!=": true, "&&": true, "||": true, "+": true, "-": true, "*": true,
+	"/": true, "%": true, "<": true, "<=": true, ">=": true, "&": true, "|": true, "^": true, "<<": true, "!": true,
+	"~": true, "++": true, "--": true}
 
 // stmtNameDead are the tokens that may not follow a simple name that
 // starts a statement (stmtName): a statement that starts with a name is a
@@ -712,7 +725,8 @@ func (b *bracketScan) feed(toks []streamTok) {
 		switch t.Text {
 		case "(":
 			o := openBracket{text: "(", header: b.prev == "for" || b.prev == "try", annot: b.annotName,
-				callee: b.prevIdent || b.prev == ">" || b.prev == ">>" || b.prev == ">>>" || b.prev == "this" || b.prev == "super"}
+				callee:   b.prevIdent || b.prev == ">" || b.prev == ">>" || b.prev == ">>>" || b.prev == "this" || b.prev == "super",
+				noLambda: lambdaless[b.prev]}
 			if statementKeywords[b.prev] {
 				o.kw = b.prev
 			}
@@ -1458,6 +1472,9 @@ func (s *session) syntaxDead(st state) []uint32 {
 	}
 	if st.stmtPrim {
 		words = append(words, stmtPrimDead...)
+	}
+	if in := st.inner; st.prev == "(" && in.text == "(" && in.noLambda {
+		words = append(words, ")")
 	}
 	if operandNext[st.prev] {
 		words = append(words, binaryDead...)

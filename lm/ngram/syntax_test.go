@@ -198,6 +198,10 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        n = a++", nil, []string{"=="}},
 		// After a lambda's "()": "->"; after "new": a type.
 		{"        n = ()", []string{";", ".", ")", "+"}, []string{"->"}},
+		{"        n = a.length - (", []string{")"}, []string{"n", "("}},
+		{"        n = !(", []string{")"}, nil},
+		{"        n = f((", nil, []string{")"}},
+		{"        n = c ? (", nil, []string{")"}},
 		{"        n = f(a, ()", []string{",", ")"}, []string{"->"}},
 		{"        n = f()", nil, []string{";", "."}},
 		{"        n = new Foo<>()", nil, []string{";", "."}},
@@ -300,6 +304,10 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 					t.Fatalf("a %q after a statement's primitive type at offset %d is ruled out:\n%s", tok.Text, tok.Start,
 						src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
 				}
+			}
+			if n := len(b.stack); tok.Text == ")" && b.prev == "(" && n > 0 && b.stack[n-1].noLambda {
+				t.Fatalf("a lambda's \"()\" after an operator at offset %d is ruled out:\n%s", tok.Start,
+					src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
 			}
 			if operandNext[b.prev] && slices.Contains(binaryDead, tok.Text) {
 				t.Fatalf("a %q after %q at offset %d is ruled out:\n%s", tok.Text, b.prev, tok.Start,
