@@ -282,6 +282,16 @@ type state struct {
 	// when prev is a closer, the bracket it closed (nil otherwise).
 	prev   string
 	closed *openBracket
+	// stmtName: prev is a simple name that starts a statement
+	// (bracketScan.stmtName).
+	stmtName bool
+	// declName: prev is the name of a local variable declaration's first
+	// declarator ("Foo x"; bracketScan.declName).
+	declName bool
+	// lambdaArrow, afterNew: see bracketScan.
+	lambdaArrow, afterNew bool
+	// stmtPrim: see bracketScan.
+	stmtPrim bool
 }
 
 // analyse lexes tail+generated and derives the model context and layout.
@@ -406,7 +416,8 @@ func (s *session) analyse(generated string) state {
 	if n := len(bs.stack); n > 0 {
 		st.inner = bs.stack[n-1]
 	}
-	st.prev = bs.prev
+	st.prev, st.stmtName, st.declName = bs.prev, bs.stmtName, bs.declName
+	st.lambdaArrow, st.afterNew, st.stmtPrim = bs.lambdaArrow, bs.afterNew, bs.stmtPrim
 	if bs.closedLast {
 		st.closed = &bs.closed
 	}
@@ -496,6 +507,97 @@ type openBracket struct {
 	// for header ("(" with kw "for"; forCloseDead).
 	semis int
 	colon bool
+	// body: a "{" that may open a class, interface, enum, record or module
+	// body (or is at the file's top level), where member modifiers go;
+	// false for a "{" that opens a block (a method, constructor,
+	// initializer or lambda body, a statement's block), a switch block or
+	// an array initializer, none of which holds a modifier other than
+	// final, abstract or strictfp (modifierDead). decl: a keyword that
+	// declares a class, interface, enum, record or module ("class" not
+	// after ".") came at this bracket's level since its last ";", "{" or
+	// "}"; enumBody: this "{" opens an enum body (its constants come
+	// before its first ";", each may have a class body: "A(1) {").
+	body, decl, enumBody bool
+	declEnum             bool // decl, and the keyword was "enum"
+	// stmts: a "{" that opens a block or a switch block, where statements
+	// go (not a class body, not an array initializer): one after a
+	// header's ")" (not a class instance creation's), "->", "else", "do",
+	// "try", "finally" or "static", after ";", "{", "}" or ":" inside
+	// another such, or after a name in a class body (a method header's
+	// throws clause, a compact constructor).
+	stmts bool
+	// callee: a "(" right after a name, ">" (">>", ">>>"), "this" or "super", which
+	// may open an argument list or a declaration's parameters, so may
+	// be empty; any other "(" is a parenthesized expression's, a cast's
+	// or a lambda's parameters ("() ->"; lambdaArrow).
+	callee bool
+	// noLambda: a "(" right after an operator whose operand is no
+	// assignment, invocation or cast context (lambdaless), where a lambda
+	// may not stand (JLS 15.27), so "()" there cannot parse whatever
+	// follows ("length - ()").
+	noLambda bool
+}
+
+// lambdaless are the operators after which a "(" opens no lambda's
+// parameters: the operands of unary, multiplicative, additive, shift,
+// relational, equality, bitwise and conditional operators are in no
+// assignment, invocation or cast context (JLS 15.27, 5.2-5.5).
+var lambdaless = map[string]bool{"==": true, "!=": true, "&&": true, "||": true, "+": true, "-": true, "*": true,
+	"/": true, "%": true, "<": true, "<=": true, ">=": true, "&": true, "|": true, "^": true, "<<": true, "!": true,
+	"~": true, "++": true, "--": true}
+
+// stmtNameDead are the tokens that may not follow a simple name that
+// starts a statement (stmtName): a statement that starts with a name is a
+// local variable declaration ("Foo x", "Foo<T> x", "Foo[] x", "Foo.Bar
+// x"), a labeled statement ("l:") or an expression statement, which is an
+// assignment, an increment or decrement, a method invocation or a class
+// instance creation (JLS 14.4, 14.7, 14.8): after the name comes ".", "(",
+// "[", "<", "@" (a type annotation), another name, ":", an assignment
+// operator, "++" or "--", never a binary operator, "?", a closer, ",",
+// ";" or "{" ("hi == 1 && ...", "x;", "size - 1;" cannot compile).
+var stmtNameDead = []string{"==", "!=", "&&", "||", "+", "-", "*", "/", "%", ">", ">=", "<=",
+	"&", "|", "^", "<<", ">>", ">>>", "?", "instanceof", "->", "::", ")", "]", "}", ",", ";", "{"}
+
+// declKeywords are the tokens that start the header of a class,
+// interface, enum, record or module declaration (JLS 8.1, 8.9, 8.10, 9.1,
+// 7.7; "@interface" lexes as "@", "interface"); "record" and "module" are
+// also identifiers, which only makes the scan take more braces for bodies.
+var declKeywords = map[string]bool{"class": true, "interface": true, "enum": true, "record": true, "module": true}
+
+// blockModifiers are the tokens that never come inside a block, a switch
+// block, an array initializer or a bracket of an expression: the access
+// modifiers and static, which a local class or interface may not have
+// (JLS 14.3), and the field and method modifiers native, transient and
+// volatile (JLS 8.3.1, 8.4.3); a local variable takes only final (JLS
+// 14.4).
+var blockModifiers = []string{"public", "protected", "private", "static", "native", "transient", "volatile"}
+
+// declWords are the tokens modifierDead rules out somewhere: blockModifiers,
+// throws (a method's or constructor's header, at a class body's level: JLS
+// 8.4.6), implements (a class header, at the level of a block or class
+// body: JLS 8.1.5), import and package (the top level of a compilation
+// unit: JLS 7.4, 7.5).
+var declWords = append(slices.Clone(blockModifiers), "throws", "implements", "import", "package")
+
+// modifierDead reports whether tok may not come next where in is the
+// innermost open bracket: import or package inside any bracket, implements
+// inside a "(" or "[", a blockModifiers token or throws inside a "(", "["
+// or a "{" that opens no class body (openBracket.body). "private final int
+// n" in a method body, "f(a) throws" in a block and "g(x implements"
+// cannot compile whatever follows.
+func modifierDead(in openBracket, tok string) bool {
+	switch tok {
+	case "import", "package":
+		return in.text != ""
+	case "implements":
+		return in.text == "(" || in.text == "["
+	case "throws":
+	default:
+		if !slices.Contains(blockModifiers, tok) {
+			return false
+		}
+	}
+	return in.text == "(" || in.text == "[" || in.text == "{" && !in.body
 }
 
 // forCloseDead reports whether ")" may not close in, the innermost open
@@ -525,6 +627,69 @@ type bracketScan struct {
 	// zero openBracket after any other token.
 	closed     openBracket
 	closedLast bool
+	// file is the top level of the compilation unit (its decl flags).
+	file openBracket
+	// prevIdent: prev is an identifier. stmtName: prev is a simple name
+	// that starts a statement in a block or switch block (after ";", "{",
+	// "}", "else", "do" or an if, while or for header's ")", where the
+	// level is a "{" with stmts and no expr); "yield" and "non" (of
+	// "non-sealed") are left out.
+	prevIdent, stmtName bool
+	// declName: prev is a name right after a stmtName ("Foo x"), so a
+	// local variable declaration's first declarator ("record R" is left
+	// out: a local record's header).
+	declName bool
+	// lambdaArrow: prev is the ")" of an empty "(" that is no callee's
+	// (openBracket.callee), so a lambda's parameters: "->" must follow
+	// (JLS 15.27.1; "x = ();" cannot compile). afterNew: prev is "new" of
+	// a class instance creation or array creation (not "::new"), which a
+	// type follows, or type arguments (JLS 15.9, 15.10.1).
+	lambdaArrow, afterNew bool
+	// stmtPrim: prev is a primitive type or void that starts a statement
+	// (where stmtName would hold for a name).
+	stmtPrim bool
+}
+
+// operandNext are the tokens after which an operand, a type, a statement
+// or a closer comes, never a binary or assignment operator: the binary
+// and assignment operators themselves (but ">", ">>", ">>>", which may
+// close type arguments: "x instanceof List<?> == y", and "&", "?" of
+// bounds and wildcards are left out where they are not needed), "+",
+// "-", "!", "~", "<", "(", "[", ",", ";", "{", ":", "->", "return",
+// "throw", "case" and "?". After them comes the start of an expression,
+// a type, a statement or a closer (JLS 15, 14.5): no binaryDead.
+var operandNext = map[string]bool{}
+
+// binaryDead are the binary and assignment operators that never start an
+// expression, a statement or a type ("+", "-" are unary too; "<" starts
+// type arguments, "?" a wildcard, "&" nothing but is left with them).
+var binaryDead = []string{"==", "!=", "&&", "||", "*", "/", "%", ">=", "<=", "instanceof", "|", "^", "<<",
+	"=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=", "<<=", ">>=", ">>>="}
+
+func init() {
+	for _, w := range binaryDead {
+		operandNext[w] = true
+	}
+	for _, w := range []string{"+", "-", "!", "~", "<", "(", "[", ",", ";", "{", ":", "->", "return", "throw", "case", "?"} {
+		operandNext[w] = true
+	}
+}
+
+// stmtPrimDead are the tokens that may not follow a primitive type or void
+// that starts a statement: there it starts a local variable declaration
+// ("int x", "int[] a", "int @A [] a") or a class literal's expression
+// statement ("int.class.getName();") (JLS 14.4, 15.8.2): a name, "[",
+// "@" or "." follows, never an operator, a bracket other than "[", ","
+// or ";" ("int = 10;" cannot compile).
+var stmtPrimDead = append(slices.Clone(stmtNameDead), "=", "+=", "-=", "*=", "/=", "%=", "&=", "|=", "^=",
+	"<<=", ">>=", ">>>=", "(", "<", ":", "++", "--", "!", "~")
+
+// level returns the innermost open bracket, or the file's top level.
+func (b *bracketScan) level() *openBracket {
+	if n := len(b.stack); n > 0 {
+		return &b.stack[n-1]
+	}
+	return &b.file
 }
 
 // statementKeywords are the keywords whose "(" opens a statement's header
@@ -545,11 +710,23 @@ func (b *bracketScan) feed(toks []streamTok) {
 		if t.isNewline() {
 			continue
 		}
+		closedLast, prevText := b.closedLast, b.prev
+		lambdaArrow := false
+		afterStmtName := b.stmtName && b.prev != "record"
+		startsStmt := false
+		switch b.prev {
+		case ";", "{", "}", "else", "do":
+			startsStmt = true
+		case ")":
+			startsStmt = closedLast && (b.closed.kw == "if" || b.closed.kw == "while" || b.closed.kw == "for")
+		}
 		b.closedLast = false
 		annotName := false
 		switch t.Text {
 		case "(":
-			o := openBracket{text: "(", header: b.prev == "for" || b.prev == "try", annot: b.annotName}
+			o := openBracket{text: "(", header: b.prev == "for" || b.prev == "try", annot: b.annotName,
+				callee:   b.prevIdent || b.prev == ">" || b.prev == ">>" || b.prev == ">>>" || b.prev == "this" || b.prev == "super",
+				noLambda: lambdaless[b.prev]}
 			if statementKeywords[b.prev] {
 				o.kw = b.prev
 			}
@@ -563,11 +740,35 @@ func (b *bracketScan) feed(toks []streamTok) {
 			if n := len(b.stack); n > 0 && b.stack[n-1].annot {
 				o.annot = true
 			}
+			if t.Text == "{" {
+				// A class body's "{" comes after a declaration's header
+				// (decl), an anonymous class's arguments (ctor), or an
+				// enum constant ("A {", "A(1) {") before the enum
+				// body's first ";"; at the file's top level only bodies
+				// open.
+				l := b.level()
+				o.body = len(b.stack) == 0 || l.decl || b.prev == ")" && closedLast && b.closed.ctor ||
+					l.enumBody && l.semis == 0
+				o.enumBody = l.decl && l.declEnum
+				l.decl, l.declEnum = false, false
+				switch {
+				case o.body:
+				case b.prev == ")":
+					o.stmts = closedLast && !b.closed.ctor
+				case b.prev == "->" || b.prev == "else" || b.prev == "do" || b.prev == "try" || b.prev == "finally" || b.prev == "static":
+					o.stmts = true
+				case b.prev == ";" || b.prev == "{" || b.prev == "}" || b.prev == ":":
+					o.stmts = l.stmts || l.body && len(b.stack) > 0
+				case b.prevIdent:
+					o.stmts = l.body && len(b.stack) > 0
+				}
+			}
 			b.stack = append(b.stack, o)
 		case ")", "]", "}":
 			if n := len(b.stack); n > 0 {
 				b.closed, b.closedLast = b.stack[n-1], true
 				b.stack = b.stack[:n-1]
+				lambdaArrow = t.Text == ")" && b.prev == "(" && !b.closed.callee
 			}
 		case "<":
 			if n := len(b.stack); n > 0 && (b.stack[n-1].typed || b.prev == "." || b.prev == "::" || b.prev == "new") {
@@ -583,6 +784,8 @@ func (b *bracketScan) feed(toks []streamTok) {
 				b.stack[n-1].newSeen, b.stack[n-1].expr = false, false
 				b.stack[n-1].semis++
 			}
+			l := b.level()
+			l.decl, l.declEnum = false, false
 		case ":":
 			if n := len(b.stack); n > 0 {
 				b.stack[n-1].colon = true
@@ -596,6 +799,10 @@ func (b *bracketScan) feed(toks []streamTok) {
 				b.stack[n-1].expr = true
 			}
 		default:
+			if declKeywords[t.Text] && (t.Text != "class" || b.prev != ".") {
+				l := b.level()
+				l.decl, l.declEnum = true, t.Text == "enum"
+			}
 			if n := len(b.stack); n > 0 && assignOps[t.Text] {
 				b.stack[n-1].expr = true
 			}
@@ -603,6 +810,14 @@ func (b *bracketScan) feed(toks []streamTok) {
 		}
 		b.annotName = annotName
 		b.prev = t.Text
+		b.prevIdent = t.Kind == javalex.Ident
+		l := b.level()
+		atStmt := startsStmt && l.text == "{" && l.stmts && !l.expr
+		b.stmtName = b.prevIdent && atStmt && t.Text != "yield" && t.Text != "non"
+		b.stmtPrim = atStmt && primitiveTypes[t.Text]
+		b.declName = b.prevIdent && afterStmtName
+		b.lambdaArrow = lambdaArrow
+		b.afterNew = t.Text == "new" && prevText != "::"
 	}
 }
 
@@ -1117,8 +1332,9 @@ var notStatementStart = []string{
 
 // deadTokens returns what Next proposes none of after st: the dead closers
 // (deadClosers), ";" where Java has none, a line break where it would only
-// lose the model its bracket, and the tokens after which no text compiles
-// (syntaxDead).
+// lose the model its bracket, the tokens after which no text compiles
+// (syntaxDead), and after a local variable's first declarator name all but
+// declNameNext.
 func (s *session) deadTokens(st state) deadSet {
 	if d, ok := s.syntaxOnly(st); ok {
 		return d
@@ -1158,8 +1374,40 @@ func (s *session) deadTokens(st state) deadSet {
 		dead = append(dead, idNewline)
 	}
 	dead = append(dead, s.syntaxDead(st)...)
+	if st.declName || st.lambdaArrow {
+		// After "Foo x" at a statement's start: only declNameNext; after
+		// a lambda's "()": only "->"; or a line break where the rules
+		// above allow one.
+		keep := []uint32{}
+		if !slices.Contains(dead, idNewline) {
+			keep = append(keep, idNewline)
+		}
+		next := declNameNext
+		if st.lambdaArrow {
+			next = []string{"->"}
+		}
+		for _, w := range next {
+			if id, ok := s.m.ids[w]; ok && !slices.Contains(dead, id) {
+				keep = append(keep, id)
+			}
+		}
+		return deadSet{only: true, keep: keep}
+	}
 	return deadSet{ids: dead}
 }
+
+// newDead are the tokens that may not follow "new" (not "::new"): a type
+// follows it, or type arguments ("<"), or a type annotation ("@") (JLS
+// 15.9, 15.10.1).
+var newDead = []string{"(", "[", "{", ")", "]", "}", ";", ",", ".", "::", "->", "?", ":", "=", "==", "!=",
+	"&&", "||", "+", "-", "*", "/", "%", "!", "~", ">", ">=", "<=", "instanceof", "new"}
+
+// declNameNext are the tokens that may follow the name of a local variable
+// declaration's first declarator ("Foo x" at a statement's start, x a
+// name: JLS 14.4): its initializer's "=", the declaration's ";", the next
+// declarator's ",", or the dimensions of its type ("[", "@" of a type
+// annotation on them: JLS 10.2).
+var declNameNext = []string{"=", ";", ",", "[", "@"}
 
 // syntaxOnly returns, after the ")" that closes the header of a switch,
 // synchronized, catch or try-with-resources, that only "{" (or a line
@@ -1218,6 +1466,26 @@ func (s *session) syntaxDead(st state) []uint32 {
 	}
 	if forCloseDead(st.inner) {
 		words = append(words, ")")
+	}
+	if st.stmtName {
+		words = append(words, stmtNameDead...)
+	}
+	if st.stmtPrim {
+		words = append(words, stmtPrimDead...)
+	}
+	if in := st.inner; st.prev == "(" && in.text == "(" && in.noLambda {
+		words = append(words, ")")
+	}
+	if operandNext[st.prev] {
+		words = append(words, binaryDead...)
+	}
+	if st.afterNew {
+		words = append(words, newDead...)
+	}
+	for _, w := range declWords {
+		if modifierDead(st.inner, w) {
+			words = append(words, w)
+		}
 	}
 	var dead []uint32
 	for _, w := range words {
