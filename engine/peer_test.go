@@ -479,3 +479,40 @@ func TestTypeKeyNewDocumentVersionAsksAgain(t *testing.T) {
 		t.Errorf("edited document: requests %v, want %v", got, want)
 	}
 }
+
+// TestNoMembersWithoutRequest: a receiver JDT LS can only answer with an
+// empty member list (unknown) costs no member request: a variable of a
+// primitive type at the hunk start (lo), a name JDT LS lists other names
+// for there but not it (name: one request for the name, shared with the
+// simple-name judge), a call or field chain on either, and null. Where the
+// generated text may have declared the name, or JDT LS listed nothing at
+// all for it (priorCount), the list is asked for.
+func TestNoMembersWithoutRequest(t *testing.T) {
+	f := newFakePeer()
+	f.members["lo"] = []fakeName{{"bogus", 2, "bogus() : int"}} // never asked for
+	f.members["name"] = []fakeName{{"bogus", 2, "bogus() : int"}}
+	f.members["priorCount"] = []fakeName{{"bogus", 2, "bogus() : int"}}
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "hi = lo.", "bogus", Unknown},
+		{ind + "hi = 1 + lo.", "size", Unknown},
+		{ind + "hi = lo.x.", "y", Unknown},
+		{ind + "hi = name.", "bogus", Unknown},
+		{ind + "hi = name.get().", "bogus", Unknown},
+		{ind + "hi = null.get().", "bogus", Unknown},
+	})
+	want := []string{"simple:", "simple:name"}
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+	// Declared by the generated text, or answered with nothing at the
+	// hunk start: its list decides.
+	checkAll(t, s, []checkCase{
+		{ind + "Names lo = names;\n" + ind + "hi = lo.", "bogus", Feasible},
+		{ind + "hi = priorCount.", "bogus", Feasible},
+	})
+	want = []string{"member:lo", "simple:priorCount", "member:priorCount"}
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+}

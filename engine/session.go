@@ -530,6 +530,8 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	key, typed := textKey, false
 	if tk, ok, err := s.typeKey(ctx, cur, st); err != nil {
 		return nil, err
+	} else if ok && tk == noMembers {
+		return &memberList{}, nil // JDT LS can only answer empty: unknown (typekey.go)
 	} else if ok {
 		key, typed = tk, true // shared by the sites of receivers of one type (typekey.go)
 	}

@@ -42,6 +42,11 @@ package engine
 // Only a name listed as a variable alone, with one non-"var" type, or as a
 // type alone (the receiver of a static member access, "Math.", keyed by its
 // name) is used.
+// A receiver that starts with null, or with such an x that is a variable
+// of a primitive type or is not defined at the hunk start (JDT LS lists
+// other names with its prefix, not x), has no members whatever follows:
+// its list is answered unknown without a request (noMembers), as JDT LS's
+// empty answer was.
 // Strictness is kept as before: a name is pruned only on two answers
 // (Check's verifying pass; here two answers for the key, which may come
 // from two sites of the same receiver type and context).
@@ -49,9 +54,30 @@ package engine
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 )
+
+// noMembers is typeKey's key for a receiver whose member list JDT LS can
+// only answer empty, which is unknown (verdict): one that starts with null,
+// or with a name x that the hunk cannot have rebound and that, at the hunk
+// start, is a variable of a primitive type (JLS 4.2: no members) or is
+// not listed among the names with its prefix (startUndefined: no variable,
+// type or package of that name; "x." and whatever follows it cannot
+// compile then). members
+// answers it unknown without a request. Skipping a request is sound
+// whatever the reason: the answer it stands for is unknown.
+const noMembers = "\x00none"
+
+// primitiveTypes are the declared types (JDT LS's "x : int" labels) whose
+// variables have no members.
+var primitiveTypes = map[string]bool{"boolean": true, "byte": true, "short": true, "char": true,
+	"int": true, "long": true, "float": true, "double": true}
+
+// startUndefined is hunkStartType's answer for a name JDT LS lists nothing
+// for at the hunk start (a complete answer for the name that lacks it).
+const startUndefined = "\x00undefined"
 
 // typeKey returns the shared cache key of the member list at the strict site
 // st (see the file comment), or ok=false when the site's list must be keyed
@@ -68,10 +94,19 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 		return "", false, nil
 	}
 	r := n - 2
-	h, path, ok := fieldChain(toks, r)
-	if !ok || receiverStart(toks, r) != h {
-		return "", false, nil // not a name or this/super with fields (a call, "new T", Outer.this)
+	start := receiverStart(toks, r)
+	if start < 1 {
+		return "", false, nil
 	}
+	if isKw(toks[start], "null") {
+		return noMembers, true, nil // null.m()... : the null type has no members
+	}
+	h, path, ok := fieldChain(toks, r)
+	chain := ok && h == start // a name or this/super with fields (not a call, "new T", Outer.this)
+	if !chain && toks[start].Kind != javalex.Ident {
+		return "", false, nil
+	}
+	h = start
 	x := toks[h]
 	depth, first := 0, true
 	for i, t := range toks {
@@ -95,20 +130,29 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 			return "", false, nil // x may be declared here
 		}
 	}
-	if inCaseLabel(toks, h, genStart) {
-		return "", false, nil // a case label's constant: not shared with other operands
-	}
 	typ := x.Text // this, super: the class the hunk lies in, as at the hunk start
 	if x.Kind == javalex.Ident {
 		var err error
-		if path == "" {
+		switch {
+		case chain && path == "":
 			typ, err = s.hunkStartType(ctx, x.Text)
-		} else {
+		case chain:
 			typ, err = s.knownStartType(ctx, x.Text)
+		default:
+			typ = s.startTypes[x.Text] // a call or array access on x: x's earlier answer alone
 		}
-		if err != nil || typ == "" {
+		if err != nil {
 			return "", false, err
 		}
+		if typ == startUndefined || primitiveTypes[strings.TrimPrefix(typ, "v:")] {
+			return noMembers, true, nil
+		}
+	}
+	if !chain || typ == "" {
+		return "", false, nil
+	}
+	if inCaseLabel(toks, h, genStart) {
+		return "", false, nil // a case label's constant: not shared with other operands
 	}
 	sc := scan(s.win.pre.clone(), toks[:h])
 	return s.id + "\x00t\x00" + typ + "\x00" + path + "\x00" + beforeClass(toks[h-1]) + "\x00" + strconv.Itoa(int(sc.top())), true, nil
@@ -192,7 +236,10 @@ func inCaseLabel(toks []javalex.Token, r, genStart int) bool {
 // hunkStartType returns what name means at the hunk start: "v:" and the
 // declared type JDT LS gives it when it is listed as a variable alone, with
 // one type that is not "var"; "T:" and name when it is listed as a type
-// alone; "" otherwise, or when JDT LS did not answer. It comes from the
+// alone; startUndefined when the answer for name lists other names and
+// nothing named so (it is complete, so no variable, type or package is);
+// "" otherwise, or
+// when JDT LS did not answer. It comes from the
 // hunk's scope list for a variable listed there, else from the names in
 // scope at the hunk start for the identifier name (hunkNames, simple.go),
 // one request per name and hunk, shared with the simple names' judge. One
@@ -261,6 +308,12 @@ func (s *jdtSession) lookUpHunkStartType(ctx context.Context, name string) (stri
 	ml, err := s.hunkNames(ctx, name)
 	if err != nil || ml == nil {
 		return "", err
+	}
+	if _, listed := ml.Kinds[name]; !listed && !ml.Incomplete && !ml.empty() {
+		// Other names with name's prefix, and not name: JDT LS searched
+		// and found none. (An empty answer is not taken for that: JDT LS
+		// once answered "String" there with nothing.)
+		return startUndefined, nil
 	}
 	switch ml.Kinds[name] {
 	case kindValue:
