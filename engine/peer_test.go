@@ -482,11 +482,10 @@ func TestTypeKeyNewDocumentVersionAsksAgain(t *testing.T) {
 
 // TestNoMembersWithoutRequest: a receiver JDT LS can only answer with an
 // empty member list (unknown) costs no member request: a variable of a
-// primitive type at the hunk start (lo), a name JDT LS lists other names
-// for there but not it (name: one request for the name, shared with the
-// simple-name judge), a call or field chain on either, and null. Where the
-// generated text may have declared the name, or JDT LS listed nothing at
-// all for it (priorCount), the list is asked for.
+// primitive type at the hunk start (lo), a call or field chain on it, and
+// null. Where the generated text may have declared the name, or the name
+// is not listed at the hunk start (name, priorCount), the list is asked
+// for.
 func TestNoMembersWithoutRequest(t *testing.T) {
 	f := newFakePeer()
 	f.members["lo"] = []fakeName{{"bogus", 2, "bogus() : int"}} // never asked for
@@ -497,11 +496,10 @@ func TestNoMembersWithoutRequest(t *testing.T) {
 		{ind + "hi = lo.", "bogus", Unknown},
 		{ind + "hi = 1 + lo.", "size", Unknown},
 		{ind + "hi = lo.x.", "y", Unknown},
-		{ind + "hi = name.", "bogus", Unknown},
-		{ind + "hi = name.get().", "bogus", Unknown},
+		{ind + "hi = lo.get().", "bogus", Unknown},
 		{ind + "hi = null.get().", "bogus", Unknown},
 	})
-	want := []string{"simple:", "simple:name"}
+	want := []string{"simple:"}
 	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("requests %v, want %v", got, want)
 	}
@@ -509,9 +507,10 @@ func TestNoMembersWithoutRequest(t *testing.T) {
 	// hunk start: its list decides.
 	checkAll(t, s, []checkCase{
 		{ind + "Names lo = names;\n" + ind + "hi = lo.", "bogus", Feasible},
+		{ind + "hi = name.", "bogus", Feasible},
 		{ind + "hi = priorCount.", "bogus", Feasible},
 	})
-	want = []string{"member:lo", "simple:priorCount", "member:priorCount"}
+	want = []string{"member:lo", "simple:name", "member:name", "simple:priorCount", "member:priorCount"}
 	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("requests %v, want %v", got, want)
 	}
