@@ -66,9 +66,8 @@ import (
 // for undefined: on coupon-code-receiver's fix the list for "Strings",
 // non-empty and complete, lacked the imported type Strings, whose members
 // the fix names (TestSoundnessOnBugCorpus proved 8 fewer decisions so).
-// members
-// answers it unknown without a request. Skipping a request is sound
-// whatever the reason: the answer it stands for is unknown.
+// members answers it unknown without a request. Skipping a request is
+// sound whatever the reason: the answer it stands for is unknown.
 const noMembers = "\x00none"
 
 // primitiveTypes are the declared types (JDT LS's "x : int" labels) whose
