@@ -278,10 +278,18 @@ func (e *JDT) Open(ctx context.Context, h Hunk) (Session, error) {
 		}
 	}
 	d.sessions++
-	sum := sha256.Sum256([]byte(h.URI + "\x00" + h.Prefix + "\x00" + h.Suffix))
 	win := newLexWindow(h.Prefix)
-	return &jdtSession{e: e, h: h, id: hex.EncodeToString(sum[:12]), win: win,
+	return &jdtSession{e: e, h: h, id: hunkID(h), win: win,
 		syntax: syntaxJudge{h: h, level: fileLevel(h.URI)}, stmtStart: atStatementBoundary(win)}, nil
+}
+
+// hunkID is the identity of h's document text in the site cache's keys: a
+// hash of its URI, Prefix and Suffix. Every cached list is keyed under it,
+// so a list answered on one version of the file around the hunk never
+// answers for another (an edit anywhere outside the hunk changes it).
+func hunkID(h Hunk) string {
+	sum := sha256.Sum256([]byte(h.URI + "\x00" + h.Prefix + "\x00" + h.Suffix))
+	return hex.EncodeToString(sum[:12])
 }
 
 // openLocked makes uri's shadow document hold text, opening it if needed,

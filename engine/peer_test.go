@@ -402,3 +402,116 @@ func TestWithWarmUp(t *testing.T) {
 		t.Error("WithWarmUp(true) after false left the warm-up off")
 	}
 }
+
+// TestTypeKeyFieldChainsAndThis: the member list after a chain of fields of
+// a receiver keyed by its type ("names.head."), and after "this.", is
+// shared by every text that reaches it in one context (typekey.go,
+// fieldChain), as the list after "names." is: one request and one
+// confirming answer, where keying by the text asked once per text.
+func TestTypeKeyFieldChainsAndThis(t *testing.T) {
+	f := newFakePeer()
+	f.members["names"] = append(f.members["names"], fakeName{"head", 5, "head : Node"})
+	f.members["head"] = []fakeName{{"next", 5, "next : Node"}, {"value", 5, "value : int"}}
+	f.members["this"] = []fakeName{{"ids", 5, "ids : int[]"}, {"count", 2, "count() : int"}}
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "lo = names.head.", "value", Feasible},
+		{ind + "hi = 1;\n" + ind + "lo = names.head.", "value", Feasible},
+		{ind + "lo = 2 * names.head.", "next", Feasible},
+		{ind + "lo = names.head.", "size", Infeasible}, // on two answers
+		{ind + "hi = 1;\n" + ind + "lo = names.head.", "size", Infeasible},
+		{ind + "lo = this.", "count", Feasible},
+		{ind + "hi = 1;\n" + ind + "lo = this.", "ids", Feasible},
+		{ind + "lo = this.", "size", Infeasible},
+		{ind + "hi = lo + this.", "size", Infeasible},
+	})
+	want := []string{"simple:", "member:head", "member:head", "member:this", "member:this"}
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+	// A head the generated text may declare, and a chain after a call,
+	// are keyed by their text: each text asks.
+	checkAll(t, s, []checkCase{
+		{ind + "Names names = null;\n" + ind + "lo = names.head.", "value", Feasible},
+		{ind + "Names names = null;\n" + ind + "hi = names.head.", "value", Feasible},
+		{ind + "lo = names.get().head.", "value", Feasible},
+		{ind + "hi = names.get().head.", "value", Feasible},
+	})
+	if got := f.requests(); strings.Count(strings.Join(got, ","), "member:head") != 4 {
+		t.Errorf("requests %v, want 4 member lists of head (one per text)", got)
+	}
+}
+
+// TestTypeKeyNewDocumentVersionAsksAgain: the shared lists are keyed by the
+// hunk's document text (hunkID): a session on the same file after an edit
+// outside the hunk (here the class gains a field) finds none of the lists
+// an earlier session cached and asks again, while a session on the same
+// text asks nothing.
+func TestTypeKeyNewDocumentVersionAsksAgain(t *testing.T) {
+	f := newFakePeer()
+	f.members["this"] = []fakeName{{"ids", 5, "ids : int[]"}, {"count", 2, "count() : int"}}
+	sites, _ := lru.New[string, *memberList](DefaultSiteCacheSize)
+	e := &JDT{peer: f, cfg: jdtConfig{siteCache: DefaultSiteCacheSize, requestTimeout: DefaultRequestTimeout},
+		open: map[string]*shadowDoc{}, sites: sites}
+	open := func(file string) *jdtSession {
+		i := strings.Index(file, "<<HUNK>>\n")
+		h := Hunk{URI: "file:///demo/Search.java", Prefix: file[:i], Suffix: file[i+len("<<HUNK>>\n"):]}
+		win := newLexWindow(h.Prefix)
+		return &jdtSession{e: e, h: h, id: hunkID(h), win: win, syntax: syntaxJudge{h: h}, stmtStart: atStatementBoundary(win)}
+	}
+	cases := []checkCase{
+		{ind + "lo = this.", "count", Feasible},
+		{ind + "lo = this.", "size", Infeasible},
+		{ind + "lo = names.", "size", Feasible},
+	}
+	checkAll(t, open(fakeFile), cases)
+	want := []string{"member:this", "member:this", "simple:", "member:names"}
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("first session: requests %v, want %v", got, want)
+	}
+	checkAll(t, open(fakeFile), cases)
+	if got := f.requests(); len(got) != 0 {
+		t.Errorf("same text: requests %v, want none", got)
+	}
+	edited := strings.Replace(fakeFile, "    Names names;\n", "    Names names;\n    int extra;\n", 1)
+	checkAll(t, open(edited), cases)
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("edited document: requests %v, want %v", got, want)
+	}
+}
+
+// TestNoMembersWithoutRequest: a receiver JDT LS can only answer with an
+// empty member list (unknown) costs no member request: a variable of a
+// primitive type at the hunk start (lo), a call or field chain on it, and
+// null. Where the generated text may have declared the name, or the name
+// is not listed at the hunk start (name, priorCount), the list is asked
+// for.
+func TestNoMembersWithoutRequest(t *testing.T) {
+	f := newFakePeer()
+	f.members["lo"] = []fakeName{{"bogus", 2, "bogus() : int"}} // never asked for
+	f.members["name"] = []fakeName{{"bogus", 2, "bogus() : int"}}
+	f.members["priorCount"] = []fakeName{{"bogus", 2, "bogus() : int"}}
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "hi = lo.", "bogus", Unknown},
+		{ind + "hi = 1 + lo.", "size", Unknown},
+		{ind + "hi = lo.x.", "y", Unknown},
+		{ind + "hi = lo.get().", "bogus", Unknown},
+		{ind + "hi = null.get().", "bogus", Unknown},
+	})
+	want := []string{"simple:"}
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+	// Declared by the generated text, or answered with nothing at the
+	// hunk start: its list decides.
+	checkAll(t, s, []checkCase{
+		{ind + "Names lo = names;\n" + ind + "hi = lo.", "bogus", Feasible},
+		{ind + "hi = name.", "bogus", Feasible},
+		{ind + "hi = priorCount.", "bogus", Feasible},
+	})
+	want = []string{"member:lo", "simple:name", "member:name", "simple:priorCount", "member:priorCount"}
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+}

@@ -23,6 +23,7 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
 	"errors"
 	"fmt"
 	"os"
@@ -529,6 +530,8 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	key, typed := textKey, false
 	if tk, ok, err := s.typeKey(ctx, cur, st); err != nil {
 		return nil, err
+	} else if ok && tk == noMembers {
+		return &memberList{}, nil // JDT LS can only answer empty: unknown (typekey.go)
 	} else if ok {
 		key, typed = tk, true // shared by the sites of receivers of one type (typekey.go)
 	}
@@ -551,6 +554,13 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	m := textpos.New(text)
 	pos := m.Position(st.DotEnd)
 
+	if traceRequests {
+		k := "its text"
+		if typed {
+			k = strings.ReplaceAll(strings.TrimPrefix(key, s.id), "\x00", " ")
+		}
+		fmt.Fprintf(os.Stderr, "engine trace: member keyed by %q\n", k)
+	}
 	list, err := s.request(ctx, "member", text, pos)
 	if err != nil {
 		return nil, s.requestError(ctx, err)
@@ -592,8 +602,10 @@ func (s *jdtSession) suffixAfterCaret() string {
 
 // traceRequests ($REPILOT_ENGINE_TRACE set) prints each JDT LS request's
 // kind and the text before its caret to stderr, and after its answer the
-// kind again with the wall time it took, lock wait included
-// (bench/README.md).
+// kind again with the wall time it took, lock wait included, the answer's
+// item count and isIncomplete, whether it failed, and the first 6 bytes of
+// the request text's SHA-256 with the caret's position (two lines with the
+// same hash and position asked the same question; bench/README.md).
 var traceRequests = os.Getenv("REPILOT_ENGINE_TRACE") != ""
 
 // request sends one completion request of the given kind (RequestKinds,
@@ -604,9 +616,17 @@ func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos
 		kind += "-verify"
 	}
 	began := time.Now()
+	var list *jdtls.CompletionList
+	var err error
 	if traceRequests {
 		defer func(kind string) {
-			fmt.Fprintf(os.Stderr, "engine trace: %s took %.0f ms\n", kind, float64(time.Since(began).Microseconds())/1000)
+			items, incomplete := -1, false
+			if list != nil {
+				items, incomplete = len(list.Items), list.IsIncomplete
+			}
+			sum := sha256.Sum256([]byte(text))
+			fmt.Fprintf(os.Stderr, "engine trace: %s took %.0f ms, %d items, incomplete %t, error %t, text %x at %d:%d\n",
+				kind, float64(time.Since(began).Microseconds())/1000, items, incomplete, err != nil, sum[:6], pos.Line, pos.Character)
 		}(kind)
 		off := 0
 		if m := textpos.New(text); m != nil {
@@ -625,7 +645,7 @@ func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos
 	}
 	s.e.mu.Lock()
 	s.requests.Add(1)
-	list, err := s.complete(ctx, text, pos)
+	list, err = s.complete(ctx, text, pos)
 	s.e.mu.Unlock()
 	s.kindMu.Lock()
 	if s.byKind == nil {

@@ -12,7 +12,13 @@ package engine
 //	class for the operators after which x can only be an operand: beforeClass), and the
 //	innermost open bracket's kind (context.go)
 //
-// and fetched once per such key. x "cannot have been rebound" when:
+// and fetched once per such key ("hunk" is hunkID: the file's text around
+// the hunk, so an edit outside the hunk starts afresh). The same holds for
+// a chain of fields after x ("x.f.g.": the key adds "f.g"; x's type must be
+// known without a request, from an earlier answer or the hunk's scope
+// list) and for this and super ("this.", "this.f.": the class around the
+// hunk, which the generated text cannot change either). x "cannot have
+// been rebound" when:
 //   - the hunk starts at a statement boundary in a block (the prefix's last
 //     code token is ";" or "{", and the innermost open bracket is a block's
 //     brace), and the generated text does not start with "else" (which
@@ -36,6 +42,10 @@ package engine
 // Only a name listed as a variable alone, with one non-"var" type, or as a
 // type alone (the receiver of a static member access, "Math.", keyed by its
 // name) is used.
+// A receiver that starts with null, or with such an x that is a variable
+// of a primitive type at the hunk start, has no members whatever follows:
+// its list is answered unknown without a request (noMembers), as JDT LS's
+// empty answer was.
 // Strictness is kept as before: a name is pruned only on two answers
 // (Check's verifying pass; here two answers for the key, which may come
 // from two sites of the same receiver type and context).
@@ -43,9 +53,27 @@ package engine
 import (
 	"context"
 	"strconv"
+	"strings"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 )
+
+// noMembers is typeKey's key for a receiver whose member list JDT LS can
+// only answer empty, which is unknown (verdict): one that starts with null,
+// or with a name x that the hunk cannot have rebound and that, at the hunk
+// start, is a variable of a primitive type (JLS 4.2: no members). A name
+// JDT LS does not list among the names with its prefix there is not taken
+// for undefined: on coupon-code-receiver's fix the list for "Strings",
+// non-empty and complete, lacked the imported type Strings, whose members
+// the fix names (TestSoundnessOnBugCorpus proved 8 fewer decisions so).
+// members answers it unknown without a request. Skipping a request is
+// sound whatever the reason: the answer it stands for is unknown.
+const noMembers = "\x00none"
+
+// primitiveTypes are the declared types (JDT LS's "x : int" labels) whose
+// variables have no members.
+var primitiveTypes = map[string]bool{"boolean": true, "byte": true, "short": true, "char": true,
+	"int": true, "long": true, "float": true, "double": true}
 
 // typeKey returns the shared cache key of the member list at the strict site
 // st (see the file comment), or ok=false when the site's list must be keyed
@@ -62,10 +90,20 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 		return "", false, nil
 	}
 	r := n - 2
-	x := toks[r]
-	if x.Kind != javalex.Ident || receiverStart(toks, r) != r {
-		return "", false, nil // not a simple name (a chain, a call, "new T")
+	start := receiverStart(toks, r)
+	if start < 1 {
+		return "", false, nil
 	}
+	if isKw(toks[start], "null") {
+		return noMembers, true, nil // null.m()... : the null type has no members
+	}
+	h, path, ok := fieldChain(toks, r)
+	chain := ok && h == start // a name or this/super with fields (not a call, "new T", Outer.this)
+	if !chain && toks[start].Kind != javalex.Ident {
+		return "", false, nil
+	}
+	h = start
+	x := toks[h]
 	depth, first := 0, true
 	for i, t := range toks {
 		if t.Start < genStart {
@@ -84,19 +122,65 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 			}
 		case isKw(t, "class") || isKw(t, "interface") || isKw(t, "enum") || isWord(t, "record"):
 			return "", false, nil // a local type: its body may inherit an x
-		case t.Kind == javalex.Ident && t.Text == x.Text && i != r && !(i+1 < n && isOp(toks[i+1], ".")):
+		case x.Kind == javalex.Ident && t.Kind == javalex.Ident && t.Text == x.Text && i != h && !(i+1 < n && isOp(toks[i+1], ".")):
 			return "", false, nil // x may be declared here
 		}
 	}
-	if inCaseLabel(toks, r, genStart) {
+	typ := x.Text // this, super: the class the hunk lies in, as at the hunk start
+	if x.Kind == javalex.Ident {
+		var err error
+		switch {
+		case chain && path == "":
+			typ, err = s.hunkStartType(ctx, x.Text)
+		case chain:
+			typ, err = s.knownStartType(ctx, x.Text)
+		default:
+			typ = s.startTypes[x.Text] // a call or array access on x: x's earlier answer alone
+		}
+		if err != nil {
+			return "", false, err
+		}
+		if primitiveTypes[strings.TrimPrefix(typ, "v:")] {
+			return noMembers, true, nil
+		}
+	}
+	if !chain || typ == "" {
+		return "", false, nil
+	}
+	if inCaseLabel(toks, h, genStart) {
 		return "", false, nil // a case label's constant: not shared with other operands
 	}
-	typ, err := s.hunkStartType(ctx, x.Text)
-	if err != nil || typ == "" {
-		return "", false, err
+	sc := scan(s.win.pre.clone(), toks[:h])
+	return s.id + "\x00t\x00" + typ + "\x00" + path + "\x00" + beforeClass(toks[h-1]) + "\x00" + strconv.Itoa(int(sc.top())), true, nil
+}
+
+// fieldChain reads the receiver that ends at toks[r] (the token before the
+// last dot) as a head, a simple name or this or super, followed by names
+// joined by dots ("x", "x.f.g", "this", "this.f"): h is the head's index
+// and path the names after it ("", "f.g"). The list after "x.f.g." is
+// then fixed by what x means at the hunk start and the names f and g (the
+// members of x's type, and theirs, which the generated text cannot
+// change, since it declares no type), as the list after "x." is by x's
+// type; this and super by the class around the hunk. ok is false for any
+// other shape, or when no token precedes the head.
+func fieldChain(toks []javalex.Token, r int) (h int, path string, ok bool) {
+	h = r
+	for h >= 2 && toks[h].Kind == javalex.Ident && isOp(toks[h-1], ".") && toks[h-2].Kind == javalex.Ident {
+		h -= 2
 	}
-	sc := scan(s.win.pre.clone(), toks[:r])
-	return s.id + "\x00t\x00" + typ + "\x00" + beforeClass(toks[r-1]) + "\x00" + strconv.Itoa(int(sc.top())), true, nil
+	if toks[h].Kind == javalex.Ident && h >= 2 && isOp(toks[h-1], ".") && (isKw(toks[h-2], "this") || isKw(toks[h-2], "super")) {
+		h -= 2
+	}
+	if h < 1 || !(toks[h].Kind == javalex.Ident || isKw(toks[h], "this") || isKw(toks[h], "super")) {
+		return 0, "", false
+	}
+	for i := h + 2; i <= r; i += 2 {
+		if path != "" {
+			path += "."
+		}
+		path += toks[i].Text
+	}
+	return h, path, true
 }
 
 // operandOps are the tokens after which a name can only start an operand of
@@ -148,7 +232,8 @@ func inCaseLabel(toks []javalex.Token, r, genStart int) bool {
 // hunkStartType returns what name means at the hunk start: "v:" and the
 // declared type JDT LS gives it when it is listed as a variable alone, with
 // one type that is not "var"; "T:" and name when it is listed as a type
-// alone; "" otherwise, or when JDT LS did not answer. It comes from the
+// alone; "" otherwise, or
+// when JDT LS did not answer. It comes from the
 // hunk's scope list for a variable listed there, else from the names in
 // scope at the hunk start for the identifier name (hunkNames, simple.go),
 // one request per name and hunk, shared with the simple names' judge. One
@@ -174,6 +259,28 @@ func (s *jdtSession) hunkStartType(ctx context.Context, name string) (string, er
 	}
 	s.startTypes[name] = t
 	return t, nil
+}
+
+// knownStartType is hunkStartType for the head of a field chain ("x" of
+// "x.f."), without a request of its own: hunkStartType's answer when it
+// was asked for name before, else name's type in the hunk's scope list; ""
+// otherwise (a package, "java" of "java.util.", is not worth a request
+// that cannot give a key).
+func (s *jdtSession) knownStartType(ctx context.Context, name string) (string, error) {
+	if t, ok := s.startTypes[name]; ok {
+		return t, nil
+	}
+	verifying := s.verifying
+	s.verifying = false
+	defer func() { s.verifying = verifying }()
+	sc, err := s.scopeNames(ctx)
+	if err != nil || sc == nil || sc.Kinds[name] != kindValue {
+		return "", err
+	}
+	if t := sc.Types[name]; t != "var" && t != "" {
+		return "v:" + t, nil
+	}
+	return "", nil
 }
 
 // lookUpHunkStartType is hunkStartType without the per-session memo.

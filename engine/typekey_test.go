@@ -102,7 +102,8 @@ func TestTypeKeyGuards(t *testing.T) {
 		"        Greeter g = null; g.",              // declared
 		"        foo((g) -> g.",                     // a lambda parameter
 		"        class L extends B { void n() { g.", // a local class may inherit a g
-		"        a.g.",                              // not a simple name
+		"        a[0].g.",                           // an array access
+		"        A.this.g.",                         // a qualified this
 		"        new g.",                            // a type after new
 		"        f().g.",                            // a call chain
 	} {
@@ -128,7 +129,7 @@ func TestTypeKeyGuards(t *testing.T) {
 }
 
 // TestSoundnessMemberListsAcrossOperators asks JDT LS for the member list of
-// a variable (g, s, names) and a type name (Math) after every operator of
+// a variable (g, s, names), a type name (Math) and this after every operator of
 // operandOps, in a block and among a call's arguments, and requires the
 // names to be the same as after "=" in the same bracket: the premise on
 // which typekey.go shares one list between those places. A JDT LS version
@@ -199,7 +200,7 @@ func TestSoundnessMemberListsAcrossOperators(t *testing.T) {
 		}
 		return ind + "int n = 0;\n" + ind + "Object o = " + e
 	}
-	for _, recv := range []string{"g", "s", "names", "Math"} {
+	for _, recv := range []string{"g", "s", "names", "Math", "this"} {
 		for _, call := range []bool{false, true} {
 			// JDT LS 1.60 answers the first requests after its start for
 			// another text, or with an empty list (the CI of stop 22, and 3
