@@ -65,9 +65,11 @@ type Options struct {
 	// AutomaticSamples: samples tried on an automatic trigger; default 1
 	// (greedy). With AutomaticBudget, a sample starts only while the budget
 	// (counted from the request's start) has time left for it and its
-	// compile check; and a sample that ends without a candidate, repeats
-	// one already checked or does not parse (syntax.go) does not count, up
-	// to twice this many samples.
+	// compile check; and a sample that ends without a candidate, with a
+	// repeated one or with one that does not parse (syntax.go) does not
+	// count, up to maxAutomaticAttempts samples in all (twice this many
+	// when more). The samples of a request are drawn without replacement:
+	// none ends with a text an earlier one ended with (repair.GuidedSampler.Exclude).
 	AutomaticSamples int
 	InvokedSamples   int     // samples tried on an invoked trigger; default 4 (the first greedy)
 	MaxTokens        int     // tokens per suggestion; default 48
@@ -471,19 +473,21 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		syntax = newSyntaxFilter(req.URI, prefix, suffix)
 		defer syntax.close()
 	}
-	// The first sample is greedy; the others share one sampler at
-	// temperature (and its trie of rejected prefixes).
+	// The first sample is greedy, the others at temperature; all run on
+	// one sampler, so they share its trie of rejected prefixes, its memo
+	// and the texts already tried (GuidedSampler.Exclude): a later sample
+	// never ends with a text an earlier one ended with.
 	session, lastAsked := wrap(ms, rule, &st.ModelCalls)
-	var samplers [2]*repair.GuidedSampler
-	// Under a budget, a sample that repeats a candidate already checked,
-	// ends without a candidate or does not parse (syntax.go) does not count
-	// toward samples (the next one may differ: its random stream does, and
-	// a dead sample's prefix is pruned); the budget bounds the time, and
-	// attempts are bounded by twice samples. Without a budget every sample
-	// counts.
+	g := repair.NewGuidedSampler(session, es, ropts, key)
+	// Under a budget, a sample that ends without a candidate, with a blank
+	// or repeated one, or with one that does not parse (syntax.go) does not
+	// count toward samples: the next one differs (no sample ends with a
+	// text tried before, and a dead sample's prefix is pruned). The budget
+	// bounds the time; attempts are bounded by maxAutomaticAttempts (or
+	// twice samples, when more). Without a budget every sample counts.
 	attempts := samples
 	if budgeted {
-		attempts = 2 * samples
+		attempts = max(2*samples, maxAutomaticAttempts)
 	}
 	checked := 0
 	for i := 0; i < attempts && checked < samples; i++ {
@@ -496,14 +500,6 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 				lateEs.end = end.Add(-engineTail)
 			}
 		}
-		j := min(i, 1)
-		if samplers[j] == nil {
-			if j == 1 {
-				ropts.Temperature = temperature
-			}
-			samplers[j] = repair.NewGuidedSampler(session, es, ropts, key)
-		}
-		g := samplers[j]
 		t0 := time.Now()
 		before := g.Stats()
 		cancel := context.CancelFunc(func() {})
@@ -522,6 +518,14 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 				return nil, nil // the automatic budget ran out: nothing to show
 			}
 			return nil, err
+		}
+		if i == 0 {
+			g.SetTemperature(temperature) // before Exclude: its shares are at the later samples' temperature
+		}
+		if complete {
+			// Whatever becomes of it (shown, or dropped below), no later
+			// sample ends with this text again.
+			g.Exclude(text)
 		}
 		text = rule.finish(text)
 		rest, healed := strings.CutPrefix(text, heal)
@@ -582,6 +586,15 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	}
 	return nil, nil
 }
+
+// maxAutomaticAttempts bounds the samples of an automatic request under
+// AutomaticBudget (Options.AutomaticSamples counts only those that reach a
+// check; the budget bounds the time). Chosen over 4 (twice serve's 2
+// samples) on java.logging/ (bench inline, README "Ghost text"): with the
+// samples drawn without replacement, a request whose first samples do not
+// parse or die has further texts to try, and a sample costs a few
+// milliseconds when the engine's answers are in the memo.
+const maxAutomaticAttempts = 16
 
 // traceSamples: with $REPILOT_INLINE_TRACE set, every sample's text and
 // end and every check's verdict go to stderr (for bench inline -v).

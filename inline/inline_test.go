@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -456,18 +457,74 @@ func TestBlankEndIsDropped(t *testing.T) {
 	}
 }
 
+// listModel offers whole middles at the start, the first likeliest and
+// each next one less likely by 0.1 in log-probability, then its end token.
+type listModel []string
+
+func (m listModel) Name() string { return "list" }
+func (m listModel) Start(context.Context, lm.FIM) (lm.Session, error) {
+	return listSession(m), nil
+}
+
+type listSession listModel
+
+func (s listSession) Next(ctx context.Context, generated string, k int) ([]lm.Candidate, error) {
+	if generated != "" {
+		return []lm.Candidate{{End: true}}, nil
+	}
+	out := make([]lm.Candidate, len(s))
+	for i, text := range s {
+		out[i] = lm.Candidate{Text: text, LogProb: -0.1 * float64(i+1)}
+	}
+	return out, nil
+}
+
+// checkedTexts is a compiler that records the caret line of every text it
+// checks and passes only the one containing good.
+func checkedTexts(good string) (*funcCompiler, func() []string) {
+	var mu sync.Mutex
+	var seen []string
+	c := &funcCompiler{f: func(text string) []engine.CompileError {
+		mu.Lock()
+		seen = append(seen, strings.TrimSpace(strings.Split(text, "\n")[2]))
+		mu.Unlock()
+		if strings.Contains(text, good) {
+			return nil
+		}
+		return []engine.CompileError{{Line: 3, Message: "Type mismatch"}}
+	}}
+	return c, func() []string {
+		mu.Lock()
+		defer mu.Unlock()
+		return slices.Clone(seen)
+	}
+}
+
+// Automatic samples after the first are drawn at AutomaticTemperature,
+// invoked ones at Temperature. Every text is drawn once at most (samples
+// are drawn without replacement), so at a temperature near 0 the samples
+// come in the model's order; at 0.8 they do not (with the fixed seed of the
+// samples' random streams).
 func TestAutomaticTemperature(t *testing.T) {
-	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
+	m := listModel{"0;\n", "1;\n", "2;\n", "3;\n", "4;\n", "5;\n", "6;\n", "7;\n", "8;\n", "9;\n"}
 	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}
 	opts := Options{AutomaticSamples: 8, InvokedSamples: 8, AutomaticTemperature: 0.01}
-	// Nearly greedy automatic samples repeat the rejected text: nothing shown.
-	if got, err := newTestService(m, rejectCompiler("1 + 2;", 0), opts).Suggest(context.Background(), req); err != nil || got != nil {
+	c, seen := checkedTexts("9;")
+	if got, err := newTestService(m, c, opts).Suggest(context.Background(), req); err != nil || got != nil {
 		t.Fatalf("automatic at T=0.01: Suggest = %+v, %v; want nothing", got, err)
 	}
-	// Invoked samples keep Temperature (0.8) and find the other text.
+	want := []string{"int x = 0;", "int x = 1;", "int x = 2;", "int x = 3;", "int x = 4;", "int x = 5;", "int x = 6;", "int x = 7;"}
+	if got := seen(); !slices.Equal(got, want) {
+		t.Errorf("automatic at T=0.01 checked %q, want %q (the model's order, each once)", got, want)
+	}
 	req.Trigger = Invoked
-	if got, err := newTestService(m, rejectCompiler("1 + 2;", 0), opts).Suggest(context.Background(), req); err != nil || got == nil || got.Text != "3;" {
-		t.Fatalf("invoked: Suggest = %+v, %v; want 3;", got, err)
+	c, seen = checkedTexts("9;")
+	if got, err := newTestService(m, c, opts).Suggest(context.Background(), req); err != nil || got != nil {
+		t.Fatalf("invoked at T=0.8: Suggest = %+v, %v; want nothing", got, err)
+	}
+	got := seen()
+	if len(got) != 8 || len(slices.Compact(slices.Sorted(slices.Values(got)))) != 8 || slices.Equal(got, want) {
+		t.Errorf("invoked at T=0.8 checked %q; want eight different texts, not in the model's order", got)
 	}
 }
 
@@ -561,28 +618,48 @@ func TestOpenStatementDoesNotEnd(t *testing.T) {
 	}
 }
 
-// Under a budget, a sample that repeats a rejected candidate does not count
-// toward the samples (nor is it checked again); at most twice the samples
-// run.
-func TestRepeatedSampleDoesNotCount(t *testing.T) {
+// A later sample never ends with a text an earlier one ended with, even
+// where the model all but insists on it (automatic samples at temperature
+// 0.01): the second sample is the model's second text.
+func TestLaterSampleDoesNotRepeatTried(t *testing.T) {
 	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
 	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}
-	c := rejectCompiler("1 + 2;", 0)
-	s := newTestService(m, c, Options{AutomaticSamples: 2, AutomaticTemperature: 0.01, AutomaticBudget: time.Minute})
+	for _, budget := range []time.Duration{0, time.Minute} {
+		c := rejectCompiler("1 + 2;", 0)
+		s := newTestService(m, c, Options{AutomaticSamples: 2, AutomaticTemperature: 0.01, AutomaticBudget: budget})
+		got, err := s.Suggest(context.Background(), req)
+		if err != nil || got == nil || got.Text != "3;" {
+			t.Fatalf("budget %v: Suggest = %+v, %v; want 3;", budget, got, err)
+		}
+		if st := got.Stats; st.Samples != 2 || st.Repeated != 0 || st.Rejected != 1 || c.calls.Load() != 2 {
+			t.Errorf("budget %v: %d samples, %d repeated, %d rejected, %d checks; want 2, 0, 1, 2", budget, st.Samples, st.Repeated, st.Rejected, c.calls.Load())
+		}
+	}
+}
+
+// Under a budget, a sample that ends without a candidate does not count
+// toward the samples; at most maxAutomaticAttempts samples run. Without a
+// budget every sample counts.
+func TestSampleWithoutCandidateDoesNotCount(t *testing.T) {
+	// After "0;" and "1;", both rejected, nothing is left to draw: every
+	// later sample dies at once.
+	m := listModel{"0;\n", "1;\n"}
+	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}
+	c := rejectCompiler(";", 0)
+	s := newTestService(m, c, Options{AutomaticSamples: 4, AutomaticBudget: time.Minute})
 	if got, err := s.Suggest(context.Background(), req); err != nil || got != nil {
 		t.Fatalf("Suggest = %+v, %v; want nothing", got, err)
 	}
-	if n, st := c.calls.Load(), s.Totals(); n != 1 || st.Samples != 4 || st.Rejected != 1 {
-		t.Errorf("%d compile checks, %d samples, %d rejected; want 1, 4 (twice 2: the repeats do not count) and 1", n, st.Samples, st.Rejected)
+	if n, st := c.calls.Load(), s.Totals(); n != 2 || st.Samples != maxAutomaticAttempts || st.Rejected != 2 || st.Dead != maxAutomaticAttempts-2 {
+		t.Errorf("%d compile checks, %d samples, %d rejected, %d dead; want 2, %d, 2, %d", n, st.Samples, st.Rejected, st.Dead, maxAutomaticAttempts, maxAutomaticAttempts-2)
 	}
-	// Without a budget every sample counts.
-	c = rejectCompiler("1 + 2;", 0)
-	s = newTestService(m, c, Options{AutomaticSamples: 2, AutomaticTemperature: 0.01})
+	c = rejectCompiler(";", 0)
+	s = newTestService(m, c, Options{AutomaticSamples: 4})
 	if got, err := s.Suggest(context.Background(), req); err != nil || got != nil {
 		t.Fatalf("no budget: Suggest = %+v, %v; want nothing", got, err)
 	}
-	if st := s.Totals(); st.Samples != 2 {
-		t.Errorf("no budget: %d samples, want 2", st.Samples)
+	if st := s.Totals(); st.Samples != 4 || st.Dead != 2 {
+		t.Errorf("no budget: %d samples, %d dead; want 4 and 2", st.Samples, st.Dead)
 	}
 }
 

@@ -108,3 +108,21 @@ func TestUnparsableSampleIsNotChecked(t *testing.T) {
 		}
 	}
 }
+
+// An unparsable sample is tried: the next sample does not end with it
+// again, even at a temperature near 0 where the model all but insists on it,
+// so the one sample the request may check is the other text.
+func TestUnparsableSampleIsNotRedrawn(t *testing.T) {
+	waitForSyntax(t)
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	m := choiceModel{a: "1 +\n", b: "3;\n"}
+	s := newTestService(m, c, Options{AutomaticSamples: 1, AutomaticTemperature: 0.01, AutomaticBudget: time.Minute})
+	uri := projectURI(t, "17")
+	got, err := s.Suggest(context.Background(), Request{URI: uri, Text: doc, Offset: strings.Index(doc, "= ") + 2})
+	if err != nil || got == nil || got.Text != "3;" {
+		t.Fatalf("Suggest = %+v, %v; want 3;", got, err)
+	}
+	if st := got.Stats; st.Unparsable != 1 || st.Repeated != 0 || st.Samples != 2 || c.calls.Load() != 1 {
+		t.Errorf("%d unparsable, %d repeated, %d samples, %d checks; want 1, 0, 2, 1", st.Unparsable, st.Repeated, st.Samples, c.calls.Load())
+	}
+}

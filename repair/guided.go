@@ -16,8 +16,8 @@ import (
 
 // GuidedSampler runs guided samples one after another on one model session
 // and (when opts.Prune or opts.ActiveComplete) one engine session, sharing
-// the trie of rejected prefixes and, with opts.Memo, a memo between samples.
-// It is used by one goroutine at a time.
+// the trie of rejected prefixes, the texts excluded (Exclude) and, with
+// opts.Memo, a memo between samples. It is used by one goroutine at a time.
 type GuidedSampler struct {
 	s sampler
 }
@@ -29,7 +29,7 @@ type GuidedSampler struct {
 func NewGuidedSampler(model lm.Session, eng engine.Session, opts Options, key string) *GuidedSampler {
 	opts = opts.withDefaults()
 	g := &GuidedSampler{s: sampler{opts: opts, model: model, eng: eng, hunkKey: key,
-		distKey: HunkKey(key, "", "", "dist"), stats: &Stats{}}}
+		distKey: HunkKey(key, "", "", "dist"), stats: &Stats{}, tried: &triedTexts{}}}
 	if ww, ok := model.(lm.WholeWords); ok {
 		g.s.wholeWords = ww.WholeWords()
 	}
@@ -51,6 +51,29 @@ func (g *GuidedSampler) Sample(ctx context.Context, i int) (text string, complet
 	}
 	g.s.stats.Samples++
 	return c.text, end == endComplete, nil
+}
+
+// SetTemperature sets the temperature of the samples that follow (negative:
+// 0, greedy). The trie of rejected prefixes and the memo hold facts that do
+// not depend on the temperature, so samples at different temperatures share
+// them; the shares of the excluded texts are taken at the temperature set
+// when Exclude is called.
+func (g *GuidedSampler) SetTemperature(t float64) {
+	g.s.opts.Temperature = max(t, 0)
+}
+
+// Exclude records text, a complete sample's middle as Sample returned it,
+// as tried: no later sample of g ends with exactly text, and later samples
+// are drawn without replacement, the share of the model's mass that the
+// texts tried hold taken out of every draw (exclude.go; the shares use the
+// temperature set when Exclude is called). Text's prefixes and extensions
+// stay open. A text that is not the last sample's is tried all the same,
+// but its end alone loses its weight. So a caller that drops a sample's
+// text for its own reasons (its own validation) gets a different text from
+// the next sample, or none (the sample dies where nothing untried is
+// left), and never the same one.
+func (g *GuidedSampler) Exclude(text string) {
+	g.s.tried.exclude(text, g.s.opts.Temperature)
 }
 
 // Stats returns the counters of the samples so far (LMRequests, EngineCalls,

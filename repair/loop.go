@@ -85,6 +85,9 @@ type sampler struct {
 	endSeen, endPruned bool
 	// run is the current sample's record of its trie traffic (pipeline.go).
 	run sampleTrace
+	// tried: the texts excluded by GuidedSampler.Exclude and the current
+	// sample's path (exclude.go); nil in the repair loop.
+	tried *triedTexts
 	// committedDists: with samples running at once, the prefixes whose
 	// distributions committed samples recorded (pipeline.go); nil otherwise.
 	committedDists *recordedDists
@@ -335,8 +338,12 @@ func (s *sampler) guidedPruneFrom(ctx context.Context, rng *rand.Rand, generated
 	for _, k := range idx {
 		s.endSeen = s.endSeen || (dist[k].End && generated != "")
 	}
+	// With texts excluded (exclude.go), weights lose the share of the
+	// completions tried; a proposal, drawn without that loss, is then not
+	// taken as the first draw.
+	pruned, discounted := s.tried.discount(generated, dist, idx, weights)
 	j := slices.Index(idx, proposed)
-	first := proposed >= 0 && j >= 0 && j < nucleusEnd(weights, s.opts.TopP)
+	first := proposed >= 0 && !discounted && j >= 0 && j < nucleusEnd(weights, s.opts.TopP)
 	for ; ; first = false {
 		if !first {
 			j = draw(rng, weights, s.opts.TopP, greedy)
@@ -346,6 +353,7 @@ func (s *sampler) guidedPruneFrom(ctx context.Context, rng *rand.Rand, generated
 		}
 		k := idx[j]
 		if !s.opts.Prune {
+			s.tried.step(generated, dist, idx, pruned, j)
 			return k, first, nil
 		}
 		ok, err := s.feasible(ctx, generated, dist[k])
@@ -353,7 +361,11 @@ func (s *sampler) guidedPruneFrom(ctx context.Context, rng *rand.Rand, generated
 			return 0, false, err
 		}
 		if ok {
+			s.tried.step(generated, dist, idx, pruned, j)
 			return k, first, nil
+		}
+		if pruned != nil {
+			pruned[j] = true
 		}
 		s.stats.Pruned++
 		s.endPruned = s.endPruned || dist[k].End
