@@ -259,6 +259,8 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 	for _, src := range readZip(t, zip, "java.base/java/", 3000) {
 		var b bracketScan
 		for _, tok := range lexStream(src) {
+			// near is the source up to and including tok, for a failure's message.
+			near := func() string { return src[max(0, tok.Start-300) : tok.Start+len(tok.Text)] }
 			if tok.Text == "{" {
 				var in openBracket
 				if n := len(b.stack); n > 0 {
@@ -286,7 +288,7 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 					in = b.stack[n-1]
 				}
 				t.Fatalf("a %q at offset %d is ruled out (inner %+v):\n%s", tok.Text, tok.Start, in,
-					src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+					near())
 			}
 			if n := len(b.stack); n > 0 && slices.Contains(blockModifiers, tok.Text) && b.stack[n-1].text == "{" {
 				modifiers++
@@ -295,40 +297,40 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 				lambdas++
 				if tok.Text != "->" {
 					t.Fatalf("a %q after an empty \"()\" at offset %d is ruled out:\n%s", tok.Text, tok.Start,
-						src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+						near())
 				}
 			}
 			if b.stmtPrim {
 				prims++
 				if slices.Contains(stmtPrimDead, tok.Text) {
 					t.Fatalf("a %q after a statement's primitive type at offset %d is ruled out:\n%s", tok.Text, tok.Start,
-						src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+						near())
 				}
 			}
 			if n := len(b.stack); tok.Text == ")" && b.prev == "(" && n > 0 && b.stack[n-1].noLambda {
 				t.Fatalf("a lambda's \"()\" after an operator at offset %d is ruled out:\n%s", tok.Start,
-					src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+					near())
 			}
 			if operandNext[b.prev] && slices.Contains(binaryDead, tok.Text) {
 				t.Fatalf("a %q after %q at offset %d is ruled out:\n%s", tok.Text, b.prev, tok.Start,
-					src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+					near())
 			}
 			if b.afterNew && slices.Contains(newDead, tok.Text) {
 				t.Fatalf("a %q after \"new\" at offset %d is ruled out:\n%s", tok.Text, tok.Start,
-					src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+					near())
 			}
 			if b.declName && !tok.isNewline() {
 				declNames++
 				if !slices.Contains(declNameNext, tok.Text) {
 					t.Fatalf("a %q after a declarator's name at offset %d is ruled out:\n%s", tok.Text, tok.Start,
-						src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+						near())
 				}
 			}
 			if b.stmtName {
 				stmtNames++
 				if slices.Contains(stmtNameDead, tok.Text) {
 					t.Fatalf("a %q after a statement's first name at offset %d is ruled out:\n%s", tok.Text, tok.Start,
-						src[max(0, tok.Start-300):tok.Start+len(tok.Text)])
+						near())
 				}
 			}
 			if tok.Text == ")" {
