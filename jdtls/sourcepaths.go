@@ -23,6 +23,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/repilot-lsp/repilot-lsp/javalex"
 )
 
 // SourcePathsSetting is the JDT LS setting holding an invisible project's
@@ -119,7 +121,8 @@ func InferSourcePaths(root string) []string {
 
 // readPackage returns the package a Java file declares ("" for the
 // unnamed package or an unreadable file): the name after the first
-// "package" keyword outside comments, before any other token it reads.
+// "package" keyword outside comments, after nothing but package annotations
+// (package-info.java), read with javalex.
 func readPackage(path string) string {
 	f, err := os.Open(path)
 	if err != nil {
@@ -127,61 +130,56 @@ func readPackage(path string) string {
 	}
 	defer f.Close()
 	b, _ := io.ReadAll(io.LimitReader(f, maxPackageRead))
-	s := string(b)
-	for {
-		s = strings.TrimLeft(s, " \t\r\n\f\ufeff")
-		switch {
-		case strings.HasPrefix(s, "//"):
-			i := strings.IndexByte(s, '\n')
-			if i < 0 {
+	lx := javalex.NewLexer(strings.TrimPrefix(string(b), "\ufeff"))
+	next := func() javalex.Token {
+		for {
+			t, ok := lx.Next()
+			if !ok {
+				return javalex.Token{} // Invalid: ends every loop below
+			}
+			if !t.Kind.IsComment() {
+				return t
+			}
+		}
+	}
+	t := next()
+	for t.Text == "@" { // an annotation: @Name(.Name)* with an optional (...)
+		if t = next(); t.Kind != javalex.Ident {
+			return ""
+		}
+		for t = next(); t.Text == "."; t = next() {
+			if t = next(); t.Kind != javalex.Ident {
 				return ""
 			}
-			s = s[i+1:]
-		case strings.HasPrefix(s, "/*"):
-			i := strings.Index(s[2:], "*/")
-			if i < 0 {
-				return ""
-			}
-			s = s[2+i+2:]
-		case strings.HasPrefix(s, "@") && !strings.HasPrefix(s, "@interface"):
-			// A package annotation (package-info.java): skip the name and
-			// a parenthesised argument list without nested parentheses.
-			i := strings.IndexAny(s[1:], " \t\r\n(")
-			if i < 0 {
-				return ""
-			}
-			s = s[1+i:]
-			if t := strings.TrimLeft(s, " \t\r\n"); strings.HasPrefix(t, "(") {
-				j := strings.IndexByte(t, ')')
-				if j < 0 {
+		}
+		if t.Text == "(" {
+			for depth := 1; depth > 0; {
+				switch t = next(); {
+				case t.Kind == javalex.Invalid:
 					return ""
+				case t.Text == "(":
+					depth++
+				case t.Text == ")":
+					depth--
 				}
-				s = t[j+1:]
 			}
-		case strings.HasPrefix(s, "package") && len(s) > len("package") && strings.ContainsRune(" \t\r\n/", rune(s[len("package")])):
-			s = s[len("package"):]
-			var name strings.Builder
-			for {
-				s = strings.TrimLeft(s, " \t\r\n")
-				if strings.HasPrefix(s, "/*") {
-					i := strings.Index(s[2:], "*/")
-					if i < 0 {
-						return ""
-					}
-					s = s[2+i+2:]
-					continue
-				}
-				if s == "" || s[0] == ';' {
-					return name.String()
-				}
-				r := s[0]
-				if r == '.' || r == '_' || r == '$' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= 0x80 {
-					name.WriteByte(r)
-					s = s[1:]
-					continue
-				}
-				return ""
-			}
+			t = next()
+		}
+	}
+	if t.Text != "package" || t.Kind != javalex.Keyword {
+		return ""
+	}
+	var name strings.Builder
+	for t = next(); ; t = next() {
+		if t.Kind != javalex.Ident {
+			return ""
+		}
+		name.WriteString(t.Text)
+		switch t = next(); t.Text {
+		case ";":
+			return name.String()
+		case ".":
+			name.WriteByte('.')
 		default:
 			return ""
 		}

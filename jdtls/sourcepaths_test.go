@@ -1,6 +1,7 @@
 package jdtls
 
 import (
+	"path/filepath"
 	"reflect"
 	"testing"
 
@@ -69,6 +70,31 @@ func TestInferSourcePathsAll(t *testing.T) {
 	} {
 		if got := InferSourcePathsAll(tc.dirs); !reflect.DeepEqual(got, tc.want) {
 			t.Errorf("InferSourcePathsAll(%q) = %v, want %v", tc.dirs, got, tc.want)
+		}
+	}
+}
+
+// TestReadPackage checks the package declaration read from a file's start:
+// comments, a byte order mark and package annotations skipped; anything
+// else before "package", or a malformed name, gives "".
+func TestReadPackage(t *testing.T) {
+	dir := t.TempDir()
+	for text, want := range map[string]string{
+		"package a.b;\n":                             "a.b",
+		"\ufeff// x\npackage a;":                     "a",
+		"/* package x; */ package a . /* c */ b ;":   "a.b",
+		"@Deprecated @A.B(f(1), \")\") package p.q;": "p.q",
+		"@interface A {}":                            "",
+		"class A {} package a;":                      "",
+		"/* unterminated package a;":                 "",
+		"package a.b":                                "",
+		"package a..b;":                              "",
+		"import x.y;\n":                              "",
+	} {
+		p := filepath.Join(dir, "A.java")
+		testtree.Write(t, dir, map[string]string{"A.java": text})
+		if got := readPackage(p); got != want {
+			t.Errorf("readPackage(%q) = %q, want %q", text, got, want)
 		}
 	}
 }
