@@ -153,14 +153,14 @@ func (j *syntaxJudge) end(ctx context.Context, generated string) (Outcome, error
 	}
 	old := j.base.Copy()
 	defer old.Close()
-	start := endPoint(sitter.Point{}, j.h.Prefix)
+	start := EndPoint(sitter.Point{}, j.h.Prefix)
 	old.Edit(sitter.EditInput{
 		StartIndex:  uint32(len(j.h.Prefix)),
 		OldEndIndex: uint32(len(j.h.Prefix) + len(j.h.Buggy)),
 		NewEndIndex: uint32(len(j.h.Prefix) + len(generated)),
 		StartPoint:  start,
-		OldEndPoint: endPoint(start, j.h.Buggy),
-		NewEndPoint: endPoint(start, generated),
+		OldEndPoint: EndPoint(start, j.h.Buggy),
+		NewEndPoint: EndPoint(start, generated),
 	})
 	tree, err := j.parse(ctx, old, j.h.Prefix+generated+j.h.Suffix)
 	if err != nil {
@@ -173,9 +173,10 @@ func (j *syntaxJudge) end(ctx context.Context, generated string) (Outcome, error
 	return Unknown, nil
 }
 
-// endPoint is the tree-sitter point (row, byte column) reached from p after
-// text.
-func endPoint(p sitter.Point, text string) sitter.Point {
+// EndPoint is the tree-sitter point (row, byte column) reached from p after
+// text: what an incremental reparse (sitter.EditInput) needs for the end of
+// inserted text. inline/syntax.go uses it too.
+func EndPoint(p sitter.Point, text string) sitter.Point {
 	if n := strings.Count(text, "\n"); n > 0 {
 		return sitter.Point{Row: p.Row + uint32(n), Column: uint32(len(text) - strings.LastIndexByte(text, '\n') - 1)}
 	}

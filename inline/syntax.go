@@ -123,14 +123,14 @@ func (f *syntaxFilter) cannotParse(ctx context.Context, text string) bool {
 	ins := f.ins + text + f.tail
 	old := f.base.Copy()
 	defer old.Close()
-	start := pointAfter(sitter.Point{}, f.head)
+	start := engine.EndPoint(sitter.Point{}, f.head)
 	old.Edit(sitter.EditInput{
 		StartIndex:  uint32(len(f.head)),
 		OldEndIndex: uint32(len(f.head)),
 		NewEndIndex: uint32(len(f.head) + len(ins)),
 		StartPoint:  start,
 		OldEndPoint: start,
-		NewEndPoint: pointAfter(start, ins),
+		NewEndPoint: engine.EndPoint(start, ins),
 	})
 	tree, err := f.parser.ParseCtx(context.Background(), old, []byte(f.head+ins+f.rest))
 	if err != nil {
@@ -154,13 +154,4 @@ func (f *syntaxFilter) close() {
 			}
 		}()
 	})
-}
-
-// pointAfter is the tree-sitter point (row, byte column) reached from p after
-// text.
-func pointAfter(p sitter.Point, text string) sitter.Point {
-	if n := strings.Count(text, "\n"); n > 0 {
-		return sitter.Point{Row: p.Row + uint32(n), Column: uint32(len(text) - strings.LastIndexByte(text, '\n') - 1)}
-	}
-	return sitter.Point{Row: p.Row, Column: p.Column + uint32(len(text))}
 }
