@@ -12,7 +12,8 @@
 #   5. go test ./... (timeout 40m; JDT LS and llama-server integration
 #      tests), GO_TEST_P packages at a time, the longest (heavy_pkgs in this script)
 #      started first
-#   5a. fuzzing: each fuzz target for 25 s, two at a time (scripts/fuzz.sh; about 1 min)
+#   5a. fuzzing: each fuzz target for a fixed number of executions (about 20 s
+#       each), two at a time (scripts/fuzz.sh; about 1 min)
 #   5b. the engine's soundness and compile-check tests, and the proxy's
 #      TestRealJDTLS, again on JDT LS 1.60
 #      (scripts/install-jdtls.sh --current), when a Java >= 21 exists; says
@@ -135,7 +136,7 @@ run_step "2b/7 go mod tidy -diff" mod_tidy_check
 run_step "3/7 test dependencies (scripts/install.sh --tests)" scripts/install.sh --tests
 run_step "4/7 go build ./..." go build ./...
 run_step "5/7 go test ./..." go_tests
-run_step "5a/7 fuzzing, 25 s per target, two at a time (scripts/fuzz.sh)" scripts/fuzz.sh
+run_step "5a/7 fuzzing, about 20 s of executions per target, two at a time (scripts/fuzz.sh)" scripts/fuzz.sh
 run_step "5b/7 engine tests on JDT LS 1.60 (Java >= 21)" engine_on_current_jdtls
 run_step "6/7 bug corpus: buggy fails, fixed passes (scripts/check-corpus.sh)" scripts/check-corpus.sh
 run_step "7/7 editor plugins (scripts/check-editors.sh)" scripts/check-editors.sh
