@@ -421,15 +421,24 @@ end
 
 --- Records one repilot/patchFound notification ({uri, version, patch}) for
 --- the running repair of that document version and tells the user about a
---- patch that would be offered.
+--- patch that would be offered, when it is better than every patch told
+--- before (the first that compiles, the first whose tests pass): a repair
+--- streams up to its sample count of patches, and a message for each would
+--- flood the message area. :RepilotPatches lists them all.
 function M.on_patch_found(result, ctx)
   if type(result) ~= 'table' or type(result.patch) ~= 'table' then
     return
   end
   for _, rep in ipairs(M.repairs) do
     if rep.client_id == ctx.client_id and rep.uri == result.uri and rep.version == result.version then
-      if M.add_found(rep.found, result.patch) and (result.patch.compilable or M.config.show_uncompilable) then
-        notify(string.format('found for %s: %s (:RepilotPatches to choose now)', rep.where, M.format_patch(result.patch)))
+      local p = result.patch
+      if M.add_found(rep.found, p) and (p.compilable or M.config.show_uncompilable) then
+        local grade = p.plausible and 2 or (p.compilable and 1 or 0)
+        if grade > (rep.told or -1) then
+          rep.told = grade
+          notify(string.format('found for %s: %s (%d so far; :RepilotPatches to choose now)', rep.where,
+            M.format_patch(p), #rep.found))
+        end
       end
       return
     end
