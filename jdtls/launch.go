@@ -55,14 +55,17 @@ func launcherJar(home string) (string, error) {
 	return m[len(m)-1], nil
 }
 
-// JavaBinary returns the java executable: $JAVA_HOME/bin/java when set, else
-// java on PATH.
+// JavaBinary returns the java executable: $JAVA_HOME/bin/java when
+// JAVA_HOME is set, else java on PATH. A JAVA_HOME without bin/java is an
+// error that names it, as in Maven and Gradle, rather than a silent switch to
+// another Java.
 func JavaBinary() (string, error) {
 	if jh := os.Getenv("JAVA_HOME"); jh != "" {
 		p := filepath.Join(jh, "bin", "java")
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
+		if _, err := os.Stat(p); err != nil {
+			return "", fmt.Errorf("JAVA_HOME=%s has no bin/java: point it at a JDK 17 or newer, or unset it to use java on PATH", jh)
 		}
+		return p, nil
 	}
 	p, err := exec.LookPath("java")
 	if err != nil {
