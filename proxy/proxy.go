@@ -126,7 +126,7 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 		err = p.clientErr
 		p.log.Printf("the editor's stream cannot be written (%v): stopping", err)
 	case <-ctx.Done():
-		p.log.Printf("context ended (%v): stopping", ctx.Err())
+		p.log.Printf("stopping: %v", context.Cause(ctx))
 		err = ctx.Err()
 	}
 	stopped := make(chan struct{})
