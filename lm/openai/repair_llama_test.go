@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime"
 	"sync"
 	"testing"
 	"time"
@@ -301,7 +302,12 @@ func hunkTexts(ps []repair.Patch) []string {
 // iteration, each iteration with a new seed for both. Reported: the wall
 // time of a repair at each concurrency, their ratio, and the time in model
 // calls and in engine calls per repair at concurrency 4 (summed over
-// concurrent samples, so they can exceed the wall time).
+// concurrent samples, so they can exceed the wall time). Also the CPU time
+// of the whole process tree (this test, JDT LS, llama-server) per repair at
+// each concurrency, and c4-floor: the CPU time at concurrency 4 over
+// (cores x the wall time at concurrency 1), the least c4/c1 that keeping
+// every core busy could reach. Where it exceeds the 0.4, the work
+// itself, not its scheduling, rules the target out on this machine.
 //
 //	go test ./lm/openai -run '^$' -bench LlamaRepairConcurrency -benchtime 5x
 func BenchmarkLlamaRepairConcurrency(b *testing.B) {
@@ -314,7 +320,8 @@ func BenchmarkLlamaRepairConcurrency(b *testing.B) {
 	var lmTime time.Duration
 	var mu sync.Mutex
 	svc := repair.NewService(repair.Backends{Model: lockedTimedModel{m, &lmTime, &mu}, Engine: eng, Compiler: eng})
-	wall := map[int]time.Duration{}
+	wall, cpu := map[int]time.Duration{}, map[int]time.Duration{}
+	cpuOf := map[string]time.Duration{} // "java-c1", "llama-server-c4", ...
 	var engineTime, lm4 time.Duration
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
@@ -328,9 +335,16 @@ func BenchmarkLlamaRepairConcurrency(b *testing.B) {
 			mu.Lock()
 			before := lmTime
 			mu.Unlock()
+			cpu0 := treeCPUByName()
 			res, err := svc.Repair(context.Background(), repairRequest(b, bug, root, o), nil)
 			if err != nil {
 				b.Fatal(err)
+			}
+			for name, d := range treeCPUByName() {
+				cpu[n] += d - cpu0[name]
+				if name == "java" || name == "llama-server" {
+					cpuOf[fmt.Sprintf("%s-c%d", name, n)] += d - cpu0[name]
+				}
 			}
 			wall[n] += res.Stats.Duration
 			if n == concurrencySlots {
@@ -347,6 +361,13 @@ func BenchmarkLlamaRepairConcurrency(b *testing.B) {
 	b.ReportMetric(float64(wall[concurrencySlots])/float64(wall[1]), "c4/c1")
 	b.ReportMetric(per(lm4), "lm-ms/repair-c4")
 	b.ReportMetric(per(engineTime), "engine-ms/repair-c4")
+	b.ReportMetric(per(cpu[1]), "cpu-ms/repair-c1")
+	b.ReportMetric(per(cpu[concurrencySlots]), "cpu-ms/repair-c4")
+	for _, n := range []int{1, concurrencySlots} {
+		b.ReportMetric(per(cpuOf[fmt.Sprintf("java-c%d", n)]), fmt.Sprintf("jdtls-cpu-ms/repair-c%d", n))
+		b.ReportMetric(per(cpuOf[fmt.Sprintf("llama-server-c%d", n)]), fmt.Sprintf("llama-cpu-ms/repair-c%d", n))
+	}
+	b.ReportMetric(float64(cpu[concurrencySlots])/(float64(runtime.NumCPU())*float64(wall[1])), "c4-floor")
 }
 
 // lockedTimedModel is timedModel for concurrent sessions: the time spent in
