@@ -419,7 +419,9 @@ func hunkEdit(doc proxy.Document, mp *textpos.Mapper, startLine, endLine int, hu
 	startOff := mp.LineStart(startLine - 1)
 	endOff := mp.LineStart(endLine) // the start of the line after the hunk, or the end of the text
 	if endOff == len(doc.Text) && !strings.HasSuffix(doc.Text, "\n") {
-		hunk = strings.TrimSuffix(hunk, "\n")
+		if h, ok := strings.CutSuffix(hunk, "\n"); ok {
+			hunk = strings.TrimSuffix(h, "\r") // "\r\n" too
+		}
 	}
 	te := protocol.TextEdit{
 		Range:   protocol.Range{Start: proxy.FromTextpos(mp.Position(startOff)), End: proxy.FromTextpos(mp.Position(endOff))},
