@@ -84,3 +84,25 @@ func TestInlineCompletionAnsweredByProxy(t *testing.T) {
 		t.Errorf("stale version: %s %v, want ContentModified", r.Result, r.Error)
 	}
 }
+
+// TestInlineBadParamsAreErrors: a request or command without a document
+// URI is InvalidParams naming the uri, not an empty answer that looks like
+// "no suggestion here".
+func TestInlineBadParamsAreErrors(t *testing.T) {
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(&fakeSuggester{})}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 3)
+	for _, params := range []any{nil, map[string]any{}, map[string]any{"position": pos(4, 16)},
+		map[string]any{"textDocument": map[string]any{}, "position": pos(4, 16)}} {
+		id := e.request("textDocument/inlineCompletion", params)
+		if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "uri") {
+			t.Errorf("inlineCompletion %v: %s %+v, want InvalidParams naming the uri", params, r.Result, r.Error)
+		}
+	}
+	for _, arg := range []any{nil, map[string]any{}, map[string]any{"position": pos(4, 16)}} {
+		id := e.request("workspace/executeCommand", map[string]any{"command": inlinefeat.InlineSuggestCommand, "arguments": []any{arg}})
+		if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "uri is missing") {
+			t.Errorf("%s %v: %s %+v, want InvalidParams saying the uri is missing", inlinefeat.InlineSuggestCommand, arg, r.Result, r.Error)
+		}
+	}
+}

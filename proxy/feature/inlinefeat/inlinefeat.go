@@ -126,7 +126,11 @@ func (x *inlineExtension) Execute(ctx context.Context, c proxy.Client, command s
 	}
 	var a InlineSuggestArgs
 	if err := json.Unmarshal(args[0], &a); err != nil || a.URI == "" {
-		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, position, version}): %v", command, err)
+		msg := "uri is missing"
+		if err != nil {
+			msg = err.Error()
+		}
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, position, version}): %s", command, msg)
 	}
 	doc, ok := c.Document(a.URI)
 	if ok && a.Version != nil && *a.Version != doc.Version {
@@ -144,6 +148,9 @@ func (x *inlineExtension) inlineCompletion(ctx context.Context, c proxy.Client, 
 	var p InlineCompletionParams
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: %v", err)
+	}
+	if p.TextDocument.URI == "" {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: textDocument.uri is missing")
 	}
 	trig := inline.Automatic
 	if p.Context.TriggerKind == 1 {
