@@ -106,3 +106,41 @@ func TestInlineBadParamsAreErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineDocumentBound: on a document over inlinefeat.MaxDocumentBytes
+// the suggester is not called: an automatic request gets no suggestion, an
+// invoked one (and the command) an error naming the bound.
+func TestInlineDocumentBound(t *testing.T) {
+	s := &fakeSuggester{}
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
+	e.initialize(false)
+	big := greeter + "//" + strings.Repeat("x", inlinefeat.MaxDocumentBytes-len(greeter)-2) + "\n"
+	e.open(javaURI, big, 3)
+	req := func(trigger int) *jsonrpc.Message {
+		return e.response(e.request("textDocument/inlineCompletion", map[string]any{
+			"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, 16), "context": map[string]any{"triggerKind": trigger}}))
+	}
+	if r := req(2); r.Error != nil || string(r.Result) != `{"items":[]}` {
+		t.Fatalf("automatic, document over the bound: %s %v, want no items", r.Result, r.Error)
+	}
+	if r := req(1); r.Error == nil || r.Error.Code != jsonrpc.CodeRequestFailed || !strings.Contains(r.Error.Message, "up to 1024 KiB") {
+		t.Fatalf("invoked, document over the bound: %s %+v, want an error naming the bound", r.Result, r.Error)
+	}
+	id := e.request("workspace/executeCommand", map[string]any{"command": inlinefeat.InlineSuggestCommand,
+		"arguments": []any{map[string]any{"uri": javaURI, "position": pos(4, 16)}}})
+	if r := e.response(id); r.Error == nil || !strings.Contains(r.Error.Message, "up to 1024 KiB") {
+		t.Fatalf("command, document over the bound: %s %+v", r.Result, r.Error)
+	}
+	s.mu.Lock()
+	n := len(s.reqs)
+	s.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("the suggester was called %d times on a document over the bound", n)
+	}
+	// At the bound it is called.
+	e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": 4},
+		"contentChanges": []any{map[string]any{"text": big[:inlinefeat.MaxDocumentBytes]}}})
+	if r := req(2); r.Error != nil || !strings.Contains(string(r.Result), "x();") {
+		t.Fatalf("automatic, document at the bound: %s %v", r.Result, r.Error)
+	}
+}
