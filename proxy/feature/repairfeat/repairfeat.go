@@ -336,11 +336,13 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	defer cancel()
 	res, err := x.run(ctx, req, pr)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		// The request's own end, not an error that wraps one from inside
+		// the repair (a compile check's time limit, a model request's).
+		if errors.Is(ctx.Err(), context.Canceled) {
 			pr.End("cancelled")
 			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "the repair of %s %s was cancelled", base, lineSpan(startLine, endLine))
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			pr.End("timed out")
 			return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "the repair of %s %s did not finish within %v", base, lineSpan(startLine, endLine), x.timeout)
 		}
