@@ -3,12 +3,15 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/inline"
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/proxy/feature/inlinefeat"
@@ -142,5 +145,46 @@ func TestInlineDocumentBound(t *testing.T) {
 		"contentChanges": []any{map[string]any{"text": big[:inlinefeat.MaxDocumentBytes]}}})
 	if r := req(2); r.Error != nil || !strings.Contains(string(r.Result), "x();") {
 		t.Fatalf("automatic, document at the bound: %s %v", r.Result, r.Error)
+	}
+}
+
+// TestInlineRootIsTheFilesProject: ghost text runs on the backends of the
+// file's own project, the root a repair and the warm-up use
+// (repair.ProjectRoot), not the workspace folder: a folder holding a Maven
+// module would otherwise get a second shadow JDT LS, one that does not
+// compile the file as part of its project, and with no workspace folder
+// every request was an error.
+func TestInlineRootIsTheFilesProject(t *testing.T) {
+	ws := testtree.New(t, map[string]string{
+		"app/pom.xml":                   "<project/>\n",
+		"app/src/main/java/demo/A.java": "package demo;\n\nclass A {\n    void f() {\n        int n = 0;\n    }\n}\n",
+	})
+	file := filepath.Join(ws, "app", "src", "main", "java", "demo", "A.java")
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rootURI := range []any{"file://" + ws, nil} {
+		s := &fakeSuggester{}
+		e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
+		id := e.request("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": clientCaps(false)})
+		f := e.server()
+		f.expectMethod("initialize")
+		e.response(id)
+		e.notify("initialized", map[string]any{})
+		f.expectMethod("initialized")
+		uri := "file://" + file
+		e.open(uri, string(text), 1)
+		r := e.response(e.request("textDocument/inlineCompletion", map[string]any{
+			"textDocument": map[string]any{"uri": uri}, "position": pos(4, 16), "context": map[string]any{"triggerKind": 2}}))
+		if r.Error != nil {
+			t.Fatalf("root %v: %v", rootURI, r.Error)
+		}
+		s.mu.Lock()
+		got := s.reqs[0].Root
+		s.mu.Unlock()
+		if want := filepath.Join(ws, "app"); got != want {
+			t.Errorf("workspace root %v: ghost text on the backends of %s, want the file's project %s", rootURI, got, want)
+		}
 	}
 }

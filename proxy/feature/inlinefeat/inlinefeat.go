@@ -21,6 +21,7 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/inline"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/repair"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
@@ -189,7 +190,13 @@ func (x *inlineExtension) complete(ctx context.Context, c proxy.Client, uri prot
 	if err != nil {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "position %d:%d: %v", pos.Line, pos.Character, err)
 	}
-	sug, err := x.s.Suggest(ctx, inline.Request{URI: string(uri), Root: c.Root(), Text: doc.Text, Offset: off, Trigger: trig})
+	// The file's own project, as a repair and the warm-up find it: the
+	// workspace folder may hold several projects, or be missing.
+	root := c.Root()
+	if file, err := proxy.URIPath(string(uri)); err == nil {
+		root = repair.ProjectRoot(file, doc.Text, root)
+	}
+	sug, err := x.s.Suggest(ctx, inline.Request{URI: string(uri), Root: root, Text: doc.Text, Offset: off, Trigger: trig})
 	if err != nil {
 		if ctx.Err() != nil || strings.Contains(err.Error(), inline.ErrSuperseded.Error()) {
 			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "inline completion cancelled: %v", err)
