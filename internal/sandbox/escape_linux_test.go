@@ -153,3 +153,24 @@ func TestRunHelper(t *testing.T) {
 	_, _ = Run(context.Background(), t.TempDir(), []string{"sh", "-c", escapeScript(strings.Split(arg, ","))}, time.Minute)
 	t.Fatal("the test command ended before the helper was killed")
 }
+
+// TestRunSupervisedCommandKeepsItsShape: under the supervisor a program
+// named relative to the copy ("./test.sh") is found there, its exit status,
+// output and environment come through, and a program that cannot run is
+// still an error of Run.
+func TestRunSupervisedCommandKeepsItsShape(t *testing.T) {
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/test.sh", []byte("#!/bin/sh\necho \"$0 $1 ${REPILOT_INTERNAL_SUPERVISE:-unset}\"\nexit 3\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Run(context.Background(), dir, []string{"./test.sh", "arg"}, 30*time.Second)
+	if err != nil || res.ExitCode != 3 || res.Output != "./test.sh arg unset\n" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if err := os.WriteFile(dir+"/noexec.sh", []byte("#!/bin/sh\nexit 0\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Run(context.Background(), dir, []string{"./noexec.sh"}, 30*time.Second); err == nil {
+		t.Fatal("a program that is not executable must be an error")
+	}
+}
