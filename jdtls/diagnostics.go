@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -106,7 +107,7 @@ func (c *Client) Diagnostics(ctx context.Context, uri string, version int) ([]Di
 			c.mu.Unlock()
 			return nil, fmt.Errorf("jdtls: diagnostics of %s version %d: %w", uri, version, ErrNoAST)
 		}
-		d := c.diags[uri]
+		d := c.diags[diagKey(uri)]
 		var (
 			ready bool
 			wait  time.Duration
@@ -164,10 +165,11 @@ func (c *Client) notePublish(params json.RawMessage) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	d := c.diags[p.URI]
+	key := diagKey(p.URI)
+	d := c.diags[key]
 	if d == nil {
 		d = &diagState{}
-		c.diags[p.URI] = d
+		c.diags[key] = d
 	}
 	d.seq++
 	d.version = -1
@@ -179,7 +181,7 @@ func (c *Client) notePublish(params json.RawMessage) {
 	if d.marker >= 0 {
 		c.markersSeen = true
 	}
-	if doc := c.docs[p.URI]; doc != nil && d.marker >= doc.version {
+	if doc := c.docLocked(p.URI, key); doc != nil && d.marker >= doc.version {
 		if d.byMarker == nil {
 			d.byMarker = map[int][]Diagnostic{}
 		}
@@ -277,4 +279,33 @@ func splitMarker(ds []Diagnostic) (int, []Diagnostic) {
 		out = append(out, d)
 	}
 	return marker, out
+}
+
+// docLocked returns the open document published as uri (diagKey key):
+// spelled as we opened it, or otherwise (diagKey). c.mu is held.
+func (c *Client) docLocked(uri, key string) *docState {
+	if doc := c.docs[uri]; doc != nil {
+		return doc
+	}
+	for u, doc := range c.docs {
+		if diagKey(u) == key {
+			return doc
+		}
+	}
+	return nil
+}
+
+// diagKey is the key of a document's diagnostics: its file URI in one
+// spelling. JDT LS spells URIs as java.net.URI does, leaving non-ASCII
+// characters unescaped (file:///home/jos%C3%A9 comes back as
+// file:///home/josé), and editors escape ':' after a drive letter or not;
+// without this a publish for a path with such a character never met its
+// document, and every compile check there waited for its time limit.
+// Other URIs are their own key.
+func diagKey(uri string) string {
+	u, err := url.Parse(uri)
+	if err != nil || u.Scheme != "file" {
+		return uri
+	}
+	return (&url.URL{Scheme: "file", Host: u.Host, Path: u.Path}).String()
 }

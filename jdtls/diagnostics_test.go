@@ -156,3 +156,28 @@ func TestDiagnosticsNoAST(t *testing.T) {
 		t.Fatalf("next version: %v %v", ds, err)
 	}
 }
+
+// TestDiagnosticsURISpelling: JDT LS spells a file URI its own way (java.net.URI
+// leaves non-ASCII characters unescaped: file:///p/my%20dir%20ü/A.java) where
+// we sent the escaped form (FileURI: %C3%BC), or the editor sent either: the
+// publish is that document's whatever the spelling.
+func TestDiagnosticsURISpelling(t *testing.T) {
+	for _, tc := range []struct{ opened, published string }{
+		{FileURI("/p/my dir ü/A.java"), "file:///p/my%20dir%20ü/A.java"},
+		{"file:///p/my%20dir%20ü/B.java", FileURI("/p/my dir ü/B.java")},
+		{"file:///c%3A/p/C.java", "file:///c:/p/C.java"},
+	} {
+		c := offlineClient(t)
+		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+		v, err := c.Open(tc.opened, "class A { x }\n")
+		if err != nil {
+			t.Fatal(err)
+		}
+		publish(t, c, tc.published, v, "x cannot be resolved")
+		ds, err := c.Diagnostics(ctx, tc.opened, v)
+		cancel()
+		if err != nil || len(ds) != 1 {
+			t.Errorf("opened as %s, published as %s: %+v %v", tc.opened, tc.published, ds, err)
+		}
+	}
+}

@@ -73,7 +73,7 @@ func (c *Client) Change(uri, text string) (int, error) {
 	d.text = text
 	d.seqAt = c.diagSeqLocked(uri)
 	v := d.version
-	if ds := c.diags[uri]; ds != nil {
+	if ds := c.diags[diagKey(uri)]; ds != nil {
 		for m := range ds.byMarker {
 			if m < v {
 				delete(ds.byMarker, m)
@@ -114,7 +114,7 @@ func (c *Client) Close(uri string) error {
 	c.mu.Lock()
 	_, ok := c.docs[uri]
 	delete(c.docs, uri)
-	delete(c.diags, uri)
+	delete(c.diags, diagKey(uri))
 	c.mu.Unlock()
 	if !ok || c.Err() != nil {
 		return nil
@@ -136,7 +136,7 @@ func (c *Client) Document(uri string) (text string, version int, open bool) {
 }
 
 func (c *Client) diagSeqLocked(uri string) int64 {
-	if d := c.diags[uri]; d != nil {
+	if d := c.diags[diagKey(uri)]; d != nil {
 		return d.seq
 	}
 	return 0

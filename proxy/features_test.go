@@ -250,6 +250,11 @@ func TestRepairUnhappyPaths(t *testing.T) {
 		{"stale version", &fakeRepairer{result: onePatch()}, repairCmd(javaURI, 5, 0, 6, 0, 7), jsonrpc.CodeContentModified, "the document changed"},
 		{"past the end", &fakeRepairer{result: onePatch()}, repairCmd(javaURI, 5, 0, 40, 0, 1), jsonrpc.CodeInvalidParams, "the range ends at line 40 but Greeter.java has 11 lines"},
 		{"repairer error", &fakeRepairer{err: errors.New("engine: JDT LS did not start")}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, "Repilot repair failed: engine: JDT LS did not start"},
+		// A time limit inside the repair (a compile check's) is the repair's
+		// error, not "did not finish within" the repair's own limit; nor is
+		// a cancellation inside it the editor's cancelling.
+		{"inner time limit", &fakeRepairer{err: fmt.Errorf("compile check: %w", context.DeadlineExceeded)}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, "Repilot repair failed: compile check: context deadline exceeded"},
+		{"inner cancellation", &fakeRepairer{err: fmt.Errorf("model: %w", context.Canceled)}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, "Repilot repair failed: model: context canceled"},
 		{"unavailable", nil, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, "the repair service is not available: repair service not wired yet"},
 		{"no patch", &fakeRepairer{result: &repair.Result{}}, repairCmd(javaURI, 5, 0, 6, 0, 1), jsonrpc.CodeRequestFailed, repairfeat.MsgNoCandidate},
 		{"huge file", &fakeRepairer{result: onePatch()}, repairCmd("file:///work/project/Big.java", 1, 0, 2, 0, 1), jsonrpc.CodeRequestFailed, "Repilot repairs files up to 1024 KiB"},

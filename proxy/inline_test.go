@@ -3,12 +3,15 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/inline"
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/proxy/feature/inlinefeat"
@@ -82,5 +85,106 @@ func TestInlineCompletionAnsweredByProxy(t *testing.T) {
 		"arguments": []any{map[string]any{"uri": javaURI, "position": pos(4, 16), "version": 2}}})
 	if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeContentModified {
 		t.Errorf("stale version: %s %v, want ContentModified", r.Result, r.Error)
+	}
+}
+
+// TestInlineBadParamsAreErrors: a request or command without a document
+// URI is InvalidParams naming the uri, not an empty answer that looks like
+// "no suggestion here".
+func TestInlineBadParamsAreErrors(t *testing.T) {
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(&fakeSuggester{})}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 3)
+	for _, params := range []any{nil, map[string]any{}, map[string]any{"position": pos(4, 16)},
+		map[string]any{"textDocument": map[string]any{}, "position": pos(4, 16)}} {
+		id := e.request("textDocument/inlineCompletion", params)
+		if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "uri") {
+			t.Errorf("inlineCompletion %v: %s %+v, want InvalidParams naming the uri", params, r.Result, r.Error)
+		}
+	}
+	for _, arg := range []any{nil, map[string]any{}, map[string]any{"position": pos(4, 16)}} {
+		id := e.request("workspace/executeCommand", map[string]any{"command": inlinefeat.InlineSuggestCommand, "arguments": []any{arg}})
+		if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "uri is missing") {
+			t.Errorf("%s %v: %s %+v, want InvalidParams saying the uri is missing", inlinefeat.InlineSuggestCommand, arg, r.Result, r.Error)
+		}
+	}
+}
+
+// TestInlineDocumentBound: on a document over inlinefeat.MaxDocumentBytes
+// the suggester is not called: an automatic request gets no suggestion, an
+// invoked one (and the command) an error naming the bound.
+func TestInlineDocumentBound(t *testing.T) {
+	s := &fakeSuggester{}
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
+	e.initialize(false)
+	big := greeter + "//" + strings.Repeat("x", inlinefeat.MaxDocumentBytes-len(greeter)-2) + "\n"
+	e.open(javaURI, big, 3)
+	req := func(trigger int) *jsonrpc.Message {
+		return e.response(e.request("textDocument/inlineCompletion", map[string]any{
+			"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, 16), "context": map[string]any{"triggerKind": trigger}}))
+	}
+	if r := req(2); r.Error != nil || string(r.Result) != `{"items":[]}` {
+		t.Fatalf("automatic, document over the bound: %s %v, want no items", r.Result, r.Error)
+	}
+	if r := req(1); r.Error == nil || r.Error.Code != jsonrpc.CodeRequestFailed || !strings.Contains(r.Error.Message, "up to 1024 KiB") {
+		t.Fatalf("invoked, document over the bound: %s %+v, want an error naming the bound", r.Result, r.Error)
+	}
+	id := e.request("workspace/executeCommand", map[string]any{"command": inlinefeat.InlineSuggestCommand,
+		"arguments": []any{map[string]any{"uri": javaURI, "position": pos(4, 16)}}})
+	if r := e.response(id); r.Error == nil || !strings.Contains(r.Error.Message, "up to 1024 KiB") {
+		t.Fatalf("command, document over the bound: %s %+v", r.Result, r.Error)
+	}
+	s.mu.Lock()
+	n := len(s.reqs)
+	s.mu.Unlock()
+	if n != 0 {
+		t.Fatalf("the suggester was called %d times on a document over the bound", n)
+	}
+	// At the bound it is called.
+	e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": 4},
+		"contentChanges": []any{map[string]any{"text": big[:inlinefeat.MaxDocumentBytes]}}})
+	if r := req(2); r.Error != nil || !strings.Contains(string(r.Result), "x();") {
+		t.Fatalf("automatic, document at the bound: %s %v", r.Result, r.Error)
+	}
+}
+
+// TestInlineRootIsTheFilesProject: ghost text runs on the backends of the
+// file's own project, the root a repair and the warm-up use
+// (repair.ProjectRoot), not the workspace folder: a folder holding a Maven
+// module would otherwise get a second shadow JDT LS, one that does not
+// compile the file as part of its project, and with no workspace folder
+// every request was an error.
+func TestInlineRootIsTheFilesProject(t *testing.T) {
+	ws := testtree.New(t, map[string]string{
+		"app/pom.xml":                   "<project/>\n",
+		"app/src/main/java/demo/A.java": "package demo;\n\nclass A {\n    void f() {\n        int n = 0;\n    }\n}\n",
+	})
+	file := filepath.Join(ws, "app", "src", "main", "java", "demo", "A.java")
+	text, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, rootURI := range []any{"file://" + ws, nil} {
+		s := &fakeSuggester{}
+		e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
+		id := e.request("initialize", map[string]any{"processId": nil, "rootUri": rootURI, "capabilities": clientCaps(false)})
+		f := e.server()
+		f.expectMethod("initialize")
+		e.response(id)
+		e.notify("initialized", map[string]any{})
+		f.expectMethod("initialized")
+		uri := "file://" + file
+		e.open(uri, string(text), 1)
+		r := e.response(e.request("textDocument/inlineCompletion", map[string]any{
+			"textDocument": map[string]any{"uri": uri}, "position": pos(4, 16), "context": map[string]any{"triggerKind": 2}}))
+		if r.Error != nil {
+			t.Fatalf("root %v: %v", rootURI, r.Error)
+		}
+		s.mu.Lock()
+		got := s.reqs[0].Root
+		s.mu.Unlock()
+		if want := filepath.Join(ws, "app"); got != want {
+			t.Errorf("workspace root %v: ghost text on the backends of %s, want the file's project %s", rootURI, got, want)
+		}
 	}
 }

@@ -38,6 +38,38 @@ func splitHunk(text string, start, end int) (hunkSite, error) {
 	return site, nil
 }
 
+// lineEnd is the line terminator of the hunk's place in the file: that of
+// the buggy lines' first line, else (an insertion) of the line before, else
+// of the line after; "\r\n" when it is that, else "\n".
+func (s hunkSite) lineEnd() string {
+	for _, t := range []string{s.Buggy, lastLine(s.Prefix), s.Suffix} {
+		if i := strings.IndexByte(t, '\n'); i >= 0 {
+			if i > 0 && t[i-1] == '\r' {
+				return "\r\n"
+			}
+			return "\n"
+		}
+	}
+	return "\n"
+}
+
+// lastLine is the last line of text with its terminator ("" for "").
+func lastLine(text string) string {
+	i := strings.LastIndexByte(strings.TrimSuffix(text, "\n"), '\n')
+	return text[i+1:]
+}
+
+// withLineEnd returns text with every line terminator ("\n" or "\r\n")
+// written as end, so that a hunk the model wrote with "\n" does not leave a
+// "\r\n" file with mixed line ends.
+func withLineEnd(text, end string) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if end == "\n" {
+		return text
+	}
+	return strings.ReplaceAll(text, "\n", end)
+}
+
 // indentNear returns the leading whitespace of line start, or of the nearest
 // non-blank line below it, else above it.
 func indentNear(text string, start, n int) string {

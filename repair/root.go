@@ -65,13 +65,23 @@ func ProjectRoot(file, text, limit string) string {
 }
 
 // packageOf returns the package name declared in text ("" for the default
-// package or when there is none).
+// package or when there is none). It lexes only up to the declaration (or
+// the first import or type), not the whole file: ghost text asks on every
+// keystroke, and lexing a 1 MiB file took about 100 ms.
 func packageOf(text string) string {
-	toks := javalex.LexCode(text)
-	for i, t := range toks {
+	lx := javalex.NewLexer(text)
+	next := func() (javalex.Token, bool) {
+		for {
+			t, ok := lx.Next()
+			if !ok || !t.Kind.IsComment() {
+				return t, ok
+			}
+		}
+	}
+	for t, ok := next(); ok; t, ok = next() {
 		if t.Kind == javalex.Keyword && t.Text == "package" {
 			var b strings.Builder
-			for _, u := range toks[i+1:] {
+			for u, ok := next(); ok; u, ok = next() {
 				if u.Text == ";" {
 					return b.String()
 				}

@@ -300,6 +300,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 			if c.text != "" && !strings.HasSuffix(c.text, "\n") {
 				c.text += "\n"
 			}
+			c.text = withLineEnd(c.text, site.lineEnd())
 			out = append(out, c)
 			if commit != nil {
 				return commit(c)

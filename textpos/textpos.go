@@ -24,8 +24,9 @@ type Mapper struct {
 	lines []int // byte offset of each line start
 }
 
-// New returns a Mapper for text. Lines end at "\n"; a "\r" before it belongs to
-// the line's content as far as offsets go, as in the LSP specification.
+// New returns a Mapper for text. Lines end at "\n" (a "\r" before it is part
+// of the terminator: Offset never returns the offset between them; a lone
+// "\r" ends no line).
 func New(text string) *Mapper {
 	lines := []int{0}
 	for i := 0; i < len(text); i++ {
@@ -52,8 +53,8 @@ func (m *Mapper) LineStart(line int) int {
 }
 
 // Offset converts p to a byte offset. A character past the end of its line
-// clamps to the line end (as the specification asks); a line past the end
-// of the text is an error.
+// clamps to the line end (as the specification asks), before a "\r\n" as
+// before a "\n"; a line past the end of the text is an error.
 func (m *Mapper) Offset(p Position) (int, error) {
 	if p.Line < 0 || p.Character < 0 {
 		return 0, fmt.Errorf("textpos: negative position %d:%d", p.Line, p.Character)
@@ -68,6 +69,9 @@ func (m *Mapper) Offset(p Position) (int, error) {
 	end := len(m.text)
 	if p.Line+1 < len(m.lines) {
 		end = m.lines[p.Line+1] - 1 // the '\n'
+		if end > start && m.text[end-1] == '\r' {
+			end-- // a position cannot denote "\r|\n" (LSP 3.17 "Position")
+		}
 	}
 	units := 0
 	off := start

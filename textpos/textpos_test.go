@@ -29,6 +29,14 @@ func TestRoundTrip(t *testing.T) {
 	if off, _ := m.Offset(Position{0, 99}); off != 6 {
 		t.Errorf("clamp: got %d", off)
 	}
+	// LSP 3.17 "Position": a position cannot denote "\r|\n"; a character
+	// past the end of a "\r\n" line clamps to before the "\r".
+	if off, _ := m.Offset(Position{1, 99}); off != 10 {
+		t.Errorf("clamp on a CRLF line: got %d, want 10 (before the \\r)", off)
+	}
+	if off, _ := m.Offset(Position{1, 3}); off != 10 {
+		t.Errorf("character 3 of a 2-character CRLF line: got %d, want 10", off)
+	}
 	if _, err := m.Offset(Position{9, 0}); err == nil {
 		t.Error("line past end accepted")
 	}

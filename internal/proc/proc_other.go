@@ -28,3 +28,10 @@ func Mark(cmd *exec.Cmd) string { return "" }
 
 // KillMarked does nothing outside Linux and returns 0, nil.
 func KillMarked(mark string) (int, error) { return 0, nil }
+
+// Supervise does nothing outside Linux, which has no child subreaper: cmd
+// runs as it is.
+func Supervise(cmd *exec.Cmd) {}
+
+// Terminate kills cmd's process outside Linux.
+func Terminate(cmd *exec.Cmd) error { return KillGroup(cmd) }

@@ -1,8 +1,9 @@
 package sandbox
 
-// run.go runs a test command in a copy: in a process group of its own tied to
-// our life (internal/proc), killed as a group at the timeout or when ctx
-// ends, with a bounded tail of its output.
+// run.go runs a test command in a copy: under a supervisor tied to our life
+// (internal/proc.Supervise), in a process group of its own, ended with all
+// it started when it exits, at the timeout or when ctx ends, with a bounded
+// tail of its output.
 
 import (
 	"context"
@@ -35,12 +36,13 @@ type Result struct {
 }
 
 // Run runs argv (argv[0] looked up as exec.Command does) with dir as its
-// working directory and no standard input. The command and everything it
-// starts form a process group that is killed when the command exits (what
-// it left running in the background does not outlive it, nor does what left
-// the group with setsid: proc.Mark and proc.KillMarked), when timeout
-// passes (0: no limit but ctx) or ctx ends, and that dies with this process
-// (proc.Tie).
+// working directory and no standard input. Everything the command starts
+// is ended when the command exits (what it left running in the background
+// does not outlive it, nor does what left the group with setsid, with its
+// environment or without), when timeout passes (0: no limit but ctx) or ctx
+// ends, and when this process dies, even by SIGKILL: the command runs under
+// a child-subreaper supervisor (proc.Supervise), and the process group and
+// proc.Mark's mark are killed too.
 // A failing or timed-out command is a Result with Passed false and a nil
 // error. The error is non-nil when argv is empty, when the command cannot
 // start, and when ctx ended (ctx.Err(); the Result says what ran until then).
@@ -58,18 +60,16 @@ func Run(ctx context.Context, dir string, argv []string, timeout time.Duration) 
 	cmd.Dir = dir
 	var out tail
 	cmd.Stdout, cmd.Stderr = &out, &out
-	// Kill the whole group: test commands are often sh -c pipelines or
-	// build tools that fork JVMs, whose children would otherwise outlive
-	// the timeout.
-	proc.Tie(cmd)
-	// What leaves the group (setsid, a daemon's double fork) still carries
-	// the command's mark in its environment.
+	// Test commands are often sh -c pipelines or build tools that fork
+	// JVMs, whose children would otherwise outlive the timeout, or us: the
+	// supervisor ends all that is below it, wherever it went (setsid, a
+	// daemon's double fork, an emptied environment).
+	proc.Supervise(cmd)
+	// The group and the mark are kept for a supervisor that could not do
+	// its work (killed outright at WaitDelay): both are killed once it has
+	// exited, not before (the supervisor carries the mark too).
 	mark := proc.Mark(cmd)
-	cmd.Cancel = func() error {
-		err := proc.KillGroup(cmd)
-		_, _ = proc.KillMarked(mark)
-		return err
-	}
+	cmd.Cancel = func() error { return proc.Terminate(cmd) }
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
 	err := cmd.Start()

@@ -6,16 +6,21 @@ package dense
 //
 // File format (little endian), one file per model, append-only:
 //
-//	"RPVEC1\n" then records of: key [32]byte, dim uint32, dim × float32.
+//	"RPVEC2\n" then records of: key [32]byte, dim uint32, dim × float32,
+//	and a CRC-32C (Castagnoli) of those bytes, uint32.
 //
-// A truncated last record (a crash mid-write) is ignored on load.
+// Load keeps the records before the first one that is torn (a crash
+// mid-write) or fails its checksum (a flipped bit, or two processes
+// appending at once), and cuts the file there: a damaged vector is embedded
+// again, never served. A file with another header (damaged, or the older
+// "RPVEC1" without checksums) is started over.
 
 import (
 	"bufio"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
-	"errors"
+	"hash/crc32"
 	"io"
 	"math"
 	"os"
@@ -23,7 +28,10 @@ import (
 	"sync"
 )
 
-const cacheMagic = "RPVEC1\n"
+const cacheMagic = "RPVEC2\n"
+
+// castagnoli is the CRC-32C table of the records' checksums.
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 
 // Key identifies one (model, text) pair.
 type Key [32]byte
@@ -86,16 +94,14 @@ func OpenCache(dir, model string) (*Cache, error) {
 	return c, nil
 }
 
-// load reads every complete record; it returns the length of the valid
-// prefix of the file.
+// load reads every complete record whose checksum holds, up to the first
+// that is torn or damaged; it returns the length of the valid prefix of the
+// file (0: start over).
 func (c *Cache) load(f *os.File) (int64, error) {
 	r := bufio.NewReaderSize(f, 1<<16)
 	magic := make([]byte, len(cacheMagic))
-	if _, err := io.ReadFull(r, magic); err != nil {
-		return 0, nil // empty or torn header: start over
-	}
-	if string(magic) != cacheMagic {
-		return 0, errors.New("dense: " + f.Name() + " is not an embedding cache (wrong magic)")
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != cacheMagic {
+		return 0, nil // empty, torn or damaged header, or another format: start over
 	}
 	valid := int64(len(cacheMagic))
 	var head [36]byte
@@ -109,8 +115,12 @@ func (c *Cache) load(f *os.File) (int64, error) {
 		if dim == 0 || dim > 1<<16 {
 			return valid, nil
 		}
-		buf := make([]byte, 4*dim)
+		buf := make([]byte, 4*dim+4)
 		if _, err := io.ReadFull(r, buf); err != nil {
+			return valid, nil
+		}
+		sum := crc32.Update(crc32.Checksum(head[:], castagnoli), castagnoli, buf[:4*dim])
+		if sum != binary.LittleEndian.Uint32(buf[4*dim:]) {
 			return valid, nil
 		}
 		v := make([]float32, dim)
@@ -118,7 +128,7 @@ func (c *Cache) load(f *os.File) (int64, error) {
 			v[i] = math.Float32frombits(binary.LittleEndian.Uint32(buf[4*i:]))
 		}
 		c.m[k] = v
-		valid += int64(36 + 4*dim)
+		valid += int64(len(head) + len(buf))
 	}
 }
 
@@ -141,18 +151,15 @@ func (c *Cache) Put(k Key, v []float32) error {
 	if c.w == nil {
 		return nil
 	}
-	var head [36]byte
-	copy(head[:], k[:])
-	binary.LittleEndian.PutUint32(head[32:], uint32(len(v)))
-	c.w.Write(head[:])
-	var b [4]byte
-	for _, x := range v {
-		binary.LittleEndian.PutUint32(b[:], math.Float32bits(x))
-		if _, err := c.w.Write(b[:]); err != nil {
-			return err
-		}
+	rec := make([]byte, 36+4*len(v)+4)
+	copy(rec, k[:])
+	binary.LittleEndian.PutUint32(rec[32:], uint32(len(v)))
+	for i, x := range v {
+		binary.LittleEndian.PutUint32(rec[36+4*i:], math.Float32bits(x))
 	}
-	return nil
+	binary.LittleEndian.PutUint32(rec[len(rec)-4:], crc32.Checksum(rec[:len(rec)-4], castagnoli))
+	_, err := c.w.Write(rec)
+	return err
 }
 
 // Len is the number of vectors held.

@@ -26,6 +26,7 @@ import (
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
+	"github.com/repilot-lsp/repilot-lsp/internal/proc"
 	"github.com/repilot-lsp/repilot-lsp/internal/realpart"
 )
 
@@ -146,7 +147,10 @@ func Start(ctx context.Context, o Options) (*Server, error) {
 		"-c", strconv.Itoa(o.Ctx), "-t", strconv.Itoa(o.Threads), "-np", strconv.Itoa(o.Slots)}
 	args = append(args, o.Args...)
 	cmd := exec.Command(o.Binary, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	// Its own process group, and a parent-death signal: a test process
+	// that ends without its clean-up (a -timeout panic, SIGKILL, a Ctrl-C
+	// that the server's group does not get) takes the server with it.
+	proc.Tie(cmd)
 	// The llama.cpp build runs its worker threads on OpenMP, whose idle
 	// threads spin by default: on a loaded machine -t 2 then costs about 2.7
 	// times the CPU of -t 1 per request (search/README.md, "Embedding

@@ -13,6 +13,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 
 	"go.lsp.dev/protocol"
@@ -20,6 +21,7 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/inline"
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/repair"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
@@ -67,6 +69,14 @@ type InlineSuggestArgs struct {
 	Version  *int32               `json:"version,omitempty"`
 	Invoked  *bool                `json:"invoked,omitempty"`
 }
+
+// MaxDocumentBytes is the largest document ghost text works on, as for a
+// repair (repairfeat.Options.MaxBytes' default): every request hands the
+// whole text to the model, the parser and the shadow JDT LS, and on a
+// 3.3 MB file an automatic request took 5-7 s instead of its 1 s budget
+// while the proxy's RSS grew by about 100 MB a request. Beyond it an
+// automatic request gets no suggestion and an invoked one an error.
+const MaxDocumentBytes = 1 << 20
 
 // inlineExtension serves ghost text from a Suggester.
 type inlineExtension struct{ s Suggester }
@@ -126,7 +136,11 @@ func (x *inlineExtension) Execute(ctx context.Context, c proxy.Client, command s
 	}
 	var a InlineSuggestArgs
 	if err := json.Unmarshal(args[0], &a); err != nil || a.URI == "" {
-		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, position, version}): %v", command, err)
+		msg := "uri is missing"
+		if err != nil {
+			msg = err.Error()
+		}
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, position, version}): %s", command, msg)
 	}
 	doc, ok := c.Document(a.URI)
 	if ok && a.Version != nil && *a.Version != doc.Version {
@@ -145,6 +159,9 @@ func (x *inlineExtension) inlineCompletion(ctx context.Context, c proxy.Client, 
 	if err := json.Unmarshal(raw, &p); err != nil {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: %v", err)
 	}
+	if p.TextDocument.URI == "" {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: textDocument.uri is missing")
+	}
 	trig := inline.Automatic
 	if p.Context.TriggerKind == 1 {
 		trig = inline.Invoked
@@ -161,12 +178,25 @@ func (x *inlineExtension) complete(ctx context.Context, c proxy.Client, uri prot
 	if !ok {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s is not open in the editor", uri)
 	}
+	if len(doc.Text) > MaxDocumentBytes {
+		if trig == inline.Automatic {
+			return empty, nil
+		}
+		return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "%s is %d KiB; Repilot's ghost text works on files up to %d KiB",
+			path.Base(string(uri)), len(doc.Text)>>10, MaxDocumentBytes>>10)
+	}
 	mp := textpos.New(doc.Text)
 	off, err := mp.Offset(proxy.ToTextpos(pos))
 	if err != nil {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "position %d:%d: %v", pos.Line, pos.Character, err)
 	}
-	sug, err := x.s.Suggest(ctx, inline.Request{URI: string(uri), Root: c.Root(), Text: doc.Text, Offset: off, Trigger: trig})
+	// The file's own project, as a repair and the warm-up find it: the
+	// workspace folder may hold several projects, or be missing.
+	root := c.Root()
+	if file, err := proxy.URIPath(string(uri)); err == nil {
+		root = repair.ProjectRoot(file, doc.Text, root)
+	}
+	sug, err := x.s.Suggest(ctx, inline.Request{URI: string(uri), Root: root, Text: doc.Text, Offset: off, Trigger: trig})
 	if err != nil {
 		if ctx.Err() != nil || strings.Contains(err.Error(), inline.ErrSuperseded.Error()) {
 			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "inline completion cancelled: %v", err)

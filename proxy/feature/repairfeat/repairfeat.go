@@ -336,11 +336,13 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	defer cancel()
 	res, err := x.run(ctx, req, pr)
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
+		// The request's own end, not an error that wraps one from inside
+		// the repair (a compile check's time limit, a model request's).
+		if errors.Is(ctx.Err(), context.Canceled) {
 			pr.End("cancelled")
 			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "the repair of %s %s was cancelled", base, lineSpan(startLine, endLine))
 		}
-		if errors.Is(err, context.DeadlineExceeded) {
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			pr.End("timed out")
 			return nil, proxy.Errorf(jsonrpc.CodeRequestFailed, "the repair of %s %s did not finish within %v", base, lineSpan(startLine, endLine), x.timeout)
 		}
@@ -419,7 +421,9 @@ func hunkEdit(doc proxy.Document, mp *textpos.Mapper, startLine, endLine int, hu
 	startOff := mp.LineStart(startLine - 1)
 	endOff := mp.LineStart(endLine) // the start of the line after the hunk, or the end of the text
 	if endOff == len(doc.Text) && !strings.HasSuffix(doc.Text, "\n") {
-		hunk = strings.TrimSuffix(hunk, "\n")
+		if h, ok := strings.CutSuffix(hunk, "\n"); ok {
+			hunk = strings.TrimSuffix(h, "\r") // "\r\n" too
+		}
 	}
 	te := protocol.TextEdit{
 		Range:   protocol.Range{Start: proxy.FromTextpos(mp.Position(startOff)), End: proxy.FromTextpos(mp.Position(endOff))},

@@ -44,8 +44,10 @@ func TestHunkEdit(t *testing.T) {
 	}{
 		{"a\nb\nc\n", 2, 2, "B\n", "a\nB\nc\n"},
 		{"a\nb\nc\n", 1, 3, "x\n", "x\n"},
-		{"a\nb\nc", 3, 3, "C\n", "a\nb\nC"}, // no final newline stays absent
-		{"a\nb\nc\n", 2, 2, "", "a\nc\n"},   // deletion
+		{"a\nb\nc", 3, 3, "C\n", "a\nb\nC"},                   // no final newline stays absent
+		{"a\nb\nc\n", 2, 2, "", "a\nc\n"},                     // deletion
+		{"a\r\nb\r\nc", 3, 3, "C\r\n", "a\r\nb\r\nC"},         // nor with "\r\n" line ends
+		{"a\r\nb\r\nc\r\n", 2, 2, "B\r\n", "a\r\nB\r\nc\r\n"}, // "\r\n" kept
 	}
 	for _, c := range cases {
 		doc := proxy.Document{URI: "file:///x.java", Version: 4, Text: c.text}

@@ -1,0 +1,56 @@
+package repair
+
+import (
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
+)
+
+// TestCRLFFileGetsCRLFHunk: in a file with "\r\n" line ends, a candidate
+// the model wrote with "\n" is compile-checked, diffed and returned with
+// "\r\n", so applying a patch does not leave a file with mixed line ends;
+// a "\n" file keeps "\n" even where the model wrote "\r\n".
+func TestCRLFFileGetsCRLFHunk(t *testing.T) {
+	crlf := strings.ReplaceAll(javaFile, "\n", "\r\n")
+	for _, tc := range []struct {
+		name, file, model, want string
+		start, end              int
+	}{
+		{"crlf", crlf, "    y();\n    z();", "    y();\r\n    z();\r\n", 3, 3},
+		{"crlf, model wrote crlf", crlf, "    y();\r\n    z();\r\n", "    y();\r\n    z();\r\n", 3, 3},
+		{"crlf insertion", crlf, "    y();\n", "    y();\r\n", 4, 3},
+		{"lf, model wrote crlf", javaFile, "    y();\r\n    z();", "    y();\n    z();\n", 3, 3},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := &fakeModel{next: table(map[string][]tok{"": {{tc.model, 1, false}}, tc.model: {{"", 1, true}}})}
+			var mu sync.Mutex
+			var compiled []string
+			c := &fakeCompiler{errs: func(text string) []engine.CompileError {
+				mu.Lock()
+				compiled = append(compiled, text)
+				mu.Unlock()
+				return nil
+			}}
+			r := request(variant(t, "full", func(o *Options) { o.Samples = 1 }))
+			r.Text, r.StartLine, r.EndLine = tc.file, tc.start, tc.end
+			res := run(t, service(m, &fakeEngine{}, c), r)
+			if len(res.Patches) != 1 || res.Patches[0].Hunk != tc.want {
+				t.Fatalf("patches %q, want one %q", hunks(res.Patches), tc.want)
+			}
+			want, err := textpos.SpliceLines(tc.file, tc.start, tc.end, tc.want)
+			if err != nil {
+				t.Fatal(err)
+			}
+			mu.Lock()
+			defer mu.Unlock()
+			// The buggy file is compiled too (its errors are the baseline).
+			if len(compiled) != 2 || compiled[0] != tc.file || compiled[1] != want {
+				t.Fatalf("compiled %q, want the buggy file and %q", compiled, want)
+			}
+			applyCheck(t, tc.file, res.Patches[0].Diff, want)
+		})
+	}
+}
