@@ -686,7 +686,7 @@ func TestLaterSampleDoesNotRepeatTried(t *testing.T) {
 }
 
 // Under a budget, a sample that ends without a candidate does not count
-// toward the samples; at most maxBudgetedAttempts samples run. Without a
+// toward the samples; at most maxAutomaticAttempts samples run. Without a
 // budget every sample counts.
 func TestSampleWithoutCandidateDoesNotCount(t *testing.T) {
 	// After "0;" and "1;", both rejected, nothing is left to draw: every
@@ -698,8 +698,8 @@ func TestSampleWithoutCandidateDoesNotCount(t *testing.T) {
 	if got, err := s.Suggest(context.Background(), req); err != nil || got != nil {
 		t.Fatalf("Suggest = %+v, %v; want nothing", got, err)
 	}
-	if n, st := c.calls.Load(), s.Totals(); n != 2 || st.Samples != maxBudgetedAttempts || st.Rejected != 2 || st.Dead != maxBudgetedAttempts-2 {
-		t.Errorf("%d compile checks, %d samples, %d rejected, %d dead; want 2, %d, 2, %d", n, st.Samples, st.Rejected, st.Dead, maxBudgetedAttempts, maxBudgetedAttempts-2)
+	if n, st := c.calls.Load(), s.Totals(); n != 2 || st.Samples != maxAutomaticAttempts || st.Rejected != 2 || st.Dead != maxAutomaticAttempts-2 {
+		t.Errorf("%d compile checks, %d samples, %d rejected, %d dead; want 2, %d, 2, %d", n, st.Samples, st.Rejected, st.Dead, maxAutomaticAttempts, maxAutomaticAttempts-2)
 	}
 	c = rejectCompiler(";", 0)
 	s = newTestService(m, c, Options{AutomaticSamples: 4})
@@ -708,6 +708,18 @@ func TestSampleWithoutCandidateDoesNotCount(t *testing.T) {
 	}
 	if st := s.Totals(); st.Samples != 4 || st.Dead != 2 {
 		t.Errorf("no budget: %d samples, %d dead; want 4 and 2", st.Samples, st.Dead)
+	}
+	// An invoked request under InvokedBudget: every sample counts, as
+	// without a budget (the budget only bounds the time).
+	c = rejectCompiler(";", 0)
+	s = newTestService(m, c, Options{InvokedSamples: 4, InvokedBudget: time.Minute})
+	inv := req
+	inv.Trigger = Invoked
+	if got, err := s.Suggest(context.Background(), inv); err != nil || got != nil {
+		t.Fatalf("invoked: Suggest = %+v, %v; want nothing", got, err)
+	}
+	if st := s.Totals(); st.Samples != 4 || st.Dead != 2 || st.Rejected != 2 {
+		t.Errorf("invoked under its budget: %d samples, %d dead, %d rejected; want 4, 2 and 2", st.Samples, st.Dead, st.Rejected)
 	}
 }
 
