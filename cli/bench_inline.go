@@ -41,6 +41,7 @@ type benchInlineFlags struct {
 	seed     uint64
 	invoked  bool
 	budget   time.Duration
+	invokedB time.Duration
 	samples  int
 	compare  int
 	compareT float64
@@ -98,6 +99,7 @@ similar):
 	fl.Uint64Var(&f.seed, "seed", 1, "position seed")
 	fl.BoolVar(&f.invoked, "invoked", false, "use the invoked trigger (more samples) instead of the automatic one")
 	fl.DurationVar(&f.budget, "budget", inlineAutomaticBudget, "budget of an automatic request, generation and compile check together (0: none), as serve uses")
+	fl.DurationVar(&f.invokedB, "invoked-budget", inlineInvokedBudget, "with --invoked: budget of an invoked request's work, counted once the backends are held (0: none), as serve uses")
 	fl.IntVar(&f.samples, "samples", inlineAutomaticSamples, "samples an automatic request may try within the budget (the next one, at serve's temperature 0.3, when a sample fails the check), as serve uses")
 	fl.IntVar(&f.compare, "compare-samples", 0, "also run a guided row with this many automatic samples, side by side (0: no such row)")
 	fl.Float64Var(&f.compareT, "compare-temperature", 0, "temperature of the --compare-samples row's samples after the first (0: the default, 0.8)")
@@ -190,7 +192,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	acquire := func(ctx context.Context, _ string, fn func(inline.Backends) error) error { return fn(backends) }
 	rows := []*inlineRow{
 		{name: fmt.Sprintf("%s guided, %d samples", model.Name(), f.samples),
-			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples, AutomaticTemperature: inlineAutomaticTemperature})},
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples, AutomaticTemperature: inlineAutomaticTemperature, InvokedBudget: f.invokedB})},
 		{name: model.Name() + " unguided", svc: inline.NewService(acquire, inline.Options{Unguided: true})},
 	}
 	if f.compare > 0 {
@@ -199,7 +201,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			name += fmt.Sprintf(" at T=%g", f.compareT)
 		}
 		rows = append(rows, &inlineRow{name: name,
-			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare, Temperature: f.compareT, AutomaticTemperature: f.compareT})})
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare, Temperature: f.compareT, AutomaticTemperature: f.compareT, InvokedBudget: f.invokedB})})
 	}
 	trig := inline.Automatic
 	if f.invoked {
@@ -275,7 +277,11 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			fmt.Fprintf(stderr, "%d/%d requests, %v\n", i+1, len(positions), time.Since(began).Round(time.Second))
 		}
 	}
-	fmt.Fprintf(stdout, "bench inline: %s, %d requests, seed %d, %s trigger, carets %s, generation budget %v, load average at the end %s\n", label, len(positions), f.seed, map[bool]string{false: "automatic", true: "invoked"}[f.invoked], map[bool]string{false: "after whole tokens", true: "inside identifiers"}[f.midIdent], f.budget, loadAverage())
+	budget := f.budget
+	if f.invoked {
+		budget = f.invokedB
+	}
+	fmt.Fprintf(stdout, "bench inline: %s, %d requests, seed %d, %s trigger, carets %s, generation budget %v, load average at the end %s\n", label, len(positions), f.seed, map[bool]string{false: "automatic", true: "invoked"}[f.invoked], map[bool]string{false: "after whole tokens", true: "inside identifiers"}[f.midIdent], budget, loadAverage())
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "backend\trequests\tshown\texact\tedit-sim\tcompiles\tp50 cold\tp95 cold\tp50 warm\tp95 warm\terrors\t")
 	for _, r := range rows {
@@ -292,7 +298,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		t := r.svc.Totals()
 		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee, %d requests ran out of the %v budget while sampling; under the budget, %d engine decisions answered unknown at the end of sampling, %d checks not started and %d cut by the deadline\n",
 			r.name, t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
-			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.OverBudget, f.budget, t.LateUnknown, t.ChecksSkipped, t.ChecksCut)
+			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.OverBudget, budget, t.LateUnknown, t.ChecksSkipped, t.ChecksCut)
 		calls := make([]time.Duration, len(r.engineCalls)) // quantile works on durations
 		for i, n := range r.engineCalls {
 			calls[i] = time.Duration(n)

@@ -22,7 +22,8 @@ func inlineExtension(rep repair.Repairer) proxy.Extension {
 		return nil
 	}
 	return inlinefeat.New(inline.NewService(p.InlineAcquire(), inline.Options{AutomaticBudget: inlineAutomaticBudget,
-		AutomaticSamples: inlineAutomaticSamples, AutomaticTemperature: inlineAutomaticTemperature}))
+		AutomaticSamples: inlineAutomaticSamples, AutomaticTemperature: inlineAutomaticTemperature,
+		InvokedBudget: inlineInvokedBudget}))
 }
 
 // inlineAutomaticBudget bounds a whole automatic ghost-text request in serve
@@ -31,6 +32,15 @@ func inlineExtension(rep repair.Repairer) proxy.Extension {
 // engine calls took up to 16 s under load (bench inline on gson, p95 warm),
 // long after the user typed on.
 const inlineAutomaticBudget = time.Second
+
+// inlineInvokedBudget bounds the work of an invoked ghost-text request in
+// serve (and bench inline --invoked), sampling and compile checks together,
+// counted once the project's backends are held (inline.Options.InvokedBudget):
+// without it an invoked request tried its samples whatever their checks
+// cost, 16.9 s once in VS Code under load. Five times the automatic budget:
+// an explicit ask may wait longer, and a cold first check of a file under
+// load (1-2.5 s) still fits.
+const inlineInvokedBudget = 5 * time.Second
 
 // inlineAutomaticSamples and inlineAutomaticTemperature: an automatic
 // request tries the greedy sample and, when it fails the compile check, one

@@ -1,8 +1,9 @@
 package inline
 
-// deadline.go is the automatic request's one deadline: generation and the
-// compile check together end within Options.AutomaticBudget, counted from
-// the request's start. A check is started only when it can finish before the
+// deadline.go is a request's one deadline: generation and the compile
+// checks together end within Options.AutomaticBudget, counted from an
+// automatic request's start (or Options.InvokedBudget, counted from when an
+// invoked request holds the backends). A check is started only when it can finish before the
 // deadline (by the recent checks' durations, checkTimes), so sampling ends
 // that long before it; and the engine's decisions near the end of sampling
 // answer unknown instead of waiting for JDT LS (the engine is strict: unknown
@@ -20,10 +21,11 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/engine"
 )
 
-// errBudget is the cause of a context ended by the automatic budget.
-var errBudget = errors.New("inline: the automatic request's budget ran out")
+// errBudget is the cause of a context ended by a request's budget
+// (Options.AutomaticBudget or InvokedBudget).
+var errBudget = errors.New("inline: the request's budget ran out")
 
-// outOfBudget reports whether ctx ended because the automatic budget ran
+// outOfBudget reports whether ctx ended because the request's budget ran
 // out (and not because the request was cancelled).
 func outOfBudget(ctx context.Context) bool {
 	return ctx.Err() != nil && errors.Is(context.Cause(ctx), errBudget)

@@ -284,6 +284,54 @@ func TestAutomaticBudgetBoundsTheWaitForBackends(t *testing.T) {
 	}
 }
 
+// An invoked request's work is bounded by InvokedBudget: a compile check
+// that never answers is cut at the deadline and nothing is shown, where
+// without the budget each of the invoked samples would wait for its check's
+// CheckTimeout.
+func TestInvokedBudgetBoundsTheWork(t *testing.T) {
+	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
+	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2, Trigger: Invoked}
+	c := &blockCompiler{}
+	s := newTestService(m, c, Options{InvokedBudget: 400 * time.Millisecond, CheckTimeout: 5 * time.Second})
+	t0 := time.Now()
+	got, err := s.Suggest(context.Background(), req)
+	if err != nil || got != nil {
+		t.Fatalf("Suggest = %+v, %v; want nothing, no error", got, err)
+	}
+	if d := time.Since(t0); d > 3*time.Second {
+		t.Errorf("the invoked request took %v, want about its 400 ms budget", d)
+	}
+	if st := s.Totals(); c.calls.Load() != 1 || st.ChecksCut != 1 {
+		t.Errorf("%d checks, totals %+v; want one check, cut by the deadline", c.calls.Load(), st)
+	}
+}
+
+// The invoked budget counts from when the request holds the backends: an
+// invoked request that waited longer than its budget for them (the shadow
+// JDT LS starting) still gets its suggestion, and tries past samples that
+// fail the check, as without a budget.
+func TestInvokedBudgetStartsWithTheBackends(t *testing.T) {
+	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
+	c := rejectCompiler("1 + 2;", 0)
+	s := NewService(func(ctx context.Context, root string, fn func(Backends) error) error {
+		select { // backends starting: held only after 600 ms
+		case <-time.After(600 * time.Millisecond):
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		return fn(Backends{Model: m, Engine: okEngine{}, Compiler: c})
+	}, Options{InvokedBudget: 300 * time.Millisecond, AutomaticBudget: 300 * time.Millisecond})
+	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2, Trigger: Invoked}
+	got, err := s.Suggest(context.Background(), req)
+	if err != nil || got == nil || got.Text != "3;" {
+		t.Fatalf("invoked Suggest = %+v, %v; want 3; (the second sample)", got, err)
+	}
+	req.Trigger, req.Text = Automatic, doc+"\n" // not the cached document
+	if got, err := s.Suggest(context.Background(), req); err != nil || got != nil {
+		t.Fatalf("automatic Suggest = %+v, %v; want nothing (its budget counts the wait)", got, err)
+	}
+}
+
 // choiceModel offers two whole middles at the start, the first more likely,
 // then its end token.
 type choiceModel struct{ a, b string }
@@ -660,6 +708,18 @@ func TestSampleWithoutCandidateDoesNotCount(t *testing.T) {
 	}
 	if st := s.Totals(); st.Samples != 4 || st.Dead != 2 {
 		t.Errorf("no budget: %d samples, %d dead; want 4 and 2", st.Samples, st.Dead)
+	}
+	// An invoked request under InvokedBudget: every sample counts, as
+	// without a budget (the budget only bounds the time).
+	c = rejectCompiler(";", 0)
+	s = newTestService(m, c, Options{InvokedSamples: 4, InvokedBudget: time.Minute})
+	inv := req
+	inv.Trigger = Invoked
+	if got, err := s.Suggest(context.Background(), inv); err != nil || got != nil {
+		t.Fatalf("invoked: Suggest = %+v, %v; want nothing", got, err)
+	}
+	if st := s.Totals(); st.Samples != 4 || st.Dead != 2 || st.Rejected != 2 {
+		t.Errorf("invoked under its budget: %d samples, %d dead, %d rejected; want 4, 2 and 2", st.Samples, st.Dead, st.Rejected)
 	}
 }
 
