@@ -72,6 +72,9 @@ type jdtSession struct {
 	scope      *memberList
 	scopeTried bool
 
+	// cuNames: cuTypes' answer, once computed (cutypes.go).
+	cuNames []string
+
 	// stmtStart: the hunk starts at a statement boundary in a block, where
 	// member lists may be shared per receiver type (typekey.go).
 	stmtStart bool
@@ -235,6 +238,9 @@ func (s *jdtSession) checkIdent(ctx context.Context, next string) (Outcome, erro
 	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) {
 		return Unknown, nil
 	}
+	if s.cuTypePrefix(ss.Ident) {
+		return Feasible, nil // a prefix of a type visible in the whole file (cutypes.go)
+	}
 	if sc, err := s.scopeFor(ctx, next, ss); err != nil {
 		return Unknown, err
 	} else if sc != nil {
@@ -316,6 +322,11 @@ func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Out
 		return Infeasible, nil
 	}
 	if !ok || ss.Mode == simpleNone || isContextual(ss.Ident) {
+		return Unknown, nil
+	}
+	if s.cuType(ss.Ident) {
+		// A type visible in the whole file (cutypes.go): a list that has
+		// it never rules a follower out (simpleFollower), so none is asked.
 		return Unknown, nil
 	}
 	if sc, err := s.scopeFor(ctx, upto, ss); err != nil {
@@ -495,6 +506,11 @@ func (s *jdtSession) Complete(ctx context.Context, generated string) (Completion
 func (s *jdtSession) completeSimple(ctx context.Context, generated string) (Completions, error) {
 	ss, ok := simpleSiteAt(s.win, generated, false)
 	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) || anyKeywordPrefix(ss.Ident) {
+		return Completions{}, nil
+	}
+	if s.cuType(ss.Ident) {
+		// The identifier is itself a visible type's name (cutypes.go):
+		// as below, nothing longer is common to the names extending it.
 		return Completions{}, nil
 	}
 	if sc, err := s.scopeFor(ctx, generated, ss); err != nil {
