@@ -257,18 +257,84 @@ func (s *jdtSession) startType(ctx context.Context, name string) (string, error)
 }
 
 // atStatementBoundary reports whether the hunk of window w starts at a
-// statement boundary in a block: the prefix's last code token is ";" or
-// "{" and the innermost open bracket is a block's brace (see the file
-// comment).
+// statement boundary in a block: the innermost open bracket is a block's
+// brace and the prefix's last code token is ";", "{", or a "}" that ends a
+// block statement (closesBlockStatement; see the file comment).
 func atStatementBoundary(w lexWindow) bool {
 	toks := codeTokens(javalex.Lex(w.Text))
 	if len(toks) == 0 {
 		return false
 	}
 	t := toks[len(toks)-1]
-	if !isOp(t, ";") && !isOp(t, "{") {
+	switch {
+	case isOp(t, ";") || isOp(t, "{"):
+	case isOp(t, "}"):
+		if !closesBlockStatement(w, toks) {
+			return false
+		}
+	default:
 		return false
 	}
 	st := scan(w.pre.clone(), toks)
 	return st.top() == frameBlock
+}
+
+// closesBlockStatement reports whether the "}" that ends toks (the window's
+// code tokens) closes a block that is a statement or a statement's last
+// part, so that the next statement may start after it: its "{" lies in the
+// window, opened a block (not a class, anonymous class or lambda body, nor
+// an array initializer), and follows ";", "{", "}" or ":" (a block, or a
+// labeled one), else, try, finally or do, or the ")" of an if, for, while,
+// catch, synchronized or try header, or of a switch that starts a
+// statement (after ";", "{", "}", ":" or else). A switch expression's body
+// ("x = switch (y) {...}") is none: a ";" or more of an expression must
+// follow it.
+func closesBlockStatement(w lexWindow, toks []javalex.Token) bool {
+	o := matchBack(toks, len(toks)-1, "{", "}")
+	if o < 1 {
+		return false
+	}
+	if st := scan(w.pre.clone(), toks[:o+1]); st.top() != frameBlock {
+		return false
+	}
+	p := toks[o-1]
+	switch {
+	case isOp(p, ";") || isOp(p, "{") || isOp(p, "}") || isOp(p, ":"):
+		return true
+	case isKw(p, "else") || isKw(p, "try") || isKw(p, "finally") || isKw(p, "do"):
+		return true
+	case !isOp(p, ")"):
+		return false
+	}
+	q := matchBack(toks, o-1, "(", ")")
+	if q < 1 {
+		return false
+	}
+	head := toks[q-1]
+	switch {
+	case isKw(head, "if") || isKw(head, "for") || isKw(head, "while") || isKw(head, "catch") ||
+		isKw(head, "synchronized") || isKw(head, "try"):
+		return true
+	case isKw(head, "switch") && q >= 2:
+		b := toks[q-2]
+		return isOp(b, ";") || isOp(b, "{") || isOp(b, "}") || isOp(b, ":") || isKw(b, "else")
+	}
+	return false
+}
+
+// matchBack returns the index of the opener that the closer toks[i]
+// matches (open and close are their texts), or -1 when toks has none.
+func matchBack(toks []javalex.Token, i int, open, close string) int {
+	depth := 0
+	for j := i; j >= 0; j-- {
+		switch {
+		case isOp(toks[j], close):
+			depth++
+		case isOp(toks[j], open):
+			if depth--; depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
 }
