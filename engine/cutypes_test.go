@@ -45,7 +45,7 @@ interface Shape {}
 
 // TestFileTypesWithoutRequest: a simple name that is (a prefix of) a type
 // the whole file sees (java.lang's String, the file's own class Search) is
-// proven feasible, its followers are unknown and Algorithm 3 has nothing to
+// proven feasible, its followers are judged as a list naming it as a type judges them, and Algorithm 3 has nothing to
 // add to it, all without a request; a made-up name is still asked for.
 func TestFileTypesWithoutRequest(t *testing.T) {
 	f := newFakePeer()
@@ -55,7 +55,8 @@ func TestFileTypesWithoutRequest(t *testing.T) {
 		{ind + "lo = 1 + ", "Str", Feasible},
 		{ind + "Object o = new ", "Search", Feasible},
 		{ind + "lo = String", "(", Unknown},
-		{ind + "lo = Search", ";", Unknown},
+		{ind + "lo = Search", ";", Feasible},
+		{ind + "Object o = new String", "(", Feasible},
 	})
 	c, err := s.Complete(context.Background(), ind+"lo = 1 + String")
 	if err != nil || c.Known {

@@ -325,9 +325,14 @@ func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Out
 		return Unknown, nil
 	}
 	if s.cuType(ss.Ident) {
-		// A type visible in the whole file (cutypes.go): a list that has
-		// it never rules a follower out (simpleFollower), so none is asked.
-		return Unknown, nil
+		// A type visible in the whole file (cutypes.go): judged as a list
+		// that names it as a type judges it, without asking for the list
+		// (simpleFollower never rules a type's follower out).
+		out := simpleFollower(&memberList{Names: []string{ss.Ident}, Kinds: map[string]uint8{ss.Ident: kindType}}, ss.Ident, c)
+		if out == Unknown && c == '(' && ss.Mode == simpleNewType {
+			out = Feasible // new T(
+		}
+		return out, nil
 	}
 	if sc, err := s.scopeFor(ctx, upto, ss); err != nil {
 		return Unknown, err
