@@ -23,6 +23,11 @@ type memberList struct {
 	Incomplete bool
 	Packages   bool
 	Verified   bool // merged from two answers (see jdtSession.verifying)
+	// Origin is the site key (session id, dot offset and generated text)
+	// of the member request that answered this list; "" for simple-name
+	// lists and merged ones. A list shared by a type key and used at
+	// another site is confirmed there before it prunes (jdtSession.confirm).
+	Origin string
 	// Types holds the declared type of names listed only as variables
 	// (JDT LS labels "name : Type", 1.20 and 1.60 alike); "" when items of
 	// one name disagree or a label has no type. See indexable.

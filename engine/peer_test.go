@@ -297,27 +297,30 @@ func TestEmptyTypedMemberListCachedPerText(t *testing.T) {
 	}
 }
 
-// TestReceiverNameAnsweredEmptyAskedOnce: a receiver whose name JDT LS
-// lists nothing for at the hunk start (here a type the server's name list
-// lacks) has no type key; its name is asked for once per session, not once
-// per token checked after the dot (the README's example asked "String" 12
-// times in one sample), and its member list is keyed by the text.
-func TestReceiverNameAnsweredEmptyAskedOnce(t *testing.T) {
+// TestReceiverNameKeyedWithoutRequest: a receiver the hunk's scope list
+// does not type (here a type name) costs no request for its name: its
+// member list is keyed by the name (typekey.go), asked once for two texts
+// in one context. A prune on the list at the text that asked for it rests
+// on that one answer; at the other text, on a second answer asked there.
+// (The README's example once asked "String" 12 times in one sample for its
+// type.)
+func TestReceiverNameKeyedWithoutRequest(t *testing.T) {
 	f := newFakePeer()
 	f.members["String"] = []fakeName{{"format", 2, "format(String f, Object... a) : String"}, {"valueOf", 2, "valueOf(int i) : String"}}
 	s := fakeSession(t, f)
 	checkAll(t, s, []checkCase{
 		{ind + "lo = String.", "format", Feasible},
 		{ind + "lo = String.", "valueOf", Feasible},
-		{ind + "lo = String.", "len", Infeasible}, // on the text's list and its second answer
+		{ind + "lo = String.", "len", Infeasible}, // on the text's own list
 		{ind + "hi = 1;\n" + ind + "lo = String.", "format", Feasible},
 	})
-	got := f.requests()
-	if n := strings.Count(strings.Join(got, ","), "simple:String"); n != 1 {
-		t.Errorf("requests %v: %d for the name String, want 1", got, n)
+	want := []string{"simple:", "member:String"}
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v (the scope list, one member list)", got, want)
 	}
-	if n := strings.Count(strings.Join(got, ","), "member:String"); n != 3 {
-		t.Errorf("requests %v: %d member lists, want 3 (a text's list, its second answer, the other text's list)", got, n)
+	checkAll(t, s, []checkCase{{ind + "hi = 1;\n" + ind + "lo = String.", "len", Infeasible}})
+	if got := f.requests(); strings.Join(got, ",") != "member:String" {
+		t.Errorf("requests %v, want the second answer at the other text", got)
 	}
 }
 
@@ -337,10 +340,11 @@ func TestReceiverTypeFromScopeList(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("requests %v, want %v", got, want)
 	}
-	// A receiver the scope list lacks (a type) is still asked for by name.
+	// A receiver the scope list lacks (a type) costs no request for its
+	// name: its list is keyed by the name.
 	checkAll(t, s, []checkCase{{ind + "Arrays.", "fill", Feasible}})
-	if got := f.requests(); len(got) == 0 || got[0] != "simple:Arrays" {
-		t.Errorf("requests %v, want simple:Arrays first", got)
+	if got := f.requests(); strings.Join(got, ",") != "member:Arrays" {
+		t.Errorf("requests %v, want member:Arrays alone", got)
 	}
 }
 
@@ -380,7 +384,7 @@ func TestTypeKeyNotSharedOutsideOperands(t *testing.T) {
 		{ind + "lo = names.", "Entry", Infeasible}, // not a member in an operand
 		{ind + "boolean b = lo < names.", "Entry", Feasible},
 	})
-	if got := f.requests(); strings.Count(strings.Join(got, ","), "member:names") != 3 {
+	if got := f.requests(); strings.Count(strings.Join(got, ","), "member:names") != 2 {
 		t.Errorf("requests %v, want a list of its own after \"<\"", got)
 	}
 	checkAll(t, s, []checkCase{{ind + "switch (lo) {\n" + ind + "case 1 + names.", "size", Feasible}})
@@ -465,7 +469,7 @@ func TestTypeKeyNewDocumentVersionAsksAgain(t *testing.T) {
 		{ind + "lo = names.", "size", Feasible},
 	}
 	checkAll(t, open(fakeFile), cases)
-	want := []string{"member:this", "member:this", "simple:", "member:names"}
+	want := []string{"member:this", "simple:", "member:names"} // "size" pruned on this text's own list
 	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("first session: requests %v, want %v", got, want)
 	}
@@ -503,15 +507,46 @@ func TestNoMembersWithoutRequest(t *testing.T) {
 	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("requests %v, want %v", got, want)
 	}
-	// Declared by the generated text, or answered with nothing at the
-	// hunk start: its list decides.
+	// Declared by the generated text, or not in the scope list: its list
+	// decides (keyed by its name, with no request for the name).
 	checkAll(t, s, []checkCase{
 		{ind + "Names lo = names;\n" + ind + "hi = lo.", "bogus", Feasible},
 		{ind + "hi = name.", "bogus", Feasible},
 		{ind + "hi = priorCount.", "bogus", Feasible},
 	})
-	want = []string{"member:lo", "simple:name", "member:name", "simple:priorCount", "member:priorCount"}
+	want = []string{"member:lo", "member:name", "member:priorCount"}
 	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("requests %v, want %v", got, want)
+	}
+}
+
+// TestPruneOnOwnAnswerConfirmsSharedList: which prunes ask a second answer
+// (jdtSession.confirm). A member list JDT LS answered for this very text
+// prunes on that answer ("names." then "sizeOf": one request). A list
+// shared by the type key from another receiver's site is confirmed at this
+// site first: here the scope list labels "more" with the type of "names"
+// (as a wrong label would), the server lists "extra" for more, and the
+// shared list, which lacks it, must not prune it. A simple name still
+// prunes on two answers.
+func TestPruneOnOwnAnswerConfirmsSharedList(t *testing.T) {
+	f := newFakePeer()
+	f.scope = append(f.scope, fakeName{"more", 6, "more : Names"})
+	f.members["more"] = []fakeName{{"add", 2, "add(String s) : void"}, {"extra", 2, "extra() : int"}}
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "lo = names.", "size", Feasible},
+		{ind + "lo = names.", "sizeOf", Infeasible},
+	})
+	want := []string{"simple:", "member:names"}
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v: a prune on this text's own list asks nothing more", got, want)
+	}
+	checkAll(t, s, []checkCase{{ind + "lo = more.", "extra", Feasible}})
+	if got := f.requests(); strings.Join(got, ",") != "member:more" {
+		t.Errorf("requests %v, want the second answer at more's site", got)
+	}
+	checkAll(t, s, []checkCase{{ind + "lo = 1 + ", "priorCount", Infeasible}})
+	if got := f.requests(); strings.Count(strings.Join(got, ","), "simple:priorCount") != 2 {
+		t.Errorf("requests %v, want two answers for the simple name", got)
 	}
 }

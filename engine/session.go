@@ -59,6 +59,12 @@ type jdtSession struct {
 	// cachedList), so that one wrong answer cannot prune on its own.
 	verifying bool
 
+	// confirm is set while a piece is judged when its decision rests on an
+	// answer that a second one must confirm before it prunes (Check): a
+	// simple-name list, or a member list another site asked for (shared by
+	// its type key), but not a member list answered for this very site.
+	confirm bool
+
 	syntax syntaxJudge // decides end tokens (end.go)
 
 	// scope, scopeTried: the hunk start's scope list (simple.go,
@@ -66,13 +72,12 @@ type jdtSession struct {
 	scope      *memberList
 	scopeTried bool
 
+	// cuNames: cuTypes' answer, once computed (cutypes.go).
+	cuNames []string
+
 	// stmtStart: the hunk starts at a statement boundary in a block, where
 	// member lists may be shared per receiver type (typekey.go).
 	stmtStart bool
-
-	// startTypes: hunkStartType's answer per receiver name, once JDT LS
-	// answered for it in this session ("" included: no shared key).
-	startTypes map[string]string
 }
 
 // Stats returns the session's counters.
@@ -140,11 +145,19 @@ func (s *jdtSession) Check(ctx context.Context, generated, token string) (Outcom
 	proven := false
 	cur := generated
 	for _, p := range splitToken(token) {
+		s.confirm = false
 		out, err := s.checkPiece(ctx, cur, p)
-		if err == nil && out == Infeasible {
-			// Prune only on two answers: JDT LS 1.60 was seen answering a
-			// request with a list that lacked a member (Runnable.run) the
-			// same request listed when repeated.
+		if err == nil && out == Infeasible && s.confirm {
+			// Prune only on two answers where one may be wrong for this
+			// site: a simple-name list (types come from JDT LS's search
+			// index) and a member list shared from another site by its
+			// type key (the key rests on one answer for the receiver's
+			// type). A member list answered for this site's own text is
+			// not asked again: the second answer was the same request on
+			// the same text, and the one case seen where it differed (JDT
+			// LS 1.60 missing Runnable.run) was an answer for the text a
+			// document was opened with, which 63cb1d9 no longer lets
+			// happen (shadowDoc; TestMemberListRepeatsOnItsText).
 			s.verifying = true
 			out, err = s.checkPiece(ctx, cur, p)
 			s.verifying = false
@@ -224,6 +237,9 @@ func (s *jdtSession) checkIdent(ctx context.Context, next string) (Outcome, erro
 	}
 	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) {
 		return Unknown, nil
+	}
+	if s.cuTypePrefix(ss.Ident) {
+		return Feasible, nil // a prefix of a type visible in the whole file (cutypes.go)
 	}
 	if sc, err := s.scopeFor(ctx, next, ss); err != nil {
 		return Unknown, err
@@ -307,6 +323,16 @@ func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Out
 	}
 	if !ok || ss.Mode == simpleNone || isContextual(ss.Ident) {
 		return Unknown, nil
+	}
+	if s.cuType(ss.Ident) {
+		// A type visible in the whole file (cutypes.go): judged as a list
+		// that names it as a type judges it, without asking for the list
+		// (simpleFollower never rules a type's follower out).
+		out := simpleFollower(&memberList{Names: []string{ss.Ident}, Kinds: map[string]uint8{ss.Ident: kindType}}, ss.Ident, c)
+		if out == Unknown && c == '(' && ss.Mode == simpleNewType {
+			out = Feasible // new T(
+		}
+		return out, nil
 	}
 	if sc, err := s.scopeFor(ctx, upto, ss); err != nil {
 		return Unknown, err
@@ -487,6 +513,11 @@ func (s *jdtSession) completeSimple(ctx context.Context, generated string) (Comp
 	if !ok || (ss.Mode != simplePrefix && ss.Mode != simpleNewType) || anyKeywordPrefix(ss.Ident) {
 		return Completions{}, nil
 	}
+	if s.cuType(ss.Ident) {
+		// The identifier is itself a visible type's name (cutypes.go):
+		// as below, nothing longer is common to the names extending it.
+		return Completions{}, nil
+	}
 	if sc, err := s.scopeFor(ctx, generated, ss); err != nil {
 		return Completions{}, err
 	} else if sc != nil && contains(sc.Names, ss.Ident) {
@@ -536,6 +567,9 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 		key, typed = tk, true // shared by the sites of receivers of one type (typekey.go)
 	}
 	if ml, ok := s.cachedList(key); ok {
+		if ml.Origin != textKey && !ml.Verified {
+			s.confirm = true // another site's answer (typekey.go)
+		}
 		return ml, nil
 	}
 	if typed {
@@ -570,6 +604,7 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 		return nil, nil
 	}
 	ml := newMemberList(list)
+	ml.Origin = textKey
 	if typed && len(ml.Names) == 0 {
 		// An empty list is unknown here, and at this site may come from
 		// JDT LS failing to resolve the receiver in this text: it must not

@@ -31,6 +31,7 @@ import (
 // hunk start, fetched once per hunk and identifier prefix and shared by every
 // site and sample; otherwise it is fetched at the site itself.
 func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite) (*memberList, error) {
+	s.confirm = true // a prune on a simple-name list rests on two answers (Check)
 	full := s.h.Prefix + cur
 	identEnd := ss.IdentStart + len(ss.Ident)
 	if ss.IdentStart < len(s.h.Prefix) || identEnd > len(full) || ss.Ident == "" {

@@ -6,19 +6,19 @@ package engine
 // The per-site cache keys a list by the generated text up to the dot, so two
 // samples that reach "readings." through different text each ask JDT LS.
 // Where the receiver is a simple name x that the hunk cannot have rebound,
-// the list depends only on x's type and on the place, so it is keyed by
+// the list depends only on what x means at the hunk start and on the place,
+// so it is keyed by
 //
-//	hunk, x's declared type at the hunk start (or x, for a type name), the token before x (one
-//	class for the operators after which x can only be an operand: beforeClass), and the
-//	innermost open bracket's kind (context.go)
+//	hunk, x's declared type at the hunk start when the hunk's scope list gives
+//	it (else x itself), the token before x (one class for the operators after
+//	which x can only be an operand: beforeClass), and the innermost open
+//	bracket's kind (context.go)
 //
 // and fetched once per such key ("hunk" is hunkID: the file's text around
 // the hunk, so an edit outside the hunk starts afresh). The same holds for
-// a chain of fields after x ("x.f.g.": the key adds "f.g"; x's type must be
-// known without a request, from an earlier answer or the hunk's scope
-// list) and for this and super ("this.", "this.f.": the class around the
-// hunk, which the generated text cannot change either). x "cannot have
-// been rebound" when:
+// a chain of fields after x ("x.f.g.": the key adds "f.g") and for this and
+// super ("this.", "this.f.": the class around the hunk, which the generated
+// text cannot change either). x "cannot have been rebound" when:
 //   - the hunk starts at a statement boundary in a block (the prefix's last
 //     code token is ";" or "{", and the innermost open bracket is a block's
 //     brace), and the generated text does not start with "else" (which
@@ -34,21 +34,20 @@ package engine
 //   - the generated text declares no local class or interface, enum or
 //     record (whose bodies could inherit a field x).
 //
-// x's type comes from one completion request per name and hunk, shared with
-// the simple-name judge: the caret after "x;" at the hunk start (simple.go,
-// hunkNames), where JDT LS labels a variable "x : Type". It costs a request
-// at the first site of x, and saves one at every site of x in another
-// sample whose text before the dot differs (most of them, in a repair).
-// Only a name listed as a variable alone, with one non-"var" type, or as a
-// type alone (the receiver of a static member access, "Math.", keyed by its
-// name) is used.
+// x's type comes from the hunk's scope list (simple.go, scopeNames: one
+// request per hunk), where JDT LS labels a variable "x : Type"; only a
+// name listed there as a variable alone, with one non-"var" type, is keyed
+// by its type. Any other x (a type name such as "Math", a package, a name
+// not in scope) is keyed by x itself: no request is made to tell them
+// apart, since under the guards above x means the same at every such site.
 // A receiver that starts with null, or with such an x that is a variable
 // of a primitive type at the hunk start, has no members whatever follows:
 // its list is answered unknown without a request (noMembers), as JDT LS's
 // empty answer was.
-// Strictness is kept as before: a name is pruned only on two answers
-// (Check's verifying pass; here two answers for the key, which may come
-// from two sites of the same receiver type and context).
+// A list shared this way prunes at a site other than the one whose request
+// answered it only on a second answer, asked at that site and merged in
+// (Check's verifying pass; memberList.Origin): the key rests on the scope
+// list's label for x's type.
 
 import (
 	"context"
@@ -129,22 +128,24 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 	typ := x.Text // this, super: the class the hunk lies in, as at the hunk start
 	if x.Kind == javalex.Ident {
 		var err error
-		switch {
-		case chain && path == "":
-			typ, err = s.hunkStartType(ctx, x.Text)
-		case chain:
-			typ, err = s.knownStartType(ctx, x.Text)
-		default:
-			typ = s.startTypes[x.Text] // a call or array access on x: x's earlier answer alone
+		if chain {
+			typ, err = s.startType(ctx, x.Text)
+		} else if s.scopeTried {
+			// a call or array access on x: x's type only from a scope
+			// list already asked for (it can only find noMembers)
+			typ, err = s.startType(ctx, x.Text)
 		}
 		if err != nil {
 			return "", false, err
 		}
 		if primitiveTypes[strings.TrimPrefix(typ, "v:")] {
-			return noMembers, true, nil
+			return noMembers, true, nil // x, x.f, x.m(), x[i]: none has members
+		}
+		if typ == "" {
+			typ = "N:" + x.Text // what x means at the hunk start, whatever it is
 		}
 	}
-	if !chain || typ == "" {
+	if !chain {
 		return "", false, nil
 	}
 	if inCaseLabel(toks, h, genStart) {
@@ -229,47 +230,19 @@ func inCaseLabel(toks []javalex.Token, r, genStart int) bool {
 	return false
 }
 
-// hunkStartType returns what name means at the hunk start: "v:" and the
-// declared type JDT LS gives it when it is listed as a variable alone, with
-// one type that is not "var"; "T:" and name when it is listed as a type
-// alone; "" otherwise, or
-// when JDT LS did not answer. It comes from the
-// hunk's scope list for a variable listed there, else from the names in
-// scope at the hunk start for the identifier name (hunkNames, simple.go),
-// one request per name and hunk, shared with the simple names' judge. One
-// answer suffices: the type only chooses the key, whose member list is
-// confirmed on its own before it prunes.
-//
-// The answer is kept per name for the session, "" too: typeKey runs before
-// the site caches are looked up, for every token checked after "name.",
-// and an empty answer for name (not cached by fetchSimple, and never stored
-// here since verifying is off) was asked again each time: 12 requests for
-// "String" in one sample of the README's example. "" only means the site's
-// list is keyed by its text, so keeping it can prune nothing.
-func (s *jdtSession) hunkStartType(ctx context.Context, name string) (string, error) {
-	if t, ok := s.startTypes[name]; ok {
-		return t, nil
-	}
-	t, err := s.lookUpHunkStartType(ctx, name)
-	if err != nil {
-		return "", err
-	}
-	if s.startTypes == nil {
-		s.startTypes = map[string]string{}
-	}
-	s.startTypes[name] = t
-	return t, nil
-}
-
-// knownStartType is hunkStartType for the head of a field chain ("x" of
-// "x.f."), without a request of its own: hunkStartType's answer when it
-// was asked for name before, else name's type in the hunk's scope list; ""
-// otherwise (a package, "java" of "java.util.", is not worth a request
-// that cannot give a key).
-func (s *jdtSession) knownStartType(ctx context.Context, name string) (string, error) {
-	if t, ok := s.startTypes[name]; ok {
-		return t, nil
-	}
+// startType returns name's declared type at the hunk start as far as the
+// hunk's scope list (simple.go, scopeNames) tells it, without a request of
+// its own: "v:" and the type when name is listed there as a variable
+// alone, with one type that is not "var"; "" otherwise (a type, a
+// package, a name not in scope, or no scope list). In "name." a variable
+// in scope obscures a type or package of that name (JLS 6.4.2), which that
+// list, lacking types and packages, cannot show. A receiver without a type
+// here is keyed by its name (typeKey), which needs no answer at all: under
+// typeKey's guards the name means at the site what it means at the hunk
+// start. (Before, such a name cost one request for the names at the hunk
+// start, to tell a type name from the rest; keying by the name shares as
+// much for a type name and more for the others.)
+func (s *jdtSession) startType(ctx context.Context, name string) (string, error) {
 	verifying := s.verifying
 	s.verifying = false
 	defer func() { s.verifying = verifying }()
@@ -283,53 +256,85 @@ func (s *jdtSession) knownStartType(ctx context.Context, name string) (string, e
 	return "", nil
 }
 
-// lookUpHunkStartType is hunkStartType without the per-session memo.
-func (s *jdtSession) lookUpHunkStartType(ctx context.Context, name string) (string, error) {
-	verifying := s.verifying
-	s.verifying = false
-	defer func() { s.verifying = verifying }()
-	// A variable in the hunk's scope list (simple.go, scopeNames) needs no
-	// request of its own: in "name." a variable in scope obscures a type or
-	// package of that name (JLS 6.4.2), which that list, lacking types and
-	// packages, cannot show.
-	if sc, err := s.scopeNames(ctx); err != nil {
-		return "", err
-	} else if sc != nil && sc.Kinds[name] == kindValue {
-		if t := sc.Types[name]; t != "var" && t != "" {
-			return "v:" + t, nil
-		}
-	}
-	ml, err := s.hunkNames(ctx, name)
-	if err != nil || ml == nil {
-		return "", err
-	}
-	switch ml.Kinds[name] {
-	case kindValue:
-		if t := ml.Types[name]; t != "var" && t != "" {
-			return "v:" + t, nil
-		}
-	case kindType:
-		// A type name alone (no variable, package or method of that
-		// name): "Math." lists Math's static members wherever Math
-		// means the same type, which the guards above keep.
-		return "T:" + name, nil
-	}
-	return "", nil
-}
-
 // atStatementBoundary reports whether the hunk of window w starts at a
-// statement boundary in a block: the prefix's last code token is ";" or
-// "{" and the innermost open bracket is a block's brace (see the file
-// comment).
+// statement boundary in a block: the innermost open bracket is a block's
+// brace and the prefix's last code token is ";", "{", or a "}" that ends a
+// block statement (closesBlockStatement; see the file comment).
 func atStatementBoundary(w lexWindow) bool {
 	toks := codeTokens(javalex.Lex(w.Text))
 	if len(toks) == 0 {
 		return false
 	}
 	t := toks[len(toks)-1]
-	if !isOp(t, ";") && !isOp(t, "{") {
+	switch {
+	case isOp(t, ";") || isOp(t, "{"):
+	case isOp(t, "}"):
+		if !closesBlockStatement(w, toks) {
+			return false
+		}
+	default:
 		return false
 	}
 	st := scan(w.pre.clone(), toks)
 	return st.top() == frameBlock
+}
+
+// closesBlockStatement reports whether the "}" that ends toks (the window's
+// code tokens) closes a block that is a statement or a statement's last
+// part, so that the next statement may start after it: its "{" lies in the
+// window, opened a block (not a class, anonymous class or lambda body, nor
+// an array initializer), and follows ";", "{", "}" or ":" (a block, or a
+// labeled one), else, try, finally or do, or the ")" of an if, for, while,
+// catch, synchronized or try header, or of a switch that starts a
+// statement (after ";", "{", "}", ":" or else). A switch expression's body
+// ("x = switch (y) {...}") is none: a ";" or more of an expression must
+// follow it.
+func closesBlockStatement(w lexWindow, toks []javalex.Token) bool {
+	o := matchBack(toks, len(toks)-1, "{", "}")
+	if o < 1 {
+		return false
+	}
+	if st := scan(w.pre.clone(), toks[:o+1]); st.top() != frameBlock {
+		return false
+	}
+	p := toks[o-1]
+	switch {
+	case isOp(p, ";") || isOp(p, "{") || isOp(p, "}") || isOp(p, ":"):
+		return true
+	case isKw(p, "else") || isKw(p, "try") || isKw(p, "finally") || isKw(p, "do"):
+		return true
+	case !isOp(p, ")"):
+		return false
+	}
+	q := matchBack(toks, o-1, "(", ")")
+	if q < 1 {
+		return false
+	}
+	head := toks[q-1]
+	switch {
+	case isKw(head, "if") || isKw(head, "for") || isKw(head, "while") || isKw(head, "catch") ||
+		isKw(head, "synchronized") || isKw(head, "try"):
+		return true
+	case isKw(head, "switch") && q >= 2:
+		b := toks[q-2]
+		return isOp(b, ";") || isOp(b, "{") || isOp(b, "}") || isOp(b, ":") || isKw(b, "else")
+	}
+	return false
+}
+
+// matchBack returns the index of the opener that the closer toks[i]
+// matches (open and close are their texts), or -1 when toks has none.
+func matchBack(toks []javalex.Token, i int, open, close string) int {
+	depth := 0
+	for j := i; j >= 0; j-- {
+		switch {
+		case isOp(toks[j], close):
+			depth++
+		case isOp(toks[j], open):
+			if depth--; depth == 0 {
+				return j
+			}
+		}
+	}
+	return -1
 }

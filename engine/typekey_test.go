@@ -119,7 +119,6 @@ func TestTypeKeyGuards(t *testing.T) {
 	for _, prefix := range []string{
 		"class A {\n    void m() {\n        for (Greeter g : gs)\n",
 		"class A {\n    void m() {\n        foo(x -> {\n",
-		"class A {\n    void m() {\n        if (o instanceof Greeter g) {\n        }\n",
 		"class A {\n    void m() {\n        int x = 1 +\n",
 	} {
 		if atStatementBoundary(newLexWindow(prefix)) {
@@ -231,6 +230,45 @@ func TestSoundnessMemberListsAcrossOperators(t *testing.T) {
 					t.Errorf("%s. after %q (call %v): %v, after \"=\": %v", recv, op, call, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestStatementBoundaryAfterBlock: a hunk after a "}" starts a statement
+// (where the hunk-start lists and type keys apply) when the "}" ends a block
+// statement, and not when it ends a class, anonymous class or lambda body,
+// an array initializer, a method, or a switch expression's body.
+func TestStatementBoundaryAfterBlock(t *testing.T) {
+	const m = "class A {\n    void m(Object o, int y) {\n"
+	for _, c := range []struct {
+		prefix string
+		want   bool
+	}{
+		{m + "        if (o == null) {\n            return;\n        }\n", true},
+		{m + "        for (int i = 0; i < y; i++) {\n        }\n", true},
+		{m + "        while (y > 0) { y--; }\n", true},
+		{m + "        try { y++; } catch (RuntimeException e) { y--; }\n", true},
+		{m + "        try { y++; } finally { y--; }\n", true},
+		{m + "        if (y > 0) { y++; } else { y--; }\n", true},
+		{m + "        { int k = 1; }\n", true},
+		// a pattern binding's scope may go on only after "else", which
+		// the hunk-start lists and type keys refuse (inHunkScope, typeKey)
+		{m + "        if (o instanceof String g) {\n        }\n", true},
+		{m + "        synchronized (o) { y++; }\n", true},
+		{m + "        switch (y) { case 1: y++; }\n", true},
+		{m + "        switch (y) { case 1: { y++; } }\n", true},
+		{m + "        int z = switch (y) { default -> 1; }\n", false},
+		{m + "        Runnable r = () -> { };\n        Runnable q = () -> { }\n", false},
+		{m + "        Object a = new Object() { }\n", false},
+		{m + "        int[] a = { 1, 2 }\n", false},
+		{m + "        class L { }\n", false},
+		{m + "        foo(x -> {\n        })\n", false},
+		{"class A {\n    void m() {\n    }\n", false},
+		{"class A {\n    static { }\n", false},
+		{m + "        switch (y) { case 1 -> { y++; }\n", false},
+	} {
+		if got := atStatementBoundary(newLexWindow(c.prefix)); got != c.want {
+			t.Errorf("after %q: statement boundary %v, want %v", c.prefix[len(m)-1:], got, c.want)
 		}
 	}
 }
