@@ -112,6 +112,13 @@ type QueryResult struct {
 	// TopMatch is the top hit's search.Hit.Match (how much of the query it
 	// contains).
 	TopMatch float64 `json:"top_match"`
+	// Top holds the IDs of the first hits (at most 3), for failure
+	// analysis: what ranked above the target (realistic queries only).
+	Top []string `json:"top,omitempty"`
+	// StreamRanks gives the best rank of a target unit in each stream's
+	// own ranking (single units, before overload sets and test placement;
+	// 0: not within depth), realistic queries only.
+	StreamRanks map[string]int `json:"stream_ranks,omitempty"`
 }
 
 // MatchScore splits the queries by whether the top hit was strong

@@ -154,6 +154,9 @@ func RunQueries(ctx context.Context, opt QueriesOptions) (*QueriesReport, error)
 		}
 		seen := map[string]bool{}
 		for i, h := range res.Hits {
+			if i < 3 {
+				qr.Top = append(qr.Top, h.Unit.ID)
+			}
 			if qr.Ranks[RowSearch] == 0 && isTarget(h.Unit.ID, h.Unit.Path) {
 				qr.Ranks[RowSearch] = i + 1
 			}
@@ -161,6 +164,16 @@ func RunQueries(ctx context.Context, opt QueriesOptions) (*QueriesReport, error)
 				seen[h.Unit.Path] = true
 				if qr.Ranks[RowSearchFile] == 0 && fileHolds(h.Unit.Path, q.Targets) {
 					qr.Ranks[RowSearchFile] = len(seen)
+				}
+			}
+		}
+		qr.StreamRanks = map[string]int{}
+		for name, ids := range res.Streams {
+			qr.StreamRanks[name] = 0
+			for i, id := range ids {
+				if u, ok := e.Unit(id); ok && isTarget(id, u.Path) {
+					qr.StreamRanks[name] = i + 1
+					break
 				}
 			}
 		}

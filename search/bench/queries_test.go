@@ -49,6 +49,15 @@ func TestRunQueries(t *testing.T) {
 	if r[2].Ranks[RowSearch] == 0 {
 		t.Errorf("query 3 ranks %v", r[2].Ranks)
 	}
+	// What ranked first, and the target's rank in each stream (a file
+	// target counts any of its units).
+	if len(r[0].Top) == 0 || r[0].Top[0] != "src/Dates.java#Dates.parseIsoDate" ||
+		r[0].StreamRanks[search.StreamLexical] != 1 || r[0].StreamRanks[search.StreamFused] != 1 {
+		t.Errorf("query 1: top %v, stream ranks %v", r[0].Top, r[0].StreamRanks)
+	}
+	if r[1].StreamRanks[search.StreamLexical] != 1 {
+		t.Errorf("query 2 (a file target): stream ranks %v", r[1].StreamRanks)
+	}
 	if _, err := RunQueries(ctx, QueriesOptions{Engine: search.Config{Root: root},
 		Queries: []QuerySpec{{Query: "x y", Targets: []string{"src/Dates.java#Dates.parseISODate"}}}}); err == nil ||
 		!strings.Contains(err.Error(), "Dates.parseISODate") {
