@@ -247,8 +247,8 @@ func TestCheckQualifierAndTypeCall(t *testing.T) {
 		{ind + "int n = msg", ".length();", Infeasible}, // no msg in scope
 		{ind + "int n = ", "msg.length();", Infeasible},
 		{ind + "names.add(msg", ".trim());", Infeasible},
-		{ind + "int n = run", ".x;", Infeasible},        // a method only
-		{ind + "int n = s", ".length();", Feasible},     // a local
+		{ind + "int n = run", ".x;", Infeasible},    // a method only
+		{ind + "int n = s", ".length();", Feasible}, // a local
 		{ind + "int n = g", ".greet().length();", Feasible},
 		{ind + "Object o = Greeter", ".of(s);", Feasible}, // a type of the package
 		{ind + "int n = Math", ".abs(1);", Feasible},      // java.lang
