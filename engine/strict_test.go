@@ -253,9 +253,10 @@ func TestCheckQualifierAndTypeCall(t *testing.T) {
 		{ind + "Object o = Greeter", ".of(s);", Feasible}, // a type of the package
 		{ind + "int n = Math", ".abs(1);", Feasible},      // java.lang
 		{ind + "Object o = java", ".util.List.of();", Feasible},
-		{ind + "Object o = demo", ".Greeter.of(s);", Feasible}, // the project's package
-		{ind + "int k = 1; int n = k", ".x;", Feasible},        // declared by the text: judged at its site, listed
-		{ind + "Object o = Greeter", "(s);", Infeasible},       // a type is not called
+		{ind + "Object o = demo", ".Greeter.of(s);", Feasible},        // the project's package
+		{ind + "int k = 1; int n = k", ".x;", Feasible},               // declared by the text: judged at its site, listed
+		{ind + "int msg2 = 1; int n = msg", ".length();", Infeasible}, // judged at its site (as in ghost text)
+		{ind + "Object o = Greeter", "(s);", Infeasible},              // a type is not called
 		{ind + "Object o = ", "StringBuilder(s);", Infeasible},
 		{ind + "names.add(", "Greeter(s));", Infeasible},
 		{ind + "Object o = new Greeter", "(s);", Feasible},
