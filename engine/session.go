@@ -382,6 +382,11 @@ func typeCalled(ml *memberList, ss simpleSite) bool {
 	return ml.Kinds[ss.Ident] == kindType
 }
 
+// minQualifierAtSite is the shortest name checkQualifier judges from a
+// list fetched at its own site (bench inline on java.logging/: names of one
+// or two characters before "." cost 18-30 s per request there).
+const minQualifierAtSite = 3
+
 // checkQualifier judges "." right after the simple name ss (complete, in a
 // reference position; upto ends with it): the name must be one that a
 // qualified name or a member access may start with, a variable, a type or
@@ -398,6 +403,12 @@ func (s *jdtSession) checkQualifier(ctx context.Context, upto string, ss simpleS
 		return Unknown, err
 	} else if sc != nil && sc.Kinds[ss.Ident]&(kindValue|kindType|kindPackage) != 0 {
 		return Feasible, nil
+	}
+	if len(ss.Ident) < minQualifierAtSite && !s.hunkScoped(upto, ss) {
+		// At a site of its own (ghost text mid-statement) the list for a
+		// short name holds every type with those initials, seconds to
+		// tens of seconds each under load; such names are mostly locals.
+		return Unknown, nil
 	}
 	s.noProbe = true
 	ml, err := s.simpleNames(ctx, upto, ss)
