@@ -254,7 +254,8 @@ func TestCheckQualifierAndTypeCall(t *testing.T) {
 		{ind + "int n = Math", ".abs(1);", Feasible},      // java.lang
 		{ind + "Object o = java", ".util.List.of();", Feasible},
 		{ind + "Object o = demo", ".Greeter.of(s);", Feasible},        // the project's package
-		{ind + "int k = 1; int n = k", ".x;", Feasible},               // declared by the text: judged at its site, listed
+		{ind + "String kkk = s; int n = kkk", ".length();", Feasible}, // declared by the text: judged at its site, listed
+		{ind + "int qq = 1; int n = q", ".x;", Unknown},               // at its site, a short name is not asked for (minQualifierAtSite)
 		{ind + "int msg2 = 1; int n = msg", ".length();", Infeasible}, // judged at its site (as in ghost text)
 		{ind + "Object o = Greeter", "(s);", Infeasible},              // a type is not called
 		{ind + "Object o = ", "StringBuilder(s);", Infeasible},
