@@ -393,7 +393,8 @@ const minQualifierAtSite = 3
 // a package, so a name that JDT LS's complete list of the names at the site
 // lacks ("msg.length" with no msg in scope), or lists only as a method, is
 // Infeasible. It rests on JDT LS listing packages by their first segment
-// for a typed prefix ("java", "com", "org": TestSimpleQualifier), as well
+// for a typed prefix ("java", "com", "org" in a probe on testdata/project;
+// java and demo in TestCheckQualifierAndTypeCall), as well
 // as the variables and types it lists for every other follower.
 func (s *jdtSession) checkQualifier(ctx context.Context, upto string, ss simpleSite) (Outcome, error) {
 	if s.cuType(ss.Ident) {
