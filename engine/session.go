@@ -65,13 +65,6 @@ type jdtSession struct {
 	// its type key), but not a member list answered for this very site.
 	confirm bool
 
-	// noProbe is set while checkQualifier judges a name before ".": an
-	// empty answer at a site other than the hunk start is then unknown
-	// instead of confirmed by the list for the identifier's first character
-	// (namesAt), a list of every JDK type with that initial (10-30 s per
-	// ghost-text request seen on java.logging/); names before "." are common.
-	noProbe bool
-
 	syntax syntaxJudge // decides end tokens (end.go)
 
 	// scope, scopeTried: the hunk start's scope list (simple.go,
@@ -411,9 +404,7 @@ func (s *jdtSession) checkQualifier(ctx context.Context, upto string, ss simpleS
 		// tens of seconds each under load; such names are mostly locals.
 		return Unknown, nil
 	}
-	s.noProbe = true
 	ml, err := s.simpleNames(ctx, upto, ss)
-	s.noProbe = false
 	if err != nil || ml == nil {
 		return Unknown, err
 	}

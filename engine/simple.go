@@ -265,9 +265,6 @@ func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, ba
 		// No scope list (JDT LS failed or listed nothing there): the
 		// probe below decides, as at any other site.
 	}
-	if ml.empty() && s.noProbe {
-		return nil, nil // checkQualifier: not worth the probe's cost
-	}
 	if ml.empty() && !ml.Incomplete && len(ss.Ident) > 1 {
 		// The answer for the identifier's first character must list
 		// something (JDT LS is working here) and, since it includes every
