@@ -455,6 +455,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	mprefix := prefix[:len(prefix)-len(heal)]
 	rule := newStopRule(mprefix, suffix)
 	rule.heal = heal
+	lineEnd := lineEndAt(prefix, suffix)
 	sug := &Suggestion{Offset: req.Offset}
 	st := &sug.Stats
 	var late atomic.Int64
@@ -573,7 +574,10 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			st.Repeated++
 			continue
 		}
-		text = rest
+		// The model writes "\n" (or, rarely, "\r\n"); the suggestion gets
+		// the document's line ends, so that it is checked as it will be
+		// inserted and accepting it leaves no mixed line ends.
+		text = withLineEnd(rest, lineEnd)
 		tried[text] = true
 		if syntax.cannotParse(ctx, text) {
 			// Fails the check's rule (a) without a check: the next
@@ -685,6 +689,35 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 		fmt.Fprintf(os.Stderr, "inline trace: %q introduces %q\n", text, intro)
 	}
 	return len(intro) == 0, nil
+}
+
+// lineEndAt returns the line terminator of the caret's line in the document
+// prefix+suffix: that of the line's own end, else (the last line) that of
+// the line before; "\r\n" when it is that, else "\n" (also for a document
+// of one line).
+func lineEndAt(prefix, suffix string) string {
+	cr := false
+	if i := strings.IndexByte(suffix, '\n'); i > 0 {
+		cr = suffix[i-1] == '\r'
+	} else if i == 0 {
+		cr = strings.HasSuffix(prefix, "\r")
+	} else if j := strings.LastIndexByte(prefix, '\n'); j > 0 {
+		cr = prefix[j-1] == '\r'
+	}
+	if cr {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// withLineEnd returns text with every line terminator ("\n" or "\r\n")
+// written as end.
+func withLineEnd(text, end string) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if end == "\n" {
+		return text
+	}
+	return strings.ReplaceAll(text, "\n", end)
 }
 
 // indentOf returns the leading whitespace of the caret's line.
