@@ -1,0 +1,61 @@
+package inline
+
+// large_test.go: the cost of one ghost-text request on a ~1 MiB Java
+// document (the largest ghost text serves, inlinefeat.MaxDocumentBytes),
+// with the embedded n-gram model and engine/compiler stand-ins that cost
+// nothing, so that what is measured is the size-proportional work of the
+// request itself (the model's start, the FIM split, the local parse).
+//
+//	go test ./inline -run '^$' -bench Large -benchtime 10x -cpuprofile /tmp/cpu.out
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/lm/ngram"
+)
+
+// largeJava returns a Java class of about n bytes: methods of a few
+// statements each, and the offset of a caret inside the last method's body.
+func largeJava(n int) (string, int) {
+	var b strings.Builder
+	b.WriteString("package demo;\n\nimport java.util.List;\n\nclass Large {\n    int total;\n\n")
+	for i := 0; b.Len() < n-200; i++ {
+		fmt.Fprintf(&b, "    int m%d(List<String> names, int k) {\n        int s%d = names.size() + k * %d;\n        for (String n : names) {\n            s%d += n.length();\n        }\n        total += s%d;\n        return s%d;\n    }\n\n", i, i, i, i, i, i)
+	}
+	b.WriteString("    void last(List<String> names) {\n        int count = ")
+	off := b.Len()
+	b.WriteString("\n    }\n}\n")
+	return b.String(), off
+}
+
+func BenchmarkLargeDocument(b *testing.B) {
+	m, err := ngram.Train(context.Background(), ngram.Sources{Roots: []string{"../lm/ngram/testdata/workspace"}}, ngram.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	text, off := largeJava(1 << 20)
+	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+	s := newTestService(m, c, Options{})
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		// A new document version each time (one more character typed in
+		// a comment at the top), as when the user types: no cache hit.
+		i++
+		t := text[:14] + "//" + strings.Repeat("x", i) + "\n" + text[14:]
+		if _, err := s.Suggest(context.Background(), Request{URI: "file:///demo/Large.java", Text: t, Offset: off + len(t) - len(text), Trigger: Automatic}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1e6, "heap-growth-MB")
+}
