@@ -59,3 +59,18 @@ func BenchmarkLargeDocument(b *testing.B) {
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1e6, "heap-growth-MB")
 }
+
+// TestKeyHashExtendsPrefix: store's keys (one hash state, extended) are the
+// keys Suggest looks up (keyOf of the longer prefix), and the fields are
+// not confused with one another.
+func TestKeyHashExtendsPrefix(t *testing.T) {
+	kh := newKeyHash("file:///A.java", "int x = ", ";\n")
+	for _, more := range []string{"", "1", "1 + 2"} {
+		if got, want := kh.key(more), keyOf("file:///A.java", "int x = "+more, ";\n"); got != want {
+			t.Errorf("key(%q) = %s, want keyOf's %s", more, got, want)
+		}
+	}
+	if keyOf("u", "ab", "c") == keyOf("u", "a", "bc") || keyOf("u", "a", "b") == keyOf("ua", "", "b") {
+		t.Error("keys of different splits are equal")
+	}
+}
