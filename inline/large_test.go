@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/lm"
 	"github.com/repilot-lsp/repilot-lsp/lm/ngram"
 )
 
@@ -72,5 +73,67 @@ func TestKeyHashExtendsPrefix(t *testing.T) {
 	}
 	if keyOf("u", "ab", "c") == keyOf("u", "a", "bc") || keyOf("u", "a", "b") == keyOf("ua", "", "b") {
 		t.Error("keys of different splits are equal")
+	}
+}
+
+// fimModel records the FIM contexts it is started with and proposes nothing.
+type fimModel struct{ fims []lm.FIM }
+
+func (m *fimModel) Name() string { return "fim" }
+func (m *fimModel) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
+	m.fims = append(m.fims, fim)
+	return choiceSession{a: "1;"}, nil
+}
+
+// TestLargeDocumentBoundsTheModelsContext: on a 1 MiB document the model is
+// started with the lines nearest the caret, at most modelPrefixBytes before
+// it and modelSuffixBytes after it, and on a small one with all of it.
+func TestLargeDocumentBoundsTheModelsContext(t *testing.T) {
+	for _, size := range []int{4 << 10, 1 << 20} {
+		text, off := largeJava(size)
+		text = text[:off] + strings.Repeat("\n    int pad;", size/12) + text[off:]
+		m := &fimModel{}
+		c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
+		s := newTestService(m, c, Options{})
+		if _, err := s.Suggest(context.Background(), Request{URI: "file:///demo/Large.java", Text: text, Offset: off}); err != nil {
+			t.Fatal(err)
+		}
+		if len(m.fims) == 0 {
+			t.Fatalf("%d bytes: the model was not started", size)
+		}
+		prefix, suffix := text[:off], text[off:]
+		for _, f := range m.fims {
+			if !strings.HasSuffix(prefix, f.Prefix) || !strings.HasPrefix(suffix, f.Suffix) {
+				t.Fatalf("%d bytes: the model's context is not the text around the caret", size)
+			}
+			if size < modelPrefixBytes && (f.Prefix != prefix || f.Suffix != suffix) {
+				t.Errorf("%d bytes: the model saw %d+%d bytes of a %d+%d-byte document", size, len(f.Prefix), len(f.Suffix), len(prefix), len(suffix))
+			}
+			if len(f.Prefix) > modelPrefixBytes || len(f.Suffix) > modelSuffixBytes {
+				t.Errorf("%d bytes: the model saw %d+%d bytes", size, len(f.Prefix), len(f.Suffix))
+			}
+			if len(f.Prefix) < len(prefix) && prefix[len(prefix)-len(f.Prefix)-1] != '\n' {
+				t.Errorf("%d bytes: the model's prefix does not start at a line start", size)
+			}
+			if len(f.Suffix) < len(suffix) && !strings.HasSuffix(f.Suffix, "\n") {
+				t.Errorf("%d bytes: the model's suffix does not end at a line end", size)
+			}
+		}
+	}
+}
+
+// TestSyntaxFilterOffOnLargeDocument: the filter does not parse a document
+// above maxSyntaxBytes (its parse would outlast the request).
+func TestSyntaxFilterOffOnLargeDocument(t *testing.T) {
+	small, off := largeJava(8 << 10)
+	if f := newSyntaxFilter("file:///demo/Large.java", small[:off], small[off:]); f == nil {
+		t.Fatal("the filter is off on a small document")
+	} else {
+		f.close()
+	}
+	text, off := largeJava(maxSyntaxBytes + 4096)
+	if f := newSyntaxFilter("file:///demo/Large.java", text[:off], text[off:]); f != nil {
+		f.close()
+		t.Errorf("the filter parses a %d-byte document", len(text))
 	}
 }
