@@ -11,7 +11,9 @@ package inline
 import (
 	"context"
 	"fmt"
+	"os"
 	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -59,6 +61,24 @@ func BenchmarkLargeDocument(b *testing.B) {
 	runtime.GC()
 	runtime.ReadMemStats(&after)
 	b.ReportMetric(float64(int64(after.HeapAlloc)-int64(before.HeapAlloc))/1e6, "heap-growth-MB")
+	b.ReportMetric(float64(after.HeapSys)/1e6, "heap-sys-MB")
+	b.ReportMetric(rssMB(), "rss-MB")
+}
+
+// rssMB returns the process's resident set size (VmRSS, Linux) in MB, 0
+// where it cannot be read.
+func rssMB() float64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseFloat(f[1], 64)
+			return kb / 1e3
+		}
+	}
+	return 0
 }
 
 // TestKeyHashExtendsPrefix: store's keys (one hash state, extended) are the
