@@ -86,8 +86,9 @@ type JDT struct {
 	cfg  jdtConfig
 
 	// mu serializes every text change + request pair on the shadow server,
-	// and guards open.
-	mu    sync.Mutex
+	// and guards open. Waits for it that have a context use lockCtx, so a
+	// cancelled request stops waiting at once (ctxMutex).
+	mu    ctxMutex
 	open  map[string]*shadowDoc
 	sites *lru.Cache[string, *memberList] // nil when disabled
 	// reopened counts the fresh documents closed and opened again with a
@@ -180,7 +181,9 @@ func (e *JDT) warmUp(ctx context.Context, root string) error {
 	uri := jdtls.FileURI(path)
 	text := string(b) + warmUpTail
 	m := textpos.New(text)
-	e.mu.Lock()
+	if err := e.mu.lockCtx(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	if _, ok := e.open[uri]; ok {
 		return nil
@@ -263,7 +266,9 @@ func (e *JDT) Open(ctx context.Context, h Hunk) (Session, error) {
 	if err := e.client.Err(); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
+	if err := e.mu.lockCtx(ctx); err != nil {
+		return nil, err
+	}
 	defer e.mu.Unlock()
 	d := e.open[h.URI]
 	if d == nil {
@@ -380,6 +385,51 @@ func (e *JDT) releaseLocked(uri string, compile bool) {
 	}
 }
 
+// ctxMutex is a mutex whose wait can be abandoned when a context ends
+// (lockCtx). A sync.Mutex cannot: a request cancelled while another held the
+// engine (a compile check waits up to CheckTimeout for JDT LS's diagnostics,
+// a completion up to requestTimeout) went on waiting for it, and only then
+// saw its cancellation. The zero value is an unlocked mutex (its channel is
+// made on first use).
+type ctxMutex struct {
+	once sync.Once
+	ch   chan struct{} // holds one token while locked
+}
+
+func (m *ctxMutex) init() { m.once.Do(func() { m.ch = make(chan struct{}, 1) }) }
+
+// Lock waits for the mutex without a context.
+func (m *ctxMutex) Lock() {
+	m.init()
+	m.ch <- struct{}{}
+}
+
+// lockCtx waits for the mutex until ctx ends; the error is ctx's, and the
+// mutex is then not held. A ctx that has already ended never takes it.
+func (m *ctxMutex) lockCtx(ctx context.Context) error {
+	m.init()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case m.ch <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Unlock releases the mutex; unlocking an unlocked one panics, as
+// sync.Mutex's does.
+func (m *ctxMutex) Unlock() {
+	m.init()
+	select {
+	case <-m.ch:
+	default:
+		panic("engine: unlock of unlocked ctxMutex")
+	}
+}
+
 // CompileErrors sets uri's shadow document to text and returns its
 // error-severity diagnostics (LSP DiagnosticSeverity 1) as JDT LS publishes
 // them for exactly that text (see jdtls.Client.Diagnostics for how the
@@ -393,7 +443,9 @@ func (e *JDT) CompileErrors(ctx context.Context, uri, text string) ([]CompileErr
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.compileTimeout)
 	defer cancel()
-	e.mu.Lock()
+	if err := e.mu.lockCtx(ctx); err != nil {
+		return nil, err
+	}
 	defer e.mu.Unlock()
 	for other, d := range e.open {
 		if other != uri && d.compile {
