@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -94,6 +95,9 @@ type JDT struct {
 	// reopened counts the fresh documents closed and opened again with a
 	// request's text (setTextLocked), for tests.
 	reopened int
+	// runDir is the server's state folder of this run (runDir), removed by
+	// Close; "" for a JDT made by NewJDT.
+	runDir string
 }
 
 // peer is the part of the shadow server a session's decisions use: set a
@@ -132,22 +136,39 @@ type shadowDoc struct {
 
 // StartJDT starts a shadow JDT LS with o and waits until it reports
 // ServiceReady (bounded by ctx). The engine owns the process: Close stops it.
+// The server keeps its data in a folder of its own under o.StateDir, new for
+// this start and removed by Close (runDir: a server started again on an
+// earlier run's data missed JDK types in its type searches). The error is
+// jdtls.Start's, WaitReady's, or ctx's.
 func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, error) {
-	c, err := jdtls.Start(ctx, o)
+	if o.StateDir == "" {
+		return nil, errors.New("engine: no state directory")
+	}
+	run, err := runDir(o.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.WaitReady(ctx); err != nil {
-		c.Kill()
+	o.StateDir = run
+	c, err := jdtls.Start(ctx, o)
+	if err != nil {
+		_ = os.RemoveAll(run)
 		return nil, err
 	}
+	fail := func(err error) (*JDT, error) {
+		c.Kill()
+		_ = os.RemoveAll(run)
+		return nil, err
+	}
+	if err := c.WaitReady(ctx); err != nil {
+		return fail(err)
+	}
 	e := NewJDT(c, opts...)
+	e.runDir = run
 	if e.cfg.noWarmUp {
 		return e, nil
 	}
 	if err := e.warmUp(ctx, o.Root); err != nil && ctx.Err() != nil {
-		c.Kill()
-		return nil, ctx.Err()
+		return fail(ctx.Err())
 	}
 	return e, nil
 }
@@ -257,7 +278,11 @@ func (e *JDT) Client() *jdtls.Client { return e.client }
 func (e *JDT) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), jdtls.ShutdownGrace)
 	defer cancel()
-	return e.client.Shutdown(ctx)
+	err := e.client.Shutdown(ctx)
+	if e.runDir != "" {
+		_ = os.RemoveAll(e.runDir)
+	}
+	return err
 }
 
 // Open starts a session for h: it opens h.URI in the shadow server with the
