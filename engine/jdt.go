@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -86,13 +87,17 @@ type JDT struct {
 	cfg  jdtConfig
 
 	// mu serializes every text change + request pair on the shadow server,
-	// and guards open.
-	mu    sync.Mutex
+	// and guards open. Waits for it that have a context use lockCtx, so a
+	// cancelled request stops waiting at once (ctxMutex).
+	mu    ctxMutex
 	open  map[string]*shadowDoc
 	sites *lru.Cache[string, *memberList] // nil when disabled
 	// reopened counts the fresh documents closed and opened again with a
 	// request's text (setTextLocked), for tests.
 	reopened int
+	// runDir is the server's state folder of this run (runDir), removed by
+	// Close; "" for a JDT made by NewJDT.
+	runDir string
 }
 
 // peer is the part of the shadow server a session's decisions use: set a
@@ -131,22 +136,39 @@ type shadowDoc struct {
 
 // StartJDT starts a shadow JDT LS with o and waits until it reports
 // ServiceReady (bounded by ctx). The engine owns the process: Close stops it.
+// The server keeps its data in a folder of its own under o.StateDir, new for
+// this start and removed by Close (runDir: a server started again on an
+// earlier run's data missed JDK types in its type searches). The error is
+// jdtls.Start's, WaitReady's, or ctx's.
 func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, error) {
-	c, err := jdtls.Start(ctx, o)
+	if o.StateDir == "" {
+		return nil, errors.New("engine: no state directory")
+	}
+	run, err := runDir(o.StateDir)
 	if err != nil {
 		return nil, err
 	}
-	if err := c.WaitReady(ctx); err != nil {
-		c.Kill()
+	o.StateDir = run
+	c, err := jdtls.Start(ctx, o)
+	if err != nil {
+		_ = os.RemoveAll(run)
 		return nil, err
 	}
+	fail := func(err error) (*JDT, error) {
+		c.Kill()
+		_ = os.RemoveAll(run)
+		return nil, err
+	}
+	if err := c.WaitReady(ctx); err != nil {
+		return fail(err)
+	}
 	e := NewJDT(c, opts...)
+	e.runDir = run
 	if e.cfg.noWarmUp {
 		return e, nil
 	}
 	if err := e.warmUp(ctx, o.Root); err != nil && ctx.Err() != nil {
-		c.Kill()
-		return nil, ctx.Err()
+		return fail(ctx.Err())
 	}
 	return e, nil
 }
@@ -180,7 +202,9 @@ func (e *JDT) warmUp(ctx context.Context, root string) error {
 	uri := jdtls.FileURI(path)
 	text := string(b) + warmUpTail
 	m := textpos.New(text)
-	e.mu.Lock()
+	if err := e.mu.lockCtx(ctx); err != nil {
+		return err
+	}
 	defer e.mu.Unlock()
 	if _, ok := e.open[uri]; ok {
 		return nil
@@ -254,7 +278,11 @@ func (e *JDT) Client() *jdtls.Client { return e.client }
 func (e *JDT) Close() error {
 	ctx, cancel := context.WithTimeout(context.Background(), jdtls.ShutdownGrace)
 	defer cancel()
-	return e.client.Shutdown(ctx)
+	err := e.client.Shutdown(ctx)
+	if e.runDir != "" {
+		_ = os.RemoveAll(e.runDir)
+	}
+	return err
 }
 
 // Open starts a session for h: it opens h.URI in the shadow server with the
@@ -263,7 +291,9 @@ func (e *JDT) Open(ctx context.Context, h Hunk) (Session, error) {
 	if err := e.client.Err(); err != nil {
 		return nil, err
 	}
-	e.mu.Lock()
+	if err := e.mu.lockCtx(ctx); err != nil {
+		return nil, err
+	}
 	defer e.mu.Unlock()
 	d := e.open[h.URI]
 	if d == nil {
@@ -380,6 +410,51 @@ func (e *JDT) releaseLocked(uri string, compile bool) {
 	}
 }
 
+// ctxMutex is a mutex whose wait can be abandoned when a context ends
+// (lockCtx). A sync.Mutex cannot: a request cancelled while another held the
+// engine (a compile check waits up to CheckTimeout for JDT LS's diagnostics,
+// a completion up to requestTimeout) went on waiting for it, and only then
+// saw its cancellation. The zero value is an unlocked mutex (its channel is
+// made on first use).
+type ctxMutex struct {
+	once sync.Once
+	ch   chan struct{} // holds one token while locked
+}
+
+func (m *ctxMutex) init() { m.once.Do(func() { m.ch = make(chan struct{}, 1) }) }
+
+// Lock waits for the mutex without a context.
+func (m *ctxMutex) Lock() {
+	m.init()
+	m.ch <- struct{}{}
+}
+
+// lockCtx waits for the mutex until ctx ends; the error is ctx's, and the
+// mutex is then not held. A ctx that has already ended never takes it.
+func (m *ctxMutex) lockCtx(ctx context.Context) error {
+	m.init()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	select {
+	case m.ch <- struct{}{}:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// Unlock releases the mutex; unlocking an unlocked one panics, as
+// sync.Mutex's does.
+func (m *ctxMutex) Unlock() {
+	m.init()
+	select {
+	case <-m.ch:
+	default:
+		panic("engine: unlock of unlocked ctxMutex")
+	}
+}
+
 // CompileErrors sets uri's shadow document to text and returns its
 // error-severity diagnostics (LSP DiagnosticSeverity 1) as JDT LS publishes
 // them for exactly that text (see jdtls.Client.Diagnostics for how the
@@ -393,7 +468,9 @@ func (e *JDT) CompileErrors(ctx context.Context, uri, text string) ([]CompileErr
 	}
 	ctx, cancel := context.WithTimeout(ctx, e.cfg.compileTimeout)
 	defer cancel()
-	e.mu.Lock()
+	if err := e.mu.lockCtx(ctx); err != nil {
+		return nil, err
+	}
 	defer e.mu.Unlock()
 	for other, d := range e.open {
 		if other != uri && d.compile {

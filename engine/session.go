@@ -745,7 +745,9 @@ func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos
 		}
 		fmt.Fprintf(os.Stderr, "engine trace: %s %q\n", kind, text[from:off])
 	}
-	s.e.mu.Lock()
+	if err = s.e.mu.lockCtx(ctx); err != nil {
+		return nil, err
+	}
 	s.requests.Add(1)
 	list, err = s.complete(ctx, text, pos)
 	s.e.mu.Unlock()

@@ -17,8 +17,12 @@ package inline
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding"
+	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -220,7 +224,38 @@ type cached struct {
 type cacheKey string
 
 func keyOf(uri, prefix, suffix string) cacheKey {
-	return cacheKey(repair.HunkKey(uri, prefix, suffix, "inline"))
+	return newKeyHash(uri, prefix, suffix).key("")
+}
+
+// keyHash is a cache key's hash with everything but the prefix's last bytes
+// written: SHA-256 of the URI and suffix, each after its length, then the
+// prefix (last, so it needs no length). store's keys differ only in the
+// prefix's end, so the document (up to 1 MiB) is hashed once for all of
+// them instead of once a key (with a copy of the prefix each).
+type keyHash struct{ state []byte }
+
+func newKeyHash(uri, prefix, suffix string) keyHash {
+	h := sha256.New()
+	for _, s := range []string{uri, suffix} {
+		fmt.Fprintf(h, "%d:", len(s))
+		io.WriteString(h, s)
+	}
+	io.WriteString(h, prefix)
+	state, err := h.(encoding.BinaryMarshaler).MarshalBinary()
+	if err != nil {
+		panic(err) // crypto/sha256's digest always marshals
+	}
+	return keyHash{state}
+}
+
+// key returns the key of the prefix followed by more.
+func (k keyHash) key(more string) cacheKey {
+	h := sha256.New()
+	if err := h.(encoding.BinaryUnmarshaler).UnmarshalBinary(k.state); err != nil {
+		panic(err) // a state MarshalBinary wrote
+	}
+	io.WriteString(h, more)
+	return cacheKey(hex.EncodeToString(h.Sum(nil)[:16]))
 }
 
 // NewService returns a Service over acquire's backends.
@@ -369,10 +404,11 @@ func firstLine(s string) string {
 func (s *Service) store(uri, prefix, suffix, text string) {
 	origin := shownEntry{prefix: prefix, suffix: suffix, text: text}
 	s.noteShown(uri, origin)
-	s.cache.Add(keyOf(uri, prefix, suffix), cached{rest: text, origin: origin})
+	kh := newKeyHash(uri, prefix, suffix)
+	s.cache.Add(kh.key(""), cached{rest: text, origin: origin})
 	for i := 1; i < len(text); i++ {
 		if utf8.RuneStart(text[i]) {
-			s.cache.Add(keyOf(uri, prefix+text[:i], suffix), cached{rest: text[i:], origin: origin})
+			s.cache.Add(kh.key(text[:i]), cached{rest: text[i:], origin: origin})
 		}
 	}
 }
@@ -455,6 +491,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	mprefix := prefix[:len(prefix)-len(heal)]
 	rule := newStopRule(mprefix, suffix)
 	rule.heal = heal
+	lineEnd := lineEndAt(prefix, suffix)
 	sug := &Suggestion{Offset: req.Offset}
 	st := &sug.Stats
 	var late atomic.Int64
@@ -466,7 +503,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		st.OverBudget++
 		return nil, nil // no time for a sample and its check
 	}
-	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: mprefix, Suffix: suffix, Indent: indentOf(prefix)})
+	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: modelPrefix(mprefix), Suffix: modelSuffix(suffix), Indent: indentOf(prefix)})
 	if err != nil {
 		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)
 	}
@@ -573,7 +610,10 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			st.Repeated++
 			continue
 		}
-		text = rest
+		// The model writes "\n" (or, rarely, "\r\n"); the suggestion gets
+		// the document's line ends, so that it is checked as it will be
+		// inserted and accepting it leaves no mixed line ends.
+		text = withLineEnd(rest, lineEnd)
 		tried[text] = true
 		if syntax.cannotParse(ctx, text) {
 			// Fails the check's rule (a) without a check: the next
@@ -685,6 +725,74 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 		fmt.Fprintf(os.Stderr, "inline trace: %q introduces %q\n", text, intro)
 	}
 	return len(intro) == 0, nil
+}
+
+// The model's context is the document's text nearest the caret: at most
+// modelPrefixBytes before it and modelSuffixBytes after it, cut at line
+// starts. A model's start is proportional to its context (the n-gram model
+// lexes all of it and counts it into its per-file cache): on a generated
+// 1 MiB file it was most of an automatic request's CPU time and ran outside
+// the request's deadline (BenchmarkLargeDocument). Most Java files are
+// smaller (under 64 KiB for all but a few dozen of the JDK's java.base);
+// the engine, the stop rule and the check always see the whole document.
+const (
+	modelPrefixBytes = 64 << 10
+	modelSuffixBytes = 16 << 10
+)
+
+// modelPrefix returns the end of prefix the model sees: all of it when it is
+// at most modelPrefixBytes, else its last lines within that many bytes.
+func modelPrefix(prefix string) string {
+	if len(prefix) <= modelPrefixBytes {
+		return prefix
+	}
+	p := prefix[len(prefix)-modelPrefixBytes:]
+	if i := strings.IndexByte(p, '\n'); i >= 0 {
+		p = p[i+1:]
+	}
+	return p
+}
+
+// modelSuffix returns the start of suffix the model sees: all of it when it
+// is at most modelSuffixBytes, else its first lines within that many bytes.
+func modelSuffix(suffix string) string {
+	if len(suffix) <= modelSuffixBytes {
+		return suffix
+	}
+	p := suffix[:modelSuffixBytes]
+	if i := strings.LastIndexByte(p, '\n'); i >= 0 {
+		p = p[:i+1]
+	}
+	return p
+}
+
+// lineEndAt returns the line terminator of the caret's line in the document
+// prefix+suffix: that of the line's own end, else (the last line) that of
+// the line before; "\r\n" when it is that, else "\n" (also for a document
+// of one line).
+func lineEndAt(prefix, suffix string) string {
+	cr := false
+	if i := strings.IndexByte(suffix, '\n'); i > 0 {
+		cr = suffix[i-1] == '\r'
+	} else if i == 0 {
+		cr = strings.HasSuffix(prefix, "\r")
+	} else if j := strings.LastIndexByte(prefix, '\n'); j > 0 {
+		cr = prefix[j-1] == '\r'
+	}
+	if cr {
+		return "\r\n"
+	}
+	return "\n"
+}
+
+// withLineEnd returns text with every line terminator ("\n" or "\r\n")
+// written as end.
+func withLineEnd(text, end string) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if end == "\n" {
+		return text
+	}
+	return strings.ReplaceAll(text, "\n", end)
 }
 
 // indentOf returns the leading whitespace of the caret's line.

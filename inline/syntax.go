@@ -64,6 +64,9 @@ func newSyntaxFilter(uri, prefix, suffix string) *syntaxFilter {
 	if on, _ := engine.EndCheckOn(javaenv.FileLevel(path)); !on {
 		return nil
 	}
+	if len(prefix)+len(suffix) > maxSyntaxBytes {
+		return nil
+	}
 	ls := strings.LastIndexByte(prefix, '\n') + 1
 	f := &syntaxFilter{head: prefix[:ls], ins: prefix[ls:], tail: suffix, done: make(chan struct{})}
 	if i := strings.IndexByte(suffix, '\n'); i >= 0 {
@@ -90,6 +93,14 @@ func newSyntaxFilter(uri, prefix, suffix string) *syntaxFilter {
 	}()
 	return f
 }
+
+// maxSyntaxBytes is the largest document the filter parses. Its reference
+// is parsed from scratch for every request, in the background and past the
+// request's end: on a generated 1 MiB file that parse was a third of a
+// request's CPU time (BenchmarkLargeDocument), taken from the request in
+// progress on a 2-core machine, and it is rarely done within syntaxWait
+// anyway. Above it the filter is off (it only ever saves checks).
+const maxSyntaxBytes = 256 << 10
 
 // syntaxWait bounds how long cannotParse waits for the reference's parse
 // (a large file's parse from scratch takes 100 ms or more under load, time
@@ -152,6 +163,10 @@ func (f *syntaxFilter) close() {
 			if f.base != nil {
 				f.base.Close()
 			}
+			// The parser's C memory (its stack after a parse of the whole
+			// document) is otherwise freed only by its finalizer, after a
+			// GC that the Go heap alone may not cause for long.
+			f.parser.Close()
 		}()
 	})
 }

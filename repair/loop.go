@@ -132,6 +132,7 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 		logProb   float64
 		tokens    int
 		marks     = lineMarks{0: 0}
+		lastBack  = "\x00" // the text the last redraw went back to (none yet)
 	)
 	s.endSeen, s.endPruned = false, false
 	for {
@@ -154,7 +155,8 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 			return candidate{}, 0, err
 		}
 		if k == redrawLine {
-			generated, logProb = marks.back(generated)
+			s.run.redrawn = append(s.run.redrawn, generated)
+			generated, logProb = marks.redraw(generated, &lastBack)
 			continue
 		}
 		if k < 0 {
@@ -221,6 +223,28 @@ func (m lineMarks) back(generated string) (string, float64) {
 		}
 	}
 	return generated[:cut], m[cut]
+}
+
+// redraw returns the text to draw again, and its log-probability, after
+// the end drawn after generated was pruned: generated without its last line
+// (back), or, when the last redraw went back to that same text (the line
+// drawn again ended pruned again), without one more line. last holds the
+// text the last redraw went back to.
+//
+// Why. When the file does not parse after a text whose last line was
+// drawn twice, the error is most likely in an earlier line (accepted token
+// by token: the engine checks names and types, not statement syntax), and no
+// draw of the last line repairs it: on testdata/bugs such samples redrew
+// their last line until the token budget was spent (up to 11 times). Going
+// back a line is rejection of that line too: nothing is pruned or added to
+// the trie.
+func (m lineMarks) redraw(generated string, last *string) (string, float64) {
+	g, lp := m.back(generated)
+	if g != "" && g == *last {
+		g, lp = m.back(g)
+	}
+	*last = g
+	return g, lp
 }
 
 // next returns the model's distribution after generated, from the memo when

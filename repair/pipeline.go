@@ -65,6 +65,7 @@ type sampleTrace struct {
 	isDead     bool
 	ownDists   map[string]bool // prefixes whose distributions this run recorded (committedDists set)
 	distMisses []string        // prefixes memoDist did not show for want of a commit (deferred runs only)
+	redrawn    []string        // the texts whose end was pruned and whose last line was redrawn (trace.go)
 }
 
 // recordedDists is the set of prefixes whose distributions committed

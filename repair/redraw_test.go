@@ -2,6 +2,7 @@ package repair
 
 import (
 	"math"
+	"strings"
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
@@ -92,5 +93,53 @@ func TestLineMarksBack(t *testing.T) {
 	m = lineMarks{0: 0, 2: -1}
 	if g, lp := m.back("x;\n"); g != "" || lp != 0 {
 		t.Fatalf("back = %q, %g; want \"\", 0", g, lp)
+	}
+}
+
+// TestRedrawGoesBackALine: when the end is pruned again after the line
+// drawn again (the redraw went back to the same text twice), the sample
+// drops one more line: an error in an earlier line is not repaired by
+// drawing the last one again. Here every text after "bad\n" ends where the
+// file cannot parse; a sample that only redrew its last line would run to
+// its budget whenever it drew "bad\n" first (half of them).
+func TestRedrawGoesBackALine(t *testing.T) {
+	next := table(map[string][]tok{
+		"":         {{"bad\n", 0.5, false}, {"good\n", 0.5, false}},
+		"bad\n":    {{"x\n", 1, false}},
+		"bad\nx\n": {{"", 1, true}},
+		"good\n":   {{"", 1, true}},
+	})
+	end := func(g string) (engine.Outcome, error) {
+		if strings.HasPrefix(g, "bad\n") {
+			return engine.Infeasible, nil
+		}
+		return engine.Unknown, nil
+	}
+	r := run(t, service(&fakeModel{next: next}, &fakeEngine{end: end}, nil), request(variant(t, "full", nil)))
+	st := r.Stats
+	if st.LineRedraws == 0 {
+		t.Fatalf("no line redrawn (stats %+v)", st)
+	}
+	if st.Truncated > 1 || !contains(hunks(r.Candidates), "good\n") {
+		t.Errorf("%d of %d samples truncated, candidates %q; want at most 1 and good among them", st.Truncated, st.Samples,
+			hunks(r.Candidates))
+	}
+}
+
+// TestLineMarksRedraw: redraw goes back one line, and one more when it
+// comes back to the text it went back to last.
+func TestLineMarksRedraw(t *testing.T) {
+	m := lineMarks{0: 0, 4: -1, 9: -2}
+	last := "\x00"
+	if g, _ := m.redraw("ab;\ncde;\n", &last); g != "ab;\n" {
+		t.Fatalf("first redraw = %q, want \"ab;\\n\"", g)
+	}
+	m[9] = -3 // the line drawn again, to the same length
+	if g, lp := m.redraw("ab;\nfgh;\n", &last); g != "" || lp != 0 {
+		t.Fatalf("second redraw = %q, %g; want \"\", 0", g, lp)
+	}
+	m[4] = -1
+	if g, _ := m.redraw("ab;\n", &last); g != "" {
+		t.Fatalf("redraw of the only line = %q, want \"\"", g)
 	}
 }

@@ -94,6 +94,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		// come first), is charged to that rejection, not counted as a cut.
 		rejected bool
 		marks    = lineMarks{0: 0}
+		lastBack = "\x00" // the text the last redraw went back to (none yet)
 	)
 	s.endSeen, s.endPruned = false, false
 	for {
@@ -170,7 +171,8 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 			pending = nil // sampled after a token we did not take
 		}
 		if k == redrawLine {
-			generated, logProb = marks.back(generated)
+			s.run.redrawn = append(s.run.redrawn, generated)
+			generated, logProb = marks.redraw(generated, &lastBack)
 			pending = nil // it continued the line we dropped
 			continue
 		}

@@ -27,6 +27,10 @@ type SampleTrace struct {
 	Tokens int    `json:"tokens"` // tokens drawn, redrawn lines included
 	Budget int    `json:"budget"` // the sample's token budget (Options.MaxTokens after TokenBudget)
 	Text   string `json:"text"`   // the generated text at the end
+	// Redrawn are the texts, in order, after which the end was drawn and
+	// pruned, so that the sample dropped their last line and drew it
+	// again (loop.go, redrawLine).
+	Redrawn []string `json:"redrawn,omitempty"`
 }
 
 var traceMu sync.Mutex
@@ -58,7 +62,7 @@ func traceSample(name string, opts Options, r sampleRun) {
 		return
 	}
 	t := SampleTrace{Hunk: name, Variant: opts.Variant(), Sample: r.c.sample, Tokens: r.c.tokens,
-		Budget: opts.MaxTokens, Text: r.c.text}
+		Budget: opts.MaxTokens, Text: r.c.text, Redrawn: r.trace.redrawn}
 	switch r.end {
 	case endComplete:
 		t.End = "complete"

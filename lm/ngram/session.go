@@ -292,6 +292,8 @@ type state struct {
 	lambdaArrow, afterNew bool
 	// stmtPrim: see bracketScan.
 	stmtPrim bool
+	// prevKind: prev's kind (bracketScan.prevKind).
+	prevKind javalex.Kind
 }
 
 // analyse lexes tail+generated and derives the model context and layout.
@@ -418,6 +420,7 @@ func (s *session) analyse(generated string) state {
 	}
 	st.prev, st.stmtName, st.declName = bs.prev, bs.stmtName, bs.declName
 	st.lambdaArrow, st.afterNew, st.stmtPrim = bs.lambdaArrow, bs.afterNew, bs.stmtPrim
+	st.prevKind = bs.prevKind
 	if bs.closedLast {
 		st.closed = &bs.closed
 	}
@@ -536,6 +539,30 @@ type openBracket struct {
 	// may not stand (JLS 15.27), so "()" there cannot parse whatever
 	// follows ("length - ()").
 	noLambda bool
+	// args: a "(" right after a name (not "record R(") or "this" or
+	// "super", opened inside a block, a switch block, an array
+	// initializer or a "(" or "[", so an argument list (no method,
+	// constructor or record header opens there), which holds
+	// expressions only (nameNameDead).
+	args bool
+	// inst: "instanceof" came at this bracket's level since its last
+	// ";", so a type pattern may follow ("x instanceof Foo f").
+	inst bool
+	// caseLabel: "case" came at this bracket's level since its last ";",
+	// ":" or "->" (a pattern may follow: "case Point(Foo f, Bar b)");
+	// pattern: this "(" may hold a record pattern's components, being
+	// opened where a pattern may stand (after "instanceof" or "case" at
+	// the enclosing level, or inside another such "(") (JLS 14.30.1).
+	caseLabel, pattern bool
+	// exprStmt: the statement at this level since its last ";" is no
+	// declaration: it started with "return", "throw", "this" or "super",
+	// or a compound assignment operator came, or "=" right after the
+	// statement's first name ("lo = "); lt: a "<" came at this level
+	// since its last ";" (type arguments may hold ","). See commaDead.
+	exprStmt, lt bool
+	// quest: the "?" at this bracket's level not yet matched by a ":"
+	// (colonDead).
+	quest int
 }
 
 // lambdaless are the operators after which a "(" opens no lambda's
@@ -648,6 +675,9 @@ type bracketScan struct {
 	// stmtPrim: prev is a primitive type or void that starts a statement
 	// (where stmtName would hold for a name).
 	stmtPrim bool
+	// prevKind is prev's kind; prev2 the code token before prev.
+	prevKind javalex.Kind
+	prev2    string
 }
 
 // operandNext are the tokens after which an operand, a type, a statement
@@ -733,6 +763,10 @@ func (b *bracketScan) feed(toks []streamTok) {
 			if n := len(b.stack); n > 0 {
 				o.annot = o.annot || b.stack[n-1].annot
 				o.ctor = b.stack[n-1].newSeen
+				l := b.stack[n-1]
+				o.pattern = l.inst || l.caseLabel || l.pattern
+				o.args = !o.annot && !o.pattern && (b.prevIdent && b.prev2 != "record" || b.prev == "this" || b.prev == "super") &&
+					(l.text == "(" || l.text == "[" || l.text == "{" && !l.body && !l.annot)
 			}
 			b.stack = append(b.stack, o)
 		case "[", "{":
@@ -774,21 +808,40 @@ func (b *bracketScan) feed(toks []streamTok) {
 			if n := len(b.stack); n > 0 && (b.stack[n-1].typed || b.prev == "." || b.prev == "::" || b.prev == "new") {
 				b.stack[n-1].angle = true
 			}
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].lt = true
+			}
 		case "instanceof", "new":
 			if n := len(b.stack); n > 0 {
 				b.stack[n-1].typed = true
 				b.stack[n-1].newSeen = b.stack[n-1].newSeen || t.Text == "new"
+				b.stack[n-1].inst = b.stack[n-1].inst || t.Text == "instanceof"
 			}
 		case ";":
 			if n := len(b.stack); n > 0 {
-				b.stack[n-1].newSeen, b.stack[n-1].expr = false, false
+				b.stack[n-1].newSeen, b.stack[n-1].expr, b.stack[n-1].inst, b.stack[n-1].caseLabel = false, false, false, false
+				b.stack[n-1].exprStmt, b.stack[n-1].lt = false, false
 				b.stack[n-1].semis++
 			}
 			l := b.level()
 			l.decl, l.declEnum = false, false
+		case "?":
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].quest++
+			}
 		case ":":
 			if n := len(b.stack); n > 0 {
 				b.stack[n-1].colon = true
+				b.stack[n-1].quest = max(0, b.stack[n-1].quest-1)
+				b.stack[n-1].caseLabel = false
+			}
+		case "->":
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].caseLabel = false
+			}
+		case "case":
+			if n := len(b.stack); n > 0 {
+				b.stack[n-1].caseLabel = true
 			}
 		case "@":
 			annotName = true
@@ -797,6 +850,7 @@ func (b *bracketScan) feed(toks []streamTok) {
 		case "return", "throw":
 			if n := len(b.stack); n > 0 {
 				b.stack[n-1].expr = true
+				b.stack[n-1].exprStmt = true
 			}
 		default:
 			if declKeywords[t.Text] && (t.Text != "class" || b.prev != ".") {
@@ -805,16 +859,22 @@ func (b *bracketScan) feed(toks []streamTok) {
 			}
 			if n := len(b.stack); n > 0 && assignOps[t.Text] {
 				b.stack[n-1].expr = true
+				b.stack[n-1].exprStmt = b.stack[n-1].exprStmt || t.Text != "=" || b.stmtName
 			}
 			annotName = b.annotName && t.Kind == javalex.Ident
 		}
 		b.annotName = annotName
+		b.prev2 = b.prev
 		b.prev = t.Text
+		b.prevKind = t.Kind
 		b.prevIdent = t.Kind == javalex.Ident
 		l := b.level()
 		atStmt := startsStmt && l.text == "{" && l.stmts && !l.expr
 		b.stmtName = b.prevIdent && atStmt && t.Text != "yield" && t.Text != "non"
 		b.stmtPrim = atStmt && primitiveTypes[t.Text]
+		if atStmt && (t.Text == "this" || t.Text == "super") {
+			l.exprStmt = true
+		}
 		b.declName = b.prevIdent && afterStmtName
 		b.lambdaArrow = lambdaArrow
 		b.afterNew = t.Text == "new" && prevText != "::"
@@ -1301,11 +1361,16 @@ func (s *session) Next(ctx context.Context, generated string, k int) ([]lm.Candi
 }
 
 // deadSet is what Next proposes none of after a state: the cache ids in
-// ids, or, when only is set, every id but those in keep.
+// ids and every id whose kind is in kinds, or, when only is set, every id
+// but those in keep.
 type deadSet struct {
 	ids  []uint32
 	only bool
 	keep []uint32
+	// kinds is a set of javalex kinds (bit 1<<kind); kindOf gives an
+	// id's kind when kinds is not empty.
+	kinds  uint32
+	kindOf func(uint32) javalex.Kind
 }
 
 // has reports whether Next proposes no token r.
@@ -1313,7 +1378,98 @@ func (d deadSet) has(r uint32) bool {
 	if d.only {
 		return !slices.Contains(d.keep, r)
 	}
+	if d.kinds != 0 && r != idNewline && d.kinds&(1<<d.kindOf(r)) != 0 {
+		return true
+	}
 	return slices.Contains(d.ids, r)
+}
+
+// literalKinds are the kinds of literals (JLS 3.10) but true, false and
+// null, which lex as keywords (literalWords).
+const literalKinds = 1<<javalex.Number | 1<<javalex.String | 1<<javalex.Char | 1<<javalex.TextBlock
+
+// literalWords are the literals that lex as keywords.
+var literalWords = []string{"true", "false", "null"}
+
+// isLiteral reports whether a token of kind k and text is a literal.
+func isLiteral(k javalex.Kind, text string) bool {
+	return literalKinds&(1<<k) != 0 || slices.Contains(literalWords, text)
+}
+
+// adjacentDead returns the kinds (a deadSet.kinds set) and the words that
+// may not follow the last code token prev (of kind prevKind) where in is
+// the innermost open bracket, by three rules of the Java grammar:
+//
+//   - no literal follows a name, but "yield" ("yield 1;") and "when" (a
+//     case guard: "case String s when "x".equals(s)"), and nothing
+//     follows a literal that is a name or a literal (JLS 3.10, 14.21,
+//     15.8.1: a literal is a primary, a name is never next to one);
+//   - no name follows a name where only an expression goes (nameNameDead);
+//   - no ":" in a "(" or "[" without a "?" before it at that level
+//     (colonDead);
+//   - no "," in a block's statement that is no declaration (commaDead).
+func adjacentDead(in openBracket, prev string, prevKind javalex.Kind) (kinds uint32, words []string) {
+	lit := isLiteral(prevKind, prev)
+	if prevKind == javalex.Ident && prev != "yield" && prev != "when" || lit {
+		kinds |= literalKinds
+		words = append(words, literalWords...)
+	}
+	if lit || prevKind == javalex.Ident && nameNameDead(in) {
+		kinds |= 1 << javalex.Ident
+	}
+	if colonDead(in) {
+		words = append(words, ":")
+	}
+	if commaDead(in) {
+		words = append(words, ",")
+	}
+	return kinds, words
+}
+
+// commaDead reports whether "," may not come next where in is the
+// innermost open bracket: at a block's level a "," separates only the
+// declarators of a local variable declaration (JLS 14.4; a switch label's
+// constants come after "case", before "->" or ":", where no statement
+// has started), so none comes in a statement that is no declaration
+// (openBracket.exprStmt: "lo = mid + 1, hi", "return a, b"), unless a
+// "<" came (type arguments: "f = Map.Entry<K, V>::getKey").
+func commaDead(in openBracket) bool {
+	return in.text == "{" && in.stmts && in.exprStmt && !in.lt && !in.caseLabel
+}
+
+// nameNameDead reports whether no name may follow a name where in is the
+// innermost open bracket: only an expression goes there, where two names
+// are next to each other only in a type pattern after "instanceof" ("x
+// instanceof Foo f", JLS 15.20.2) or after "new" with a type annotation
+// ("new @A Foo()"), both ruled in by openBracket.typed (inst at a block's
+// level). The places: an argument list (openBracket.args), an if, while,
+// switch or synchronized header, a "[" (an index or a dimension), and a
+// block's statement after "return", "throw" or an assignment operator
+// (openBracket.expr; a declarator's initializer too): "if
+// (isNullOrEmpty typed)", "return a b" and "f(x y)" cannot parse whatever
+// follows. A lambda's parameters ("(Foo x) ->") open with a "(" that is no
+// argument list; a declaration's parameters open in a class body or after
+// "record R".
+func nameNameDead(in openBracket) bool {
+	switch {
+	case in.text == "(" && !in.annot && (in.args || in.kw == "if" || in.kw == "while" || in.kw == "switch" || in.kw == "synchronized"):
+		return !in.typed
+	case in.text == "[" && !in.annot:
+		return !in.typed
+	case in.text == "{" && in.stmts && in.expr:
+		return !in.newSeen && !in.inst && !in.caseLabel
+	}
+	return false
+}
+
+// colonDead reports whether ":" may not come next where in is the
+// innermost open bracket: inside a "(" or "[" a ":" ends only a
+// conditional expression's middle operand (JLS 15.25), so it needs a "?"
+// before it at that level (openBracket.quest; a wildcard's "?" counts too,
+// which only rules in more), except in a for header ("for (Foo x : xs)",
+// JLS 14.14.2); a switch's labels and a label's ":" are inside a "{".
+func colonDead(in openBracket) bool {
+	return (in.text == "(" && in.kw != "for" || in.text == "[") && in.quest == 0
 }
 
 // notStatementStart are tokens that start no statement and are not the ";"
@@ -1349,16 +1505,18 @@ func (s *session) deadTokens(st state) deadSet {
 			dead = append(dead, id)
 		}
 	}
-	if o := st.unmatch.openers; len(o) > 0 && o[len(o)-1] != "{" && s.cp != nil && !s.breaksInBrackets {
+	hunk := s.cp != nil || s.fim.Insert
+	if o := st.unmatch.openers; len(o) > 0 && o[len(o)-1] != "{" && hunk && !s.breaksInBrackets {
 		// No line break inside a "(" or "[" the hunk opened, unless the
-		// buggy hunk breaks a line inside one: a line break there is
+		// buggy hunk breaks a line inside one (an insertion has no
+		// buggy lines, so none breaks one): a line break there is
 		// only layout (every token sequence stays reachable on one
 		// line), the hunk cannot end before the bracket closes, and a
 		// model that breaks the line there has lost the bracket from its
 		// context (three tokens) and seldom closes it.
 		dead = append(dead, idNewline)
 	}
-	if in := st.inner.text; (in == "{" || in == "") && s.cp != nil && !s.breaksMidStatement && !stmtBreak(st.prev) {
+	if in := st.inner.text; (in == "{" || in == "") && hunk && !s.breaksMidStatement && !stmtBreak(st.prev) {
 		// No line break inside a statement at the level of a block or
 		// class body (where no bracket of an expression is open) when
 		// the buggy hunk breaks lines only between statements: Java's
@@ -1374,6 +1532,12 @@ func (s *session) deadTokens(st state) deadSet {
 		dead = append(dead, idNewline)
 	}
 	dead = append(dead, s.syntaxDead(st)...)
+	kinds, words := adjacentDead(st.inner, st.prev, st.prevKind)
+	for _, w := range words {
+		if id, ok := s.m.ids[w]; ok {
+			dead = append(dead, id)
+		}
+	}
 	if st.declName || st.lambdaArrow {
 		// After "Foo x" at a statement's start: only declNameNext; after
 		// a lambda's "()": only "->"; or a line break where the rules
@@ -1393,7 +1557,7 @@ func (s *session) deadTokens(st state) deadSet {
 		}
 		return deadSet{only: true, keep: keep}
 	}
-	return deadSet{ids: dead}
+	return deadSet{ids: dead, kinds: kinds, kindOf: func(r uint32) javalex.Kind { _, k := s.token(r); return k }}
 }
 
 // newDead are the tokens that may not follow "new" (not "::new"): a type
@@ -1508,8 +1672,18 @@ func (s *session) syntaxDead(st state) []uint32 {
 // class body (after a class instance creation's ")": closed.ctor) or a
 // switch block (JLS 15.10.1, 10.6, 15.9, 15.27.2, 15.28). So
 // "return a.isBefore(b) {", "int hi = Math.min(a, b) {" and "for (int i
-// = 0; i < a.get(i) {" cannot parse whatever follows.
+// = 0; i < a.get(i) {" cannot parse whatever follows. Anywhere, no "{"
+// follows an argument list's ")" (openBracket.args) unless it is a class
+// instance creation's (ctor).
 func braceDead(in openBracket, prev string, closed *openBracket) bool {
+	if prev == ")" && closed != nil && closed.args && !closed.ctor {
+		// After an argument list's ")" (a method invocation's, or an
+		// explicit constructor invocation's: not a class instance
+		// creation's, no declaration's or header's, not a record
+		// pattern's), no "{" anywhere: "sb.append(n) {" cannot parse
+		// whatever follows (JLS 15.12, 8.8.7.1).
+		return true
+	}
 	switch {
 	case (in.text == "(" || in.text == "[") && !in.header && !in.annot:
 	case in.text == "{" && in.expr, in.text == "(" && in.header && !in.annot:

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/lm"
 )
 
@@ -108,7 +109,7 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        if (a[n] > 0)\n", []string{".", "+", "?"}, []string{"n", "{", "return"}},
 		{"        for (int i = 0; i < n; i++)", []string{"*", "::"}, []string{"n", "{", ";"}},
 		// A call's ")" is not a header's.
-		{"        n = f(a)", nil, []string{".", "+", ",", ";", "[", ">="}},
+		{"        n = f(a)", nil, []string{".", "+", ";", "[", ">="}},
 		{"        if (f(a)", nil, []string{".", "+", ")", "&&"}},
 		// switch, synchronized, catch, try-with-resources: only a block.
 		{"        switch (n)", []string{"n", "case", ";", ".", "return", "("}, []string{"{", "\n"}},
@@ -221,6 +222,61 @@ func TestSyntaxDeadTokens(t *testing.T) {
 		{"        enum E {\n            A(1);\n            E(int x) {\n", []string{"private", "static"}, nil},
 		{"        Class<?> c = A.class;\n        if (c != null) {\n", []string{"private", "static"}, nil},
 		{"        interface I {\n", nil, []string{"private", "static", "public"}},
+		// No literal next to a name or a literal (but "yield 1").
+		{"        n = f(a", []string{"0", "1", "null", "true"}, []string{")", ",", "+"}},
+		{"        n = 1;\n        n", []string{"0", "null"}, []string{"=", "++"}},
+		{"        n = f(0", []string{"n", "1", "null"}, []string{")", ",", "+"}},
+		{"        n = switch (n) {\n            default -> {\n                yield", nil, []string{"0", "null", "n"}},
+		// No name next to a name where only an expression goes.
+		{"        n = f(a", []string{"n", "x"}, []string{"."}},
+		{"        if (a", []string{"n"}, []string{"instanceof"}},
+		{"        while (n", []string{"n"}, nil},
+		{"        n = a[n", []string{"n"}, nil},
+		{"        return a", []string{"n"}, []string{";", "."}},
+		{"        n = a", []string{"n"}, nil},
+		{"        int x = a", []string{"n"}, []string{","}},
+		{"        if (a instanceof Foo", nil, []string{"n"}},
+		{"        n = f(a instanceof Foo", nil, []string{"n"}},
+		{"        return a instanceof Foo", nil, []string{"n"}},
+		{"        n = f((Foo", nil, []string{"n"}},
+		{"        n = f(new Foo(a), (Foo", nil, []string{"n"}},
+		{"        if (a instanceof Point(Foo", nil, []string{"n"}},
+		{"        switch (a) {\n            case Point(Foo", nil, []string{"n"}},
+		{"        n = 1;\n        Foo", nil, []string{"n"}},
+		{"        for (Foo", nil, []string{"n"}},
+		{"        try (Foo", nil, []string{"n"}},
+		{"        record R(Foo", nil, []string{"n"}},
+		{"        class L {\n            int g(Foo", nil, []string{"n"}},
+		{"        Runnable r = () -> {\n            Foo", nil, []string{"n"}},
+		// No "{" after an argument list's ")" (but a class instance
+		// creation's, a header's, a declaration's).
+		{"        n = 1;\n        sb.append(n)", []string{"{"}, []string{";", "."}},
+		{"        StringBuilder sb = new StringBuilder();\n        sb.append(n)", []string{"{"}, nil},
+		{"        n = f(new Foo(a), g(a", []string{"n"}, nil},
+		{"        n = 1;\n        this(n)", []string{"{"}, nil},
+		{"        n = 1;\n        Object o = new Object()", nil, []string{"{"}},
+		{"        n = 1;\n        f(new Object()", nil, []string{"{"}},
+		{"        n = 1;\n        record R(int x)", nil, []string{"{"}},
+		{"        class L {\n            L(int x)", nil, []string{"{"}},
+		{"        n = 1;\n        if (f(n))", nil, []string{"{"}},
+		{"        n = 1;\n        synchronized (n)", nil, []string{"{"}},
+		// No "," in a block's statement that is no declaration.
+		{"        n = 1;\n        lo = mid + 1", []string{","}, []string{";", "+"}},
+		{"        n = 1;\n        return a", []string{","}, nil},
+		{"        n = 1;\n        this.a = 1", []string{","}, nil},
+		{"        n = 1;\n        lo += 1", []string{","}, nil},
+		{"        n = 1;\n        int lo = 1", nil, []string{","}},
+		{"        n = 1;\n        Foo lo = a", nil, []string{","}},
+		{"        n = 1;\n        f = Map.Entry<K", nil, []string{","}},
+		{"        n = 1;\n        lo = f(1", nil, []string{","}},
+		// No ":" in a bracket without its "?".
+		{"        n = f(a", []string{":"}, []string{"?"}},
+		{"        n = f(c ? a", nil, []string{":"}},
+		{"        n = f(c ? g(a", []string{":"}, nil},
+		{"        n = a[c ? 1 : 2", []string{":"}, nil},
+		{"        for (Foo x", nil, []string{":"}},
+		{"        switch (a) {\n            case 1", nil, []string{":"}},
+		{"        n = f(List<?", nil, []string{":"}},
 	}
 	for _, c := range cases {
 		for _, tok := range c.dead {
@@ -256,6 +312,7 @@ func TestSyntaxDeadTokens(t *testing.T) {
 func TestBraceDeadAcceptsJDK(t *testing.T) {
 	zip := requireJDK(t)
 	braces, exprBraces, forCloses, blocks, modifiers, stmtNames, declNames, lambdas, prims := 0, 0, 0, 0, 0, 0, 0, 0, 0
+	nameSites, litSites, colonSites, commaSites := 0, 0, 0, 0
 	for _, src := range readZip(t, zip, "java.base/java/", 3000) {
 		var b bracketScan
 		for _, tok := range lexStream(src) {
@@ -333,6 +390,29 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 						near())
 				}
 			}
+			if !tok.isNewline() {
+				var in openBracket
+				if n := len(b.stack); n > 0 {
+					in = b.stack[n-1]
+				}
+				kinds, words := adjacentDead(in, b.prev, b.prevKind)
+				if kinds&(1<<tok.Kind) != 0 || slices.Contains(words, tok.Text) {
+					t.Fatalf("a %q (%v) after %q (%v) at offset %d is ruled out (inner %+v):\n%s", tok.Text, tok.Kind, b.prev, b.prevKind,
+						tok.Start, in, near())
+				}
+				if b.prevKind == javalex.Ident && nameNameDead(in) {
+					nameSites++
+				}
+				if isLiteral(b.prevKind, b.prev) {
+					litSites++
+				}
+				if colonDead(in) {
+					colonSites++
+				}
+				if commaDead(in) {
+					commaSites++
+				}
+			}
 			if tok.Text == ")" {
 				if n := len(b.stack); n > 0 && forCloseDead(b.stack[n-1]) {
 					t.Fatalf("the %q closing a for header at offset %d is ruled out (%+v):\n%s", tok.Text, tok.Start,
@@ -349,6 +429,11 @@ func TestBraceDeadAcceptsJDK(t *testing.T) {
 		braces, exprBraces, blocks, forCloses, modifiers)
 	t.Logf("%d statements that start with a simple name, %d of them \"Foo x\", %d with a primitive type; %d lambdas \"() ->\"",
 		stmtNames, declNames, prims, lambdas)
+	t.Logf("%d tokens after a name where only an expression goes, %d after a literal, %d where no \":\" may come, %d where no \",\" may",
+		nameSites, litSites, colonSites, commaSites)
+	if nameSites == 0 || litSites == 0 || colonSites == 0 || commaSites == 0 {
+		t.Error("no name in an expression, no literal or no bracket without \"?\": the test checks nothing of adjacentDead")
+	}
 	if stmtNames == 0 || declNames == 0 || lambdas == 0 || prims == 0 {
 		t.Error("no statement starts with a name: the test checks nothing of stmtNameDead")
 	}
@@ -389,6 +474,23 @@ func TestNoLineBreakInsideStatement(t *testing.T) {
 	broken.Buggy = "        n = a[n - 1]\n            + 0;\n"
 	if p := candProb(next(t, mustStart(t, m, broken), "        n = f(a)", 0), "\n", false); p == 0 {
 		t.Error("the buggy hunk breaks its statement's line: no line break inside a statement")
+	}
+	// An insertion breaks no line inside a statement or a bracket it
+	// opened either; without a buggy hunk (ghost text) the rules are off.
+	insert := callFIM
+	insert.Buggy, insert.Insert = "", true
+	ghost := callFIM
+	ghost.Buggy = ""
+	for _, gen := range []string{"        return a[n] || b", "        if (n > 0)", "        n = f(a,"} {
+		if p := candProb(next(t, mustStart(t, m, insert), gen, 0), "\n", false); p != 0 {
+			t.Errorf("insertion, after %q: P(line break) = %g, want 0", gen, p)
+		}
+		if p := candProb(next(t, mustStart(t, m, ghost), gen, 0), "\n", false); p == 0 {
+			t.Errorf("no buggy hunk, after %q: no line break", gen)
+		}
+	}
+	if p := candProb(next(t, mustStart(t, m, insert), "        n = f(a);", 0), "\n", false); p == 0 {
+		t.Error("insertion, after a statement: no line break")
 	}
 }
 

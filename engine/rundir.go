@@ -1,0 +1,65 @@
+package engine
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"syscall"
+)
+
+// runDir makes the folder a shadow JDT LS of this process keeps its
+// configuration and workspace data in: <stateDir>/run-<pid>-<n>, new for
+// each start and removed by Close, after removing the run folders of
+// processes that no longer exist (a run ended by SIGKILL).
+//
+// Why not reuse <stateDir> across runs: JDT LS 1.20, started again on the
+// workspace data of an earlier run, answered type searches without JDK types
+// that the file imports on demand (`import java.util.*;`): after
+// `Object o = new ` the list lacked ArrayList, after `Iterator` the
+// following `<` was judged impossible, so the engine pruned valid code in
+// every run after the first on a project (TestRestartKeepsOnDemandTypes). A
+// fresh data folder costs a fresh index each start, which the warm-up pays.
+func runDir(stateDir string) (string, error) {
+	if err := os.MkdirAll(stateDir, 0o755); err != nil {
+		return "", err
+	}
+	removeStaleRuns(stateDir)
+	dir := filepath.Join(stateDir, fmt.Sprintf("run-%d-%d", os.Getpid(), runSeq.Add(1)))
+	if err := os.RemoveAll(dir); err != nil {
+		return "", err
+	}
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		return "", err
+	}
+	return dir, nil
+}
+
+// runSeq numbers the run folders of this process.
+var runSeq atomic.Int64
+
+// removeStaleRuns removes stateDir's run-<pid>-<n> folders whose process is
+// gone. Errors are ignored: a folder left behind only takes space.
+func removeStaleRuns(stateDir string) {
+	entries, err := os.ReadDir(stateDir)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), "run-")
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || pid == os.Getpid() {
+			continue
+		}
+		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+			_ = os.RemoveAll(filepath.Join(stateDir, e.Name()))
+		}
+	}
+}

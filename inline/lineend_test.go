@@ -1,0 +1,65 @@
+package inline
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/engine"
+)
+
+// TestCRLFDocumentGetsCRLFSuggestion: in a document with "\r\n" line ends, a
+// multi-line suggestion the model wrote with "\n" is checked and shown with
+// "\r\n", so accepting it does not leave mixed line ends; a "\n" document
+// keeps "\n" even where the model wrote "\r\n".
+func TestCRLFDocumentGetsCRLFSuggestion(t *testing.T) {
+	for _, c := range []struct {
+		name, end, middle string
+	}{
+		{"crlf", "\r\n", "\n      x++;\n      x--;"},
+		{"lf", "\n", "\r\n      x++;\r\n      x--;"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			doc := strings.ReplaceAll("class A {\n  void f(int x) {\n    if (x > 0) {\n    }\n  }\n}\n", "\n", c.end)
+			var checked []string
+			comp := &funcCompiler{f: func(text string) []engine.CompileError {
+				checked = append(checked, text)
+				return nil
+			}}
+			s := newTestService(&scriptModel{middle: c.middle}, comp, Options{})
+			off := strings.Index(doc, "{"+c.end+"    }") + 1
+			got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: off})
+			if err != nil || got == nil {
+				t.Fatalf("Suggest = %v, %v", got, err)
+			}
+			want := strings.ReplaceAll(strings.ReplaceAll(c.middle, "\r\n", "\n"), "\n", c.end)
+			if got.Text != want {
+				t.Errorf("suggestion %q, want %q", got.Text, want)
+			}
+			for _, text := range checked {
+				if n := strings.Count(strings.ReplaceAll(text, "\r\n", ""), "\n"); c.end == "\r\n" && n > 0 {
+					t.Errorf("checked a text with %d lone \"\\n\": %q", n, text)
+				}
+				if c.end == "\n" && strings.Contains(text, "\r") {
+					t.Errorf("checked a text with \"\\r\": %q", text)
+				}
+			}
+		})
+	}
+}
+
+func TestLineEndAt(t *testing.T) {
+	for _, c := range []struct{ prefix, suffix, want string }{
+		{"a\r\nb", "c\r\nd", "\r\n"},
+		{"a\nb", "c\nd", "\n"},
+		{"a\r\nb\r", "\nd", "\r\n"}, // the caret between "\r" and "\n"
+		{"a\r\nb", "c", "\r\n"},     // the last line: the line before's
+		{"a\nb", "c", "\n"},
+		{"ab", "c", "\n"},
+		{"", "", "\n"},
+	} {
+		if got := lineEndAt(c.prefix, c.suffix); got != c.want {
+			t.Errorf("lineEndAt(%q, %q) = %q, want %q", c.prefix, c.suffix, got, c.want)
+		}
+	}
+}
