@@ -54,7 +54,6 @@ func TestFileTypesWithoutRequest(t *testing.T) {
 		{ind + "lo = 1 + ", "String", Feasible},
 		{ind + "lo = 1 + ", "Str", Feasible},
 		{ind + "Object o = new ", "Search", Feasible},
-		{ind + "lo = String", "(", Unknown},
 		{ind + "lo = Search", ";", Feasible},
 		{ind + "Object o = new String", "(", Feasible},
 	})
@@ -64,6 +63,11 @@ func TestFileTypesWithoutRequest(t *testing.T) {
 	}
 	if got := f.requests(); len(got) != 0 {
 		t.Errorf("requests %v, want none", got)
+	}
+	// "(" after a type asks whether a method shares its name (typeCalled).
+	checkAll(t, s, []checkCase{{ind + "lo = String", "(", Infeasible}})
+	if got := f.requests(); !slices.Contains(got, "simple:String") {
+		t.Errorf("requests %v, want the list for String", got)
 	}
 	checkAll(t, s, []checkCase{{ind + "lo = 1 + ", "Strnig", Infeasible}})
 	if got := f.requests(); !slices.Contains(got, "simple:Strnig") {

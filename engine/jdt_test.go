@@ -95,7 +95,7 @@ func TestCheckExactNameRule(t *testing.T) {
 		{ind + "g.getName", "(", Feasible},
 		{ind + "g.getName", " ", Feasible},      // whitespace may come before "("
 		{ind + "g.", "<String>greet", Feasible}, // explicit type arguments: String is a visible type
-		{ind + "java", ".", Unknown},            // no site before the dot
+		{ind + "java", ".", Feasible},           // a package (checkQualifier)
 	})
 }
 
@@ -126,7 +126,7 @@ func TestCheckTokensCrossingBoundaries(t *testing.T) {
 		{ind + "int n = g", ".getName().len", Feasible},         // two sites in one token
 		{ind + "int n = g", ".getName().lenx", Infeasible},      // second site refutes
 		{ind + "int n = g", ".getNme().length", Infeasible},     // first site refutes
-		{ind + "int n = foo", ".bar().length", Unknown},         // unresolved receivers
+		{ind + "int n = foo", ".bar().length", Infeasible},      // no foo in scope (checkQualifier)
 		{ind + "g.greet().", "toUpperCase().trim", Feasible},    // String chain
 		{ind + "g.greet().", "toUpperCase().trimx", Infeasible}, // String chain
 	})

@@ -194,7 +194,7 @@ func TestScopeListProvesNamesInScope(t *testing.T) {
 		{ind + "lo = count", "(", Feasible}, // a method is called
 		{ind + "hi = ids", "[", Feasible},   // an array is indexed
 		{ind + "while (lo < hi", ")", Feasible},
-		{ind + "lo = names", ".", Unknown}, // "." does not end a simple name
+		{ind + "lo = names", ".", Feasible}, // a variable before "." (checkQualifier)
 	})
 	if got := f.requests(); len(got) != 1 || got[0] != "simple:" {
 		t.Errorf("requests %v, want the scope list alone", got)

@@ -314,7 +314,7 @@ func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Out
 	} else if st.DotEnd != 0 {
 		return Unknown, nil
 	}
-	if !settles(c) {
+	if !settles(c) && c != '.' {
 		return Unknown, nil
 	}
 	ss, ok := simpleSiteAt(s.win, cur, true)
@@ -324,7 +324,10 @@ func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Out
 	if !ok || ss.Mode == simpleNone || isContextual(ss.Ident) {
 		return Unknown, nil
 	}
-	if s.cuType(ss.Ident) {
+	if c == '.' {
+		return s.checkQualifier(ctx, upto, ss)
+	}
+	if s.cuType(ss.Ident) && !(c == '(' && ss.Mode != simpleNewType) {
 		// A type visible in the whole file (cutypes.go): judged as a list
 		// that names it as a type judges it, without asking for the list
 		// (simpleFollower never rules a type's follower out).
@@ -350,7 +353,71 @@ func (s *jdtSession) checkFollower(ctx context.Context, cur string, p part) (Out
 	if out == Unknown && c == '(' && ss.Mode == simpleNewType && ml.Kinds[ss.Ident]&kindType != 0 {
 		out = Feasible // new T(
 	}
+	if out == Unknown && c == '(' && typeCalled(ml, ss) {
+		out = Infeasible
+	}
 	return out, nil
+}
+
+// typeCalled reports whether "(" right after the simple name ss, whose
+// visible names are ml, calls a name that is only a type: "LogRecord(" in an
+// expression or statement, outside "new". Java calls methods only (JLS
+// 15.12); a type name is followed by "(" only after "new" (ss.Mode
+// simpleNewType, not judged here), in a record pattern (after "instanceof"
+// or "case", which simplePosition never judges, or, in Java 20's preview,
+// an enhanced for's header: ss.CtrlParen is left alone) and in a
+// constructor's declaration (a class body, never judged). A method of the
+// same name is listed as a method (Feasible before this).
+func typeCalled(ml *memberList, ss simpleSite) bool {
+	if ml.Incomplete || ss.CtrlParen || ss.Mode == simpleNewType {
+		return false
+	}
+	return ml.Kinds[ss.Ident] == kindType
+}
+
+// minQualifierAtSite is the shortest name checkQualifier judges from a
+// list fetched at its own site (bench inline on java.logging/: names of one
+// or two characters before "." cost 18-30 s per request there).
+const minQualifierAtSite = 3
+
+// checkQualifier judges "." right after the simple name ss (complete, in a
+// reference position; upto ends with it): the name must be one that a
+// qualified name or a member access may start with, a variable, a type or
+// a package, so a name that JDT LS's complete list of the names at the site
+// lacks ("msg.length" with no msg in scope), or lists only as a method, is
+// Infeasible. It rests on JDT LS listing packages by their first segment
+// for a typed prefix ("java", "com", "org" in a probe on testdata/project;
+// java and demo in TestCheckQualifierAndTypeCall), as well
+// as the variables and types it lists for every other follower.
+func (s *jdtSession) checkQualifier(ctx context.Context, upto string, ss simpleSite) (Outcome, error) {
+	if s.cuType(ss.Ident) {
+		return Feasible, nil // a type the whole file sees (cutypes.go)
+	}
+	if sc, err := s.scopeFor(ctx, upto, ss); err != nil {
+		return Unknown, err
+	} else if sc != nil && sc.Kinds[ss.Ident]&(kindValue|kindType|kindPackage) != 0 {
+		return Feasible, nil
+	}
+	if len(ss.Ident) < minQualifierAtSite && !s.hunkScoped(upto, ss) {
+		// At a site of its own (ghost text mid-statement) the list for a
+		// short name holds every type with those initials, seconds to
+		// tens of seconds each under load; such names are mostly locals.
+		return Unknown, nil
+	}
+	ml, err := s.simpleNames(ctx, upto, ss)
+	if err != nil || ml == nil {
+		return Unknown, err
+	}
+	bits, listed := ml.Kinds[ss.Ident]
+	switch {
+	case bits&(kindValue|kindType|kindPackage) != 0:
+		return Feasible, nil
+	case ml.Incomplete || bits&kindOther != 0:
+		return Unknown, nil
+	case !listed || bits == kindMethod:
+		return Infeasible, nil
+	}
+	return Unknown, nil
 }
 
 // afterDot judges character c right after a member-access dot whose

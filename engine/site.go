@@ -121,6 +121,11 @@ type simpleSite struct {
 	// HunkStart: the name is put at the hunk start, as a statement of its
 	// own ("name;"), to list the names in scope there (simple.go).
 	HunkStart bool
+	// CtrlParen: the name is inside a statement header's parentheses
+	// ("for (", "if (", ...), where Java 20's preview record patterns of
+	// the enhanced for ("for (Point(var x, var y) : ps)") put a type
+	// before "(" (session.go, typeCalled).
+	CtrlParen bool
 }
 
 // simpleSiteAt analyses the identifier that ends at the end of
@@ -160,7 +165,7 @@ func simpleSiteAt(w lexWindow, generated string, ended bool) (simpleSite, bool) 
 	if mode != simpleNone && st.typeDecl {
 		mode, why = simpleNone, "in a type declaration's header"
 	}
-	ss := simpleSite{Mode: mode, Why: why, IdentStart: w.Anchor + id.Start, Ident: id.Text}
+	ss := simpleSite{Mode: mode, Why: why, IdentStart: w.Anchor + id.Start, Ident: id.Text, CtrlParen: st.top() == frameCtrlParen}
 	if mode == simpleNewType {
 		ss.NewStart = w.Anchor + toks[n-2].Start
 	}

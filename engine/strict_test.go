@@ -235,3 +235,33 @@ func TestCheckArityCallInPrefix(t *testing.T) {
 		s.Close()
 	}
 }
+
+// TestCheckQualifierAndTypeCall: a simple name followed by "." must be a
+// variable, a type or a package (session.go, checkQualifier), and one
+// followed by "(" outside "new" must not be only a type (typeCalled). The
+// twins that compile are not pruned (more in testdata/project/src/demo/
+// SitQualifier.java, TestSituationsNeverPruned).
+func TestCheckQualifierAndTypeCall(t *testing.T) {
+	s, _ := mainSession(t)
+	runChecks(t, s, []checkCase{
+		{ind + "int n = msg", ".length();", Infeasible}, // no msg in scope
+		{ind + "int n = ", "msg.length();", Infeasible},
+		{ind + "names.add(msg", ".trim());", Infeasible},
+		{ind + "int n = run", ".x;", Infeasible},    // a method only
+		{ind + "int n = s", ".length();", Feasible}, // a local
+		{ind + "int n = g", ".greet().length();", Feasible},
+		{ind + "Object o = Greeter", ".of(s);", Feasible}, // a type of the package
+		{ind + "int n = Math", ".abs(1);", Feasible},      // java.lang
+		{ind + "Object o = java", ".util.List.of();", Feasible},
+		{ind + "Object o = demo", ".Greeter.of(s);", Feasible},        // the project's package
+		{ind + "String kkk = s; int n = kkk", ".length();", Feasible}, // declared by the text: judged at its site, listed
+		{ind + "int qq = 1; int n = q", ".x;", Unknown},               // at its site, a short name is not asked for (minQualifierAtSite)
+		{ind + "int msg2 = 1; int n = msg", ".length();", Infeasible}, // judged at its site (as in ghost text)
+		{ind + "Object o = Greeter", "(s);", Infeasible},              // a type is not called
+		{ind + "Object o = ", "StringBuilder(s);", Infeasible},
+		{ind + "names.add(", "Greeter(s));", Infeasible},
+		{ind + "Object o = new Greeter", "(s);", Feasible},
+		{ind + "run", "();", Feasible},
+		{ind + "for (Greeter", "(", Unknown}, // Java 20's preview record patterns (enhanced for)
+	})
+}
