@@ -2,7 +2,11 @@
 
 package proc
 
-import "os/exec"
+import (
+	"errors"
+	"os/exec"
+	"time"
+)
 
 // Tie does nothing outside Linux, which has no parent-death signal:
 // JDT LS then relies on watching the processId it is given in initialize.
@@ -35,3 +39,16 @@ func Supervise(cmd *exec.Cmd) {}
 
 // Terminate kills cmd's process outside Linux.
 func Terminate(cmd *exec.Cmd) error { return KillGroup(cmd) }
+
+// Descendants returns nil outside Linux, which has no /proc to read.
+func Descendants(pid int) []int { return nil }
+
+// Stat is what ReadStat reads of a process (Linux only).
+type Stat struct {
+	PPID int
+	Name string
+	CPU  time.Duration
+}
+
+// ReadStat is an error outside Linux.
+func ReadStat(pid int) (Stat, error) { return Stat{}, errors.New("proc: no /proc outside Linux") }

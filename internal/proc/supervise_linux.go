@@ -214,8 +214,8 @@ func descendants(pid int) []int {
 	}
 	children := map[int][]int{}
 	for _, p := range pids {
-		if pp := parentOf(p); pp > 0 {
-			children[pp] = append(children[pp], p)
+		if st, err := ReadStat(p); err == nil && st.PPID > 0 {
+			children[st.PPID] = append(children[st.PPID], p)
 		}
 	}
 	var out []int
@@ -231,22 +231,45 @@ func descendants(pid int) []int {
 	return out
 }
 
-// parentOf reads pid's parent from /proc/pid/stat (0 if it cannot).
-func parentOf(pid int) int {
+// Descendants returns the pids of the live processes below pid (children,
+// their children, ...), read from /proc; nil when /proc cannot be read.
+func Descendants(pid int) []int { return descendants(pid) }
+
+// Stat is what ReadStat reads of one process's /proc/PID/stat.
+type Stat struct {
+	PPID int           // the parent's pid
+	Name string        // the command name (comm, at most 15 bytes)
+	CPU  time.Duration // user + system CPU time so far, in 10 ms ticks
+}
+
+// clockTick is Linux's USER_HZ, the unit of /proc/PID/stat's utime and
+// stime: 100 per second on every architecture Go supports.
+const clockTick = 10 * time.Millisecond
+
+// ReadStat reads pid's /proc/PID/stat (proc(5)). The error says that the
+// process is gone or the file does not parse.
+func ReadStat(pid int) (Stat, error) {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 	if err != nil {
-		return 0
+		return Stat{}, err
 	}
 	// "pid (comm) state ppid ...": comm may hold ") ", so cut at the last.
 	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
-		return 0
+	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
+	if open < 0 || end < open {
+		return Stat{}, errors.New("proc: no (comm) in /proc/" + strconv.Itoa(pid) + "/stat")
 	}
-	f := strings.Fields(s[i+1:])
-	if len(f) < 2 {
-		return 0
+	// After the name: state ppid pgrp session tty_nr tpgid flags minflt
+	// cminflt majflt cmajflt utime stime (fields 3-15).
+	f := strings.Fields(s[end+1:])
+	if len(f) < 13 {
+		return Stat{}, errors.New("proc: short /proc/" + strconv.Itoa(pid) + "/stat")
 	}
-	pp, _ := strconv.Atoi(f[1])
-	return pp
+	ppid, err1 := strconv.Atoi(f[1])
+	ut, err2 := strconv.ParseInt(f[11], 10, 64)
+	st, err3 := strconv.ParseInt(f[12], 10, 64)
+	if err := errors.Join(err1, err2, err3); err != nil {
+		return Stat{}, err
+	}
+	return Stat{PPID: ppid, Name: s[open+1 : end], CPU: time.Duration(ut+st) * clockTick}, nil
 }
