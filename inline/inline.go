@@ -36,6 +36,7 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/lm"
 	"github.com/repilot-lsp/repilot-lsp/repair"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // Backends are what one project's suggestions use: the model, the completion
@@ -613,7 +614,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		// The model writes "\n" (or, rarely, "\r\n"); the suggestion gets
 		// the document's line ends, so that it is checked as it will be
 		// inserted and accepting it leaves no mixed line ends.
-		text = withLineEnd(rest, lineEnd)
+		text = textpos.WithLineEnd(rest, lineEnd)
 		tried[text] = true
 		if syntax.cannotParse(ctx, text) {
 			// Fails the check's rule (a) without a check: the next
@@ -783,16 +784,6 @@ func lineEndAt(prefix, suffix string) string {
 		return "\r\n"
 	}
 	return "\n"
-}
-
-// withLineEnd returns text with every line terminator ("\n" or "\r\n")
-// written as end.
-func withLineEnd(text, end string) string {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	if end == "\n" {
-		return text
-	}
-	return strings.ReplaceAll(text, "\n", end)
 }
 
 // indentOf returns the leading whitespace of the caret's line.

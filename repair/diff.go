@@ -59,17 +59,6 @@ func lastLine(text string) string {
 	return text[i+1:]
 }
 
-// withLineEnd returns text with every line terminator ("\n" or "\r\n")
-// written as end, so that a hunk the model wrote with "\n" does not leave a
-// "\r\n" file with mixed line ends.
-func withLineEnd(text, end string) string {
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	if end == "\n" {
-		return text
-	}
-	return strings.ReplaceAll(text, "\n", end)
-}
-
 // indentNear returns the leading whitespace of line start, or of the nearest
 // non-blank line below it, else above it.
 func indentNear(text string, start, n int) string {

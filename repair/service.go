@@ -18,6 +18,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/lm"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // Backends are the model, completion engine and compiler one project's
@@ -300,7 +301,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 			if c.text != "" && !strings.HasSuffix(c.text, "\n") {
 				c.text += "\n"
 			}
-			c.text = withLineEnd(c.text, site.lineEnd())
+			c.text = textpos.WithLineEnd(c.text, site.lineEnd())
 			out = append(out, c)
 			if commit != nil {
 				return commit(c)

@@ -96,3 +96,14 @@ func plural(n int) string {
 	}
 	return fmt.Sprintf("%d lines", n)
 }
+
+// WithLineEnd returns text with every line terminator ("\n" or "\r\n")
+// written as end ("\n" or "\r\n"), so that text a model wrote with "\n"
+// leaves no mixed line ends in a "\r\n" file (repair's hunks, ghost text).
+func WithLineEnd(text, end string) string {
+	text = strings.ReplaceAll(text, "\r\n", "\n")
+	if end == "\n" {
+		return text
+	}
+	return strings.ReplaceAll(text, "\n", end)
+}
