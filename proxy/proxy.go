@@ -53,9 +53,11 @@ type Options struct {
 	RestartWindow time.Duration
 	// ExitTimeout bounds the wait for JDT LS to exit after exit, or after
 	// the editor went away, before its process group is killed (default
-	// 3 s, so that everything is gone within 5 s of the editor going, with
-	// a second to spare on a loaded machine: editors give a server about
-	// 5 s before they kill it; an idle JDT LS exits in well under 1 s).
+	// 2 s, so that everything is gone within 5 s of the editor going:
+	// editors give a server about 5 s before they kill it. An idle JDT LS
+	// exits in well under 1 s; at load 26 on 2 cores one needed more than
+	// 3 s, and once killed took 1.45 s more to be reaped, so a 3 s wait
+	// made the soak test's exit take 5.04 s).
 	ExitTimeout time.Duration
 	// Stopping, if set, is called once, on its own goroutine, when the
 	// proxy starts stopping (exit, end of the editor's stream, a failed
@@ -83,7 +85,7 @@ func (o *Options) setDefaults() {
 		o.RestartWindow = 5 * time.Minute
 	}
 	if o.ExitTimeout == 0 {
-		o.ExitTimeout = 3 * time.Second
+		o.ExitTimeout = 2 * time.Second
 	}
 	if o.ProgressCreateTimeout == 0 {
 		o.ProgressCreateTimeout = 5 * time.Second
