@@ -384,7 +384,7 @@ func interruptedAfter(res *repair.Result, opts repair.Options) string {
 // from when JDT LS and the model were ready; total (the clock of the "found
 // ... after" lines) counts their start too, so both are named.
 func statsLine(s repair.Stats, total time.Duration) string {
-	return fmt.Sprintf("%s (%d complete, %s, %d too long), %s; %s, %s, %s pruned, %s, %s actively completed; %s with JDT LS and the model ready, %s in all",
+	return fmt.Sprintf("%s (%d complete, %s, %d too long), %s; %s, %s, %s pruned, %s, %s actively completed; repair %s once JDT LS and the model were ready, %s in all",
 		plural(s.Samples, "sample", "samples"), s.Completed, plural(s.Dead, "dead prefix", "dead prefixes"), s.Truncated,
 		plural(s.Unique, "unique candidate", "unique candidates"),
 		plural(s.LMRequests, "model request", "model requests"), plural(s.EngineRequests, "engine request", "engine requests"),
