@@ -52,7 +52,7 @@ shq() {
 args=(repair --project . --file "$file" --lines "$start-$end" "$@" -- "${test_cmd[@]}")
 shown=$(for a in "$root/bin/repilot-lsp" "${args[@]}"; do shq "$a"; done)
 step "repairing it, in example/$id/project: ${shown% }"
-info "(the first run starts JDT LS and trains the embedded model: allow a minute or two)"
+info "(every run starts JDT LS, and the first trains the embedded model: allow a minute or two)"
 cd "$project"
 set +e
 "$root/bin/repilot-lsp" "${args[@]}"
