@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -189,6 +190,10 @@ func resolveTarget(project, file, lines string) (repairTarget, error) {
 		}
 	}
 	if path, err = filepath.EvalSymlinks(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(file) {
+			return t, fmt.Errorf("file %s: no such file in the project (%s) or the current folder; --file is relative to --project, or absolute",
+				file, filepath.Join(root, file))
+		}
 		return t, fmt.Errorf("file %s: %w", file, errors.Unwrap(err))
 	}
 	if !strings.EqualFold(filepath.Ext(path), ".java") {
