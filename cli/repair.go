@@ -103,7 +103,7 @@ Progress goes to stderr; patches to stdout.`,
 	fl := cmd.Flags()
 	d := repair.DefaultOptions()
 	fl.StringVar(&f.project, "project", "", "project root directory (required)")
-	fl.StringVar(&f.file, "file", "", "the Java file, relative to the project or absolute (required)")
+	fl.StringVar(&f.file, "file", "", "the Java file, relative to the project (else to the current folder) or absolute (required)")
 	fl.StringVar(&f.lines, "lines", "", `buggy lines "A-B" (1-based, inclusive), "A", or "A-(A-1)" to insert before A (required)`)
 	addSamplingFlags(fl, &f.sampling, "samples to draw (each ends in at most one candidate; equal candidates merge)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print JSON instead of diffs")
@@ -191,7 +191,7 @@ func resolveTarget(project, file, lines string) (repairTarget, error) {
 	}
 	if path, err = filepath.EvalSymlinks(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(file) {
-			return t, fmt.Errorf("file %s: no such file in the project (%s) or the current folder; --file is relative to --project, or absolute",
+			return t, fmt.Errorf("file %s: no such file in the project (%s) or the current folder",
 				file, filepath.Join(root, file))
 		}
 		return t, fmt.Errorf("file %s: %w", file, errors.Unwrap(err))

@@ -39,7 +39,7 @@ func TestRepairArgumentErrors(t *testing.T) {
 		{"missing lines", root, "src/A.java", "", "missing --lines ("},
 		{"missing project and lines", "", "src/A.java", "", "missing --project and --lines ("},
 		{"no project", filepath.Join(root, "nope"), "src/A.java", "1", "not a directory"},
-		{"no file", root, "src/Nope.java", "1", "file src/Nope.java: no such file in the project (" + filepath.Join(root, "src/Nope.java") + ") or the current folder; --file is relative to --project, or absolute"},
+		{"no file", root, "src/Nope.java", "1", "file src/Nope.java: no such file in the project (" + filepath.Join(root, "src/Nope.java") + ") or the current folder"},
 		{"no file, absolute", root, filepath.Join(root, "src/Nope.java"), "1", "no such file or directory"},
 		{"not java", root, "README.txt", "1", "not a .java file"},
 		{"outside", root, outside, "1", "not inside the project"},
