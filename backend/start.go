@@ -204,7 +204,9 @@ func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
 	if heap == 0 && len(s.Folders) > 0 {
 		heap = 2048
 	}
+	stopBeat := heartbeat(progress, startHeartbeat, began)
 	eng, err := engine.StartJDT(ctx, jdtls.Options{Home: s.Home, Root: s.Root, Folders: s.Folders, StateDir: s.Dir, Stderr: stderr, HeapMB: heap, Settings: s.Settings}, s.Options...)
+	stopBeat()
 	if err != nil {
 		closeLog()
 		return nil, fmt.Errorf("starting JDT LS for %s%s: %w", what, where, err)
@@ -212,6 +214,34 @@ func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
 	go func() { <-eng.Client().Done(); closeLog() }()
 	progress(fmt.Sprintf("JDT LS ready after %s", time.Since(began).Round(100*time.Millisecond)), 0)
 	return eng, nil
+}
+
+// startHeartbeat is how often StartEngine says that JDT LS is still
+// starting: its start took 35-110 s on 2 cores at load average 19-25, with
+// no other line between "starting JDT LS" and "JDT LS ready after".
+const startHeartbeat = 15 * time.Second
+
+// heartbeat calls progress("JDT LS still starting (N s so far)", 0) every
+// interval, N counted from began, until the returned stop is called; stop
+// returns after the last call, so none comes after it.
+func heartbeat(progress repair.Progress, interval time.Duration, began time.Time) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				progress(fmt.Sprintf("JDT LS still starting (%s so far)", time.Since(began).Round(time.Second)), 0)
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
 }
 
 // TrainNGram trains the embedded n-gram model on the .java files under roots

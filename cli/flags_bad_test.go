@@ -101,7 +101,7 @@ func TestInterruptedCountsCompileChecked(t *testing.T) {
 // whole repair looked shorter than the time of a patch it found.
 func TestStatsLineNamesItsClock(t *testing.T) {
 	line := statsLine(repair.Stats{Samples: 20, Duration: 66633 * time.Millisecond}, 91*time.Second)
-	for _, want := range []string{"1m6.6s with JDT LS and the model ready", "1m31s in all"} {
+	for _, want := range []string{"repair 1m6.6s once JDT LS and the model were ready", "1m31s in all"} {
 		if !strings.Contains(line, want) {
 			t.Errorf("%q lacks %q", line, want)
 		}

@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -102,7 +103,7 @@ Progress goes to stderr; patches to stdout.`,
 	fl := cmd.Flags()
 	d := repair.DefaultOptions()
 	fl.StringVar(&f.project, "project", "", "project root directory (required)")
-	fl.StringVar(&f.file, "file", "", "the Java file, relative to the project or absolute (required)")
+	fl.StringVar(&f.file, "file", "", "the Java file, relative to the project (else to the current folder) or absolute (required)")
 	fl.StringVar(&f.lines, "lines", "", `buggy lines "A-B" (1-based, inclusive), "A", or "A-(A-1)" to insert before A (required)`)
 	addSamplingFlags(fl, &f.sampling, "samples to draw (each ends in at most one candidate; equal candidates merge)")
 	fl.BoolVar(&f.jsonOut, "json", false, "print JSON instead of diffs")
@@ -189,6 +190,10 @@ func resolveTarget(project, file, lines string) (repairTarget, error) {
 		}
 	}
 	if path, err = filepath.EvalSymlinks(path); err != nil {
+		if errors.Is(err, fs.ErrNotExist) && !filepath.IsAbs(file) {
+			return t, fmt.Errorf("file %s: no such file in the project (%s) or the current folder",
+				file, filepath.Join(root, file))
+		}
 		return t, fmt.Errorf("file %s: %w", file, errors.Unwrap(err))
 	}
 	if !strings.EqualFold(filepath.Ext(path), ".java") {
@@ -384,7 +389,7 @@ func interruptedAfter(res *repair.Result, opts repair.Options) string {
 // from when JDT LS and the model were ready; total (the clock of the "found
 // ... after" lines) counts their start too, so both are named.
 func statsLine(s repair.Stats, total time.Duration) string {
-	return fmt.Sprintf("%s (%d complete, %s, %d too long), %s; %s, %s, %s pruned, %s, %s actively completed; %s with JDT LS and the model ready, %s in all",
+	return fmt.Sprintf("%s (%d complete, %s, %d too long), %s; %s, %s, %s pruned, %s, %s actively completed; repair %s once JDT LS and the model were ready, %s in all",
 		plural(s.Samples, "sample", "samples"), s.Completed, plural(s.Dead, "dead prefix", "dead prefixes"), s.Truncated,
 		plural(s.Unique, "unique candidate", "unique candidates"),
 		plural(s.LMRequests, "model request", "model requests"), plural(s.EngineRequests, "engine request", "engine requests"),

@@ -373,8 +373,10 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 		return err
 	}
 	defer e.Close()
+	units := -1 // the units indexed, once the index is built
 	if err := e.Build(ctx, func(p index.Progress) {
 		if p.Done {
+			units = p.Units
 			fmt.Fprintf(stderr, "indexed %s, %s (%s from cache)\n", plural(p.Files, "file", "files"), plural(p.Units, "unit", "units"), plural(p.Reused, "file", "files"))
 		}
 	}); errors.Is(err, index.ErrCacheNotSaved) {
@@ -408,6 +410,10 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 			"query": query, "hits": hits, "augmented": res.Augmented, "generated": res.Generated,
 			"errors": res.Errors, "strong": res.Strong(),
 		})
+	}
+	if len(res.Hits) == 0 && units == 0 {
+		fmt.Fprintf(stdout, "no results: %s holds no Java, Python or Go code to search (is --project the project's root?)\n", f.Project)
+		return nil
 	}
 	if len(res.Hits) == 0 {
 		fmt.Fprintln(stdout, "no results: no code unit shares a word with the query (common words such as \"the\" "+

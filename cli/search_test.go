@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
@@ -151,6 +152,24 @@ func TestSearchCommand(t *testing.T) {
 	}
 	if !strings.HasPrefix(out.String(), "no strong match") || !strings.Contains(out.String(), "Dates.parseIsoDate") {
 		t.Errorf("weak match output %q", out.String())
+	}
+}
+
+// TestSearchEmptyProject: a folder without code (a wrong --project) was
+// answered "no code unit shares a word with the query ... try other words",
+// which sends the user to rephrase a query that cannot match anything.
+func TestSearchEmptyProject(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "notes.txt"), []byte("parse a date\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	f := searchCmdFlags{SearchFlags: testSearchFlags(root), k: 3}
+	if err := runSearch(context.Background(), f, "parse a date", &out, &errOut); err != nil {
+		t.Fatal(err)
+	}
+	if want := "no results: " + root + " holds no Java, Python or Go code to search"; !strings.HasPrefix(out.String(), want) {
+		t.Errorf("output %q, want it to start %q", out.String(), want)
 	}
 }
 

@@ -40,11 +40,19 @@ mapfile -d '' -t test_cmd < <(node -e '
   for (const a of b.test_cmd || []) process.stdout.write(a + "\0");' "$bug/bug.json")
 
 # The command is shown as it could be pasted into a shell in the project
-# folder: printf %q quotes each argument (the test command's shell script).
+# folder: an argument with characters a shell would read is put in single
+# quotes (printf %q's backslash before every space and '&' was hard to read).
+shq() {
+  if [[ $1 =~ ^[A-Za-z0-9_./=:,+@%-]+$ ]]; then
+    printf '%s ' "$1"
+  else
+    printf "'%s' " "${1//\'/\'\\\'\'}"
+  fi
+}
 args=(repair --project . --file "$file" --lines "$start-$end" "$@" -- "${test_cmd[@]}")
-shown=$(printf '%q ' "$root/bin/repilot-lsp" "${args[@]}")
+shown=$(for a in "$root/bin/repilot-lsp" "${args[@]}"; do shq "$a"; done)
 step "repairing it, in example/$id/project: ${shown% }"
-info "(the first run starts JDT LS and trains the embedded model: allow a minute or two)"
+info "(every run starts JDT LS, and the first trains the embedded model: allow a minute or two)"
 cd "$project"
 set +e
 "$root/bin/repilot-lsp" "${args[@]}"

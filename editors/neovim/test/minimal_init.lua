@@ -19,6 +19,15 @@ local ok, err = pcall(function()
   assert(env.REPILOT_JDTLS_HOME == '/opt/jdtls' and env.REPILOT_MODEL_BASE_URL == 'http://h/v1' and env.REPILOT_MODEL_NAME == 'm')
   assert(repilot.format_patch({ title = 'Apply Repilot patch 2: x = 1;', compilable = true, logProb = -1.5 }) == 'x = 1;  [compiles]')
   assert(repilot.format_patch({ title = 'y', compilable = true, plausible = true }) == 'y  [compiles, tests pass]')
+  -- Two patches whose hunks differ only after the first line (the example's
+  -- "int off = subtotal - discount.percentOff();" with and without a ";" line
+  -- after it) were two equal menu lines.
+  assert(repilot.format_patch({ title = 'Apply Repilot patch 4: int off = s;', hunk = '        int off = s;\n        ;\n', compilable = true })
+    == 'int off = s; ⏎ ;  [compiles]', repilot.format_patch({ title = 'x', hunk = 'a\nb\n' }))
+  assert(repilot.format_patch({ title = 'Apply Repilot patch 3: int off = s;', hunk = '        int off = s;\n\n', compilable = true })
+    == 'int off = s;  [compiles]', 'a one-line hunk (blank lines aside) keeps its title')
+  local long = repilot.format_patch({ title = 't', hunk = string.rep('x', 100) .. '\n' .. string.rep('y', 100) .. '\n', compilable = true })
+  assert(vim.fn.strchars(long) == 120 + #'  [compiles]' and long:find('...  [compiles]', 1, true), long)
   local a, b = repilot.parse_lines('28-31')
   assert(a == 28 and b == 31, 'parse_lines 28-31')
   a, b = repilot.parse_lines(' 30 ')

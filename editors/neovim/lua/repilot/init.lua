@@ -361,9 +361,27 @@ function M.patch_status(p)
   return 'does not compile'
 end
 
---- One line describing a patch, for vim.ui.select.
+--- One line describing a patch, for vim.ui.select. The server's title is the
+--- hunk's first non-blank line; a hunk of more lines shows them all, joined by
+--- " ⏎ " (cut at 120 characters), so two patches that differ only after their
+--- first line do not look the same in the menu.
 function M.format_patch(p)
   local title = tostring(p.title or 'patch'):gsub('^Apply Repilot patch %d+: ', ''):gsub('^Repilot patch found: ', '')
+  if type(p.hunk) == 'string' then
+    local lines = {}
+    for l in p.hunk:gmatch('[^\n]+') do
+      l = vim.trim(l)
+      if l ~= '' then
+        table.insert(lines, l)
+      end
+    end
+    if #lines > 1 then
+      title = table.concat(lines, ' ⏎ ')
+      if vim.fn.strchars(title) > 120 then
+        title = vim.fn.strcharpart(title, 0, 117) .. '...'
+      end
+    end
+  end
   return string.format('%s  [%s]', title, M.patch_status(p))
 end
 
