@@ -4,4 +4,4 @@ package engine
 
 // legacyInUse answers true outside Linux (no open file description locks
 // to ask with): removeLegacyLayout then keeps the folders.
-func legacyInUse(lockFile string) bool { return true }
+func legacyInUse(cfg, data string) bool { return true }

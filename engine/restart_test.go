@@ -151,23 +151,28 @@ func TestRemoveLegacyLayout(t *testing.T) {
 			t.Errorf("look-alike %s was removed", path)
 		}
 	}
-	// A locked legacy workspace stays, with its configuration.
-	locked := t.TempDir()
-	write(filepath.Join(locked, "config", "config.ini"))
-	lockFile := filepath.Join(locked, "data", ".metadata", ".lock")
-	write(lockFile)
-	f, err := os.OpenFile(lockFile, os.O_RDWR, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	if err := lockWhole(f); err != nil {
-		t.Fatal(err)
-	}
-	must(runDir(locked))
-	for _, path := range []string{"config/config.ini", "data/.metadata/.lock"} {
-		if !exists(filepath.Join(locked, path)) {
-			t.Errorf("locked legacy workspace: %s was removed", path)
+	// A legacy layout a process holds a lock in stays whole: the
+	// workspace lock, or a storage manager's lock in the configuration
+	// (what JDT LS 1.20 holds while it runs).
+	for _, lockRel := range []string{"data/.metadata/.lock", "config/org.eclipse.core.runtime/.manager/.tmp3.instance"} {
+		locked := t.TempDir()
+		write(filepath.Join(locked, "config", "config.ini"))
+		write(filepath.Join(locked, "data", ".metadata", "version.ini"))
+		lockFile := filepath.Join(locked, lockRel)
+		write(lockFile)
+		f, err := os.OpenFile(lockFile, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lockWhole(f); err != nil {
+			t.Fatal(err)
+		}
+		must(runDir(locked))
+		f.Close()
+		for _, path := range []string{"config/config.ini", "data/.metadata/version.ini", lockRel} {
+			if !exists(filepath.Join(locked, path)) {
+				t.Errorf("legacy layout locked at %s: %s was removed", lockRel, path)
+			}
 		}
 	}
 }

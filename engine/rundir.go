@@ -71,20 +71,21 @@ func removeStaleRuns(stateDir string) {
 // a JDT LS install's configuration copy takes a few MB and the workspace
 // data an index of the project and the JDK, tens of MB. Only that exact
 // layout goes: config when it holds Equinox's config.ini, data when it
-// holds Eclipse's workspace metadata (.metadata), and neither while that
-// workspace is locked (a JDT LS of an older binary still running on it
-// holds .metadata/.lock; legacyInUse). Errors are ignored: a folder left
-// behind only takes space.
+// holds Eclipse's workspace metadata (.metadata), and neither while a
+// process holds a lock in them (legacyInUse: a JDT LS of an older binary
+// still running on them). Errors are ignored: a folder left behind only
+// takes space.
 func removeLegacyLayout(stateDir string) {
 	cfg, data := filepath.Join(stateDir, "config"), filepath.Join(stateDir, "data")
-	dataMeta := isDir(filepath.Join(data, ".metadata"))
-	if dataMeta && legacyInUse(filepath.Join(data, ".metadata", ".lock")) {
+	oldCfg := isDir(cfg) && isRegular(filepath.Join(cfg, "config.ini"))
+	oldData := isDir(data) && isDir(filepath.Join(data, ".metadata"))
+	if !oldCfg && !oldData || legacyInUse(cfg, data) {
 		return
 	}
-	if st, err := os.Lstat(filepath.Join(cfg, "config.ini")); err == nil && st.Mode().IsRegular() && isDir(cfg) {
+	if oldCfg {
 		_ = os.RemoveAll(cfg)
 	}
-	if dataMeta && isDir(data) {
+	if oldData {
 		_ = os.RemoveAll(data)
 	}
 }
@@ -93,4 +94,10 @@ func removeLegacyLayout(stateDir string) {
 func isDir(path string) bool {
 	st, err := os.Lstat(path)
 	return err == nil && st.IsDir()
+}
+
+// isRegular reports whether path is a regular file (not a link to one).
+func isRegular(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode().IsRegular()
 }
