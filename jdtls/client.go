@@ -111,8 +111,13 @@ type Client struct {
 	// noAST holds the versions whose text JDT LS failed to convert to an
 	// AST (see ErrNoAST); they are never published.
 	noAST map[int]bool
-	// sendMu orders didOpen/didChange/didClose with the version numbers.
-	sendMu sync.Mutex
+	// outQ holds the document notifications not yet written, in the order
+	// of their versions; writing is set while a goroutine drains it
+	// (enqueueLocked); lastOut is the last one queued (flush). Guarded by
+	// mu.
+	outQ    []*outMsg
+	writing bool
+	lastOut *outMsg
 }
 
 // Start spawns JDT LS, connects to it, and runs the LSP initialize handshake
@@ -266,6 +271,9 @@ func (c *Client) wrapErr(err error) error {
 func (c *Client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
+	}
+	if err := c.flush(ctx); err != nil {
+		return nil, err // a request never overtakes a queued document notification
 	}
 	raw, err := c.conn.CallRaw(ctx, method, params)
 	return raw, c.wrapErr(err)
