@@ -234,7 +234,9 @@ func (c *Client) Err() error {
 	}
 }
 
-// PID is the JDT LS process id.
+// PID is the id of the process started for JDT LS: its supervisor
+// (Command), whose only child is the java process. Killed with SIGKILL, it
+// takes JDT LS with it (JDT LS's parent-death signal).
 func (c *Client) PID() int { return c.cmd.Process.Pid }
 
 // Root is the project directory the server was started on.
@@ -318,9 +320,9 @@ func (c *Client) Shutdown(ctx context.Context) error {
 // short enough that a proxy stopping its engines is gone within 5 s.
 const ShutdownGrace = 3 * time.Second
 
-// kill ends the process without asking.
+// kill ends the process, and all it started, without asking (proc.Stop).
 func (c *Client) kill() {
-	_ = proc.KillGroup(c.cmd)
+	_ = proc.Stop(c.cmd)
 	_ = c.stdin.Close()
 }
 
