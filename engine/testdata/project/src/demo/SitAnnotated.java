@@ -25,6 +25,13 @@ class SitAnnotated {
         return t;
     }
 
+    <T> List<T> listOf(T t) {
+        List<T> l = new ArrayList<>();
+        l.add(/*^*/this.<T>id(t));
+        l.add(id(/*^*/this.<@N T>id(t)));
+        return /*^*/Collections.<T>singletonList(this.<T>id(t)).size() > 1 ? l : Collections.<@N T>emptyList();
+    }
+
     int run(Object o, SitAnnotated a, int[] arr) {
         String s = String.valueOf(/*^*/new @N Object());
         Object n = id(/*^*/new @N SitAnnotated.Inner());
@@ -32,13 +39,11 @@ class SitAnnotated {
         Object i = id(a./*^*/new @N Inner());
         List<String> l = id(/*^*/new @N ArrayList<@N String>());
         Object[] objs = id(/*^*/new @N Object @N [2]);
-        boolean b = id(/*^*/o instanceof @N String);
         String c = id((/*^*/@N String) o);
-        int x = arr[/*^*/id(o) instanceof String ? 1 : 0];
-        if (/*^*/id(o) instanceof String t && t.isEmpty()) {
-            return 0;
-        }
         List<String> e = id(/*^*/this.<@N String>id(null) == null ? Collections.<@N String>emptyList() : l);
+        int x = arr[/*^*/listOf(c).size()];
+        // Last: after an instanceof no simple name of the file is judged.
+        boolean b = id(/*^*/o instanceof @N String);
         return s.length() + x + e.size() + objs.length + (b ? 1 : 0) + c.length() + n.hashCode() + q.hashCode() + i.hashCode();
     }
 }
