@@ -156,7 +156,16 @@ var binaryOnly = map[string]bool{
 // scan runs the bracket classifier over code tokens toks (comments
 // removed), continuing from st. It returns the state after toks.
 func scan(st scanState, toks []javalex.Token) scanState {
-	for i, t := range toks {
+	return scanTo(st, toks, len(toks))
+}
+
+// scanTo is scan over toks[:n] whose lookahead ("case P(", "record R")
+// may see the tokens after n, as a scan of all of toks would: the state
+// before a lexWindow must be the one a scan of the whole prefix passes
+// through at the window's start.
+func scanTo(st scanState, toks []javalex.Token, n int) scanState {
+	for i := 0; i < n; i++ {
+		t := toks[i]
 		var prev javalex.Token
 		if i > 0 {
 			prev = toks[i-1]
@@ -673,6 +682,11 @@ func simplePosition(st *scanState, toks []javalex.Token, i int) (simpleMode, str
 		return simpleNone, "annotation arguments"
 	}
 	prev := toks[i-1]
+	if annotationEnd(toks, i-1) {
+		// "new @A Bar(", "foo(new Outer.@A Inner())", "List<@A String>":
+		// a type use that a type annotation precedes (JLS 9.7.4).
+		return simpleNone, "a type after an annotation"
+	}
 	if isKw(prev, "new") {
 		if i >= 2 && isOp(toks[i-2], ".") {
 			return simpleNone, "qualified instance creation (outer.new Inner)"
@@ -711,6 +725,9 @@ func simplePosition(st *scanState, toks []javalex.Token, i int) (simpleMode, str
 			return simpleEnd, "" // after if (...), for (...), or a cast
 		}
 	case javalex.Ident:
+		if st.inForPattern(toks) {
+			return simpleNone, "a record pattern in an enhanced for's header"
+		}
 		if top == frameCallParen || top == frameBracket {
 			return simpleNever, ""
 		}
@@ -727,6 +744,52 @@ func simplePosition(st *scanState, toks []javalex.Token, i int) (simpleMode, str
 		}
 	}
 	return simpleNone, "a declaration, label or position not known to be a reference"
+}
+
+// inForPattern reports whether the position may be inside a record pattern
+// that starts an enhanced for's header, "for (Point(var x, var y) : ps)"
+// (Java 20's preview, JEP 432), which scan classifies as a call's
+// arguments: a for header's "(" directly encloses a frameCallParen whose "("
+// follows only a (qualified, parameterized) type name, or the header began
+// before the scanned tokens.
+func (st *scanState) inForPattern(toks []javalex.Token) bool {
+	for k := 0; k+1 < len(st.frames); k++ {
+		ctrl, call := st.frames[k], st.frames[k+1]
+		if ctrl.kind != frameCtrlParen || call.kind != frameCallParen {
+			continue
+		}
+		if ctrl.open < 1 || call.open < 0 {
+			return true // not known
+		}
+		if !isKw(toks[ctrl.open-1], "for") {
+			continue
+		}
+		typeOnly := true
+		for _, t := range toks[ctrl.open+1 : call.open] {
+			if !(t.Kind == javalex.Ident || isOp(t, ".") || isOp(t, "<") || isOp(t, ">") ||
+				isOp(t, ">>") || isOp(t, ",") || isOp(t, "?") || isOp(t, "@") || t.Kind == javalex.Keyword) {
+				typeOnly = false
+				break
+			}
+		}
+		if typeOnly {
+			return true
+		}
+	}
+	return false
+}
+
+// annotationEnd reports whether toks[j] ends an annotation without
+// arguments: the last name of "@A" or "@a.b.A" (an annotation with
+// arguments ends at the ")" of a frameAnnoParen).
+func annotationEnd(toks []javalex.Token, j int) bool {
+	if j < 1 || toks[j].Kind != javalex.Ident {
+		return false
+	}
+	for j >= 2 && isOp(toks[j-1], ".") && toks[j-2].Kind == javalex.Ident {
+		j -= 2
+	}
+	return isOp(toks[j-1], "@")
 }
 
 // contextualWords are identifiers that act as keywords somewhere (JLS 3.9

@@ -70,6 +70,28 @@ func TestSimplePosition(t *testing.T) {
 		{"    if (o instanceof Point(int x, int y) whe", simpleNone},
 		{"    Runnable r = (Runnable) fooB", simpleEnd}, // after a cast: judged when it ends
 		{"    if (x) fooB", simpleEnd},
+		// a name after a type annotation's name: a type (JLS 9.7.4)
+		{"    g.greet(new @Deprecated Gre", simpleNone},
+		{"    g.greet(new @java.lang.Deprecated Gre", simpleNone},
+		{"    g.greet(new Outer.@Deprecated Inn", simpleNone},
+		{"    g.greet(o.new @Deprecated Inn", simpleNone},
+		{"    g.greet(new java.util.ArrayList<@Deprecated Str", simpleNone},
+		{"    a[new @Deprecated Gre", simpleNone},
+		{"    g.greet(java.util.Collections.<@Deprecated Str", simpleNone},
+		{"    g.greet(new @Deprecated(since = \"1\") @Deprecated Gre", simpleNone},
+		{"    g.greet(new @Deprecated Greeter() fooB", simpleNever}, // still a call's result
+		// a name that may still become instanceof after an operand
+		{"    g.greet(o i", simpleNone},
+		{"    g.greet(o instanc", simpleNone},
+		{"    a[i inst", simpleNone},
+		{"    if (g.greet() instanc", simpleNone},
+		{"    x = Math.max(a, b) ins", simpleNone},
+		{"    g.greet(o ix", simpleNever},
+		{"    x = Math.max(a, b) inx", simpleNever},
+		// Java 20's preview record pattern in an enhanced for
+		{"    for (Point(var fooB", simpleNone},
+		{"    for (Point(var x, Point(var fooB", simpleNone},
+		{"    for (int i = g.greet(a fooB", simpleNever},
 	}
 	for _, c := range cases {
 		ss, ok := simpleSiteAt(w, c.gen, false)
@@ -79,6 +101,19 @@ func TestSimplePosition(t *testing.T) {
 		}
 		if got != c.mode {
 			t.Errorf("simpleSiteAt(%q) = %v (%s), want %v", c.gen, got, ss.Why, c.mode)
+		}
+	}
+	// A prefix whose lexWindow starts right after "case": the record
+	// pattern's flag must survive the cut (scanTo's lookahead).
+	long := ctxPrefix + "    switch (o) {\n      case Point("
+	for k := 0; k < 20; k++ {
+		long += "Foo a" + string(rune('a'+k)) + ", "
+	}
+	long += "Foo z"
+	for _, extra := range []string{"", "(", "(("} {
+		wl := newLexWindow(long + extra)
+		if ss, ok := simpleSiteAt(wl, ", Bar fooB", false); ok && ss.Mode == simpleNever {
+			t.Errorf("record pattern cut by the lexWindow at %q: simpleSiteAt = never, want none", wl.Text[:8])
 		}
 	}
 	// Outside a method body: a class body's members are declarations.

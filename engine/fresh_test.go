@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -132,5 +134,65 @@ func TestMemberListRepeatsOnItsText(t *testing.T) {
 			t.Errorf("%s.: %d consistent answers with names, want at least 2 to compare", recv, agreeing)
 		}
 		ss.Close()
+	}
+}
+
+// TestCutShortNotificationResyncs: a request whose context ends between the
+// didClose and the didOpen with which setTextLocked replaces a fresh
+// document leaves the document closed in the server (the close is committed
+// whatever the context); the engine's record follows the client's
+// (resyncLocked), so the next compile check and the next decision open the
+// document again instead of failing on a document that is not open. The
+// same holds for a document the client has open while the record says no
+// request opened it yet.
+func TestCutShortNotificationResyncs(t *testing.T) {
+	eng, root := sharedJDT(t)
+	ctx := ctxT(t)
+	path := filepath.Join(root, "src/demo/Greeter.java")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := jdtls.FileURI(path)
+	if _, err := eng.CompileErrors(ctx, uri, string(b)); err != nil {
+		t.Fatal(err)
+	}
+	// The compile document is fresh: a new text closes and reopens it. A
+	// context that has ended lets the close through and refuses the open.
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	eng.mu.Lock()
+	err = eng.setTextLocked(ended, uri, string(b)+"\n// other text\n")
+	eng.mu.Unlock()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("setTextLocked with an ended context: %v", err)
+	}
+	if _, _, open := eng.client.Document(uri); open {
+		t.Fatal("the document is still open: the close was not committed (the test no longer reaches the half-done state)")
+	}
+	errs, err := eng.CompileErrors(ctx, uri, string(b))
+	if err != nil {
+		t.Fatalf("compile check after a cut-short reopen: %v", err)
+	}
+	if len(errs) != 0 {
+		t.Errorf("Greeter.java as it stands has errors %v", errs)
+	}
+	// A session whose record says pending while the client has the
+	// document open (a cut-short open committed behind it).
+	h, _ := hunkAt(t, root, "src/demo/Main.java", "names.add(g.getName());")
+	ss, err := eng.Open(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ss.Close()
+	if _, err := eng.client.Open(ctx, h.URI, h.Prefix+h.Suffix); err != nil {
+		t.Fatal(err)
+	}
+	out, err := ss.Check(ctx, ind+"names.add(g.", "getName")
+	if err != nil {
+		t.Fatalf("decision after a committed open the record missed: %v", err)
+	}
+	if out == Infeasible {
+		t.Error("g.getName pruned")
 	}
 }

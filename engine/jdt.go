@@ -107,7 +107,7 @@ type JDT struct {
 // fake that answers from canned lists.
 type peer interface {
 	Err() error
-	Change(uri, text string) (int, error)
+	Change(ctx context.Context, uri, text string) (int, error)
 	Completion(ctx context.Context, uri string, pos textpos.Position) (*jdtls.CompletionList, error)
 }
 
@@ -212,10 +212,10 @@ func (e *JDT) warmUp(ctx context.Context, root string) error {
 	if _, _, open := e.client.Document(uri); open {
 		return nil
 	}
-	if _, err := e.client.Open(uri, text); err != nil {
+	if _, err := e.client.Open(ctx, uri, text); err != nil && !errors.Is(err, jdtls.ErrInFlight) {
 		return nil
 	}
-	defer e.client.Close(uri)
+	defer e.client.Close(ctx, uri) //nolint:errcheck // committed even when ctx has ended
 	for _, after := range []string{"Obj", "\"\"."} {
 		rctx, cancel := context.WithTimeout(ctx, e.cfg.requestTimeout)
 		_, _ = e.client.Completion(rctx, uri, m.Position(len(b)+strings.Index(warmUpTail, after)+len(after)))
@@ -299,7 +299,11 @@ func (e *JDT) Open(ctx context.Context, h Hunk) (Session, error) {
 	if d == nil {
 		if _, _, open := e.client.Document(h.URI); open {
 			var err error
-			if d, _, err = e.openLocked(h.URI, h.Prefix+h.Suffix); err != nil {
+			if d, _, err = e.openLocked(ctx, h.URI, h.Prefix+h.Suffix); err != nil {
+				if d != nil { // committed all the same: give it back
+					d.sessions++
+					e.releaseLocked(h.URI, false)
+				}
 				return nil, err
 			}
 		} else {
@@ -323,35 +327,67 @@ func hunkID(h Hunk) string {
 }
 
 // openLocked makes uri's shadow document hold text, opening it if needed,
-// and returns its record and version. Called with e.mu held.
-func (e *JDT) openLocked(uri, text string) (*shadowDoc, int, error) {
+// and returns its record and version. Called with e.mu held. On an error
+// the record is brought in line with the client's (resyncLocked): a
+// notification that ctx cut short (jdtls.ErrInFlight) is committed, and
+// one refused before it was committed changed nothing; the record is then
+// returned with the error only when the document is open.
+func (e *JDT) openLocked(ctx context.Context, uri, text string) (*shadowDoc, int, error) {
 	if d := e.open[uri]; d != nil {
+		e.resyncLocked(uri)
+		var v int
+		var err error
 		if d.pending {
-			v, err := e.client.Open(uri, text)
-			if err != nil {
-				return nil, 0, err
-			}
-			d.pending, d.fresh = false, true
-			return d, v, nil
+			v, err = e.client.Open(ctx, uri, text)
+		} else {
+			v, err = e.client.Change(ctx, uri, text)
 		}
-		v, err := e.client.Change(uri, text)
-		return d, v, err
+		if err != nil {
+			e.resyncLocked(uri)
+			return nil, 0, err
+		}
+		if d.pending {
+			d.pending, d.fresh = false, true
+		}
+		return d, v, nil
 	}
 	d := &shadowDoc{}
 	var v int
 	var err error
 	if _, _, open := e.client.Document(uri); open {
 		d.borrowed = true
-		v, err = e.client.Change(uri, text)
+		v, err = e.client.Change(ctx, uri, text)
 	} else {
-		v, err = e.client.Open(uri, text)
+		v, err = e.client.Open(ctx, uri, text)
 		d.fresh = true
 	}
-	if err != nil {
-		return nil, 0, err
+	if err != nil && !errors.Is(err, jdtls.ErrInFlight) {
+		return nil, 0, err // nothing committed
 	}
 	e.open[uri] = d
-	return d, v, nil
+	return d, v, err
+}
+
+// resyncLocked brings uri's record in line with the client's view of the
+// document after a notification failed or was cut short by its context
+// (jdtls.ErrInFlight: committed all the same): a document this engine
+// opened that the client no longer has open becomes pending (the next
+// request opens it with its own text), and a pending one the client has
+// open becomes fresh. JDT LS receives what the client's record holds, in
+// order, before any later request (jdtls.Client.Open), so the record stays
+// the one truth about the server's text. Called with e.mu held.
+func (e *JDT) resyncLocked(uri string) {
+	d := e.open[uri]
+	if d == nil || d.borrowed || e.client == nil {
+		return
+	}
+	_, _, open := e.client.Document(uri)
+	switch {
+	case !open:
+		d.pending, d.fresh = true, false
+	case d.pending:
+		d.pending, d.fresh = false, true
+	}
 }
 
 // setTextLocked makes uri's shadow document hold text before a completion
@@ -360,25 +396,33 @@ func (e *JDT) openLocked(uri, text string) (*shadowDoc, int, error) {
 // opened again with text, so that the next answer cannot be for another
 // text (shadowDoc); otherwise a didChange (none when the text is the same).
 // A URI this engine does not track (a fake peer in tests) gets the change
-// through e.peer. Called with e.mu held; the error is the client's.
-func (e *JDT) setTextLocked(uri, text string) error {
+// through e.peer. Called with e.mu held; the error is the client's or ctx's
+// (the record is then resynchronised: resyncLocked).
+func (e *JDT) setTextLocked(ctx context.Context, uri, text string) error {
+	e.resyncLocked(uri)
 	d := e.open[uri]
 	switch {
 	case d == nil || d.borrowed || (!d.pending && !d.fresh):
-		_, err := e.peer.Change(uri, text)
+		_, err := e.peer.Change(ctx, uri, text)
+		if err != nil && d != nil {
+			e.resyncLocked(uri)
+		}
 		return err
 	case d.pending:
-		_, _, err := e.openLocked(uri, text)
+		_, _, err := e.openLocked(ctx, uri, text)
 		return err
 	}
 	if cur, _, _ := e.client.Document(uri); cur == text {
 		return nil
 	}
-	if err := e.client.Close(uri); err != nil {
-		return err
+	err := e.client.Close(ctx, uri)
+	if err == nil || errors.Is(err, jdtls.ErrInFlight) {
+		e.reopened++
+		_, err = e.client.Open(ctx, uri, text)
 	}
-	e.reopened++
-	_, err := e.client.Open(uri, text)
+	if err != nil {
+		e.resyncLocked(uri)
+	}
 	return err
 }
 
@@ -405,8 +449,28 @@ func (e *JDT) releaseLocked(uri string, compile bool) {
 	if d.sessions == 0 && !d.compile {
 		delete(e.open, uri)
 		if !d.borrowed && !d.pending {
-			_ = e.client.Close(uri)
+			// Committed at once; the write is not waited for (noWait).
+			_ = e.client.Close(noWait, uri)
 		}
+	}
+}
+
+// noWait is a context that has ended: jdtls.Client.Close commits a close
+// and queues its notification without waiting for the write.
+var noWait = func() context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	return ctx
+}()
+
+// tryLock takes the mutex when it is free, without waiting.
+func (m *ctxMutex) tryLock() bool {
+	m.init()
+	select {
+	case m.ch <- struct{}{}:
+		return true
+	default:
+		return false
 	}
 }
 
@@ -477,11 +541,13 @@ func (e *JDT) CompileErrors(ctx context.Context, uri, text string) ([]CompileErr
 			e.releaseLocked(other, true)
 		}
 	}
-	d, version, err := e.openLocked(uri, text)
+	d, version, err := e.openLocked(ctx, uri, text)
+	if d != nil {
+		d.compile = true // committed (even when cut short): released by the next CompileErrors or Close
+	}
 	if err != nil {
 		return nil, err
 	}
-	d.compile = true
 	// JDT LS publishes a change's diagnostics after two debounced jobs (400
 	// ms, then 400-2000 ms, adaptive: about 3 s per check measured under
 	// load); java.project.refreshDiagnostics reconciles and publishes the

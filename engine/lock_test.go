@@ -89,3 +89,44 @@ func TestCtxMutex(t *testing.T) {
 	}()
 	m.Unlock()
 }
+
+// TestSessionCloseDoesNotWaitForEngine: a session closed while another
+// request holds the engine (a compile check waits up to CompileTimeout)
+// returns at once; its document is released once the engine is free.
+func TestSessionCloseDoesNotWaitForEngine(t *testing.T) {
+	f := newFakePeer()
+	s := fakeSession(t, f)
+	e := s.e
+	e.mu.Lock()
+	e.open[s.h.URI] = &shadowDoc{sessions: 1, pending: true}
+	done := make(chan struct{})
+	go func() { s.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		e.mu.Unlock()
+		t.Fatal("Session.Close waits for the engine held by another request")
+	}
+	if _, ok := e.open[s.h.URI]; !ok {
+		t.Fatal("the document was released without the engine's lock")
+	}
+	e.mu.Unlock()
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		e.mu.Lock()
+		_, open := e.open[s.h.URI]
+		e.mu.Unlock()
+		if !open {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the closed session's document was never released once the engine was free")
+		}
+	}
+	// Free engine: released at once.
+	s2 := fakeSession(t, f)
+	s2.e.open[s2.h.URI] = &shadowDoc{sessions: 1, pending: true}
+	s2.Close()
+	if _, ok := s2.e.open[s2.h.URI]; ok {
+		t.Error("Session.Close on a free engine did not release its document at once")
+	}
+}

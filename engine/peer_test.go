@@ -46,7 +46,7 @@ type fakePeer struct {
 
 func (f *fakePeer) Err() error { return nil }
 
-func (f *fakePeer) Change(uri, text string) (int, error) {
+func (f *fakePeer) Change(ctx context.Context, uri, text string) (int, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.text = text

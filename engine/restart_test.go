@@ -99,3 +99,159 @@ func must(s string, err error) string {
 	}
 	return s
 }
+
+// TestRemoveLegacyLayout: runDir removes the <state>/config and <state>/data
+// folders that versions before per-run folders kept in the state directory
+// (the exact layout: config.ini in config, .metadata in data), keeps other
+// entries and look-alikes, and keeps a legacy workspace whose lock another
+// open file holds (an older binary's JDT LS still running on it).
+func TestRemoveLegacyLayout(t *testing.T) {
+	write := func(path string) {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	exists := func(path string) bool {
+		_, err := os.Lstat(path)
+		return err == nil
+	}
+	// The legacy layout goes; a run folder of a live process and other
+	// files stay.
+	state := t.TempDir()
+	write(filepath.Join(state, "config", "config.ini"))
+	write(filepath.Join(state, "config", "org.eclipse.osgi", "x"))
+	write(filepath.Join(state, "data", ".metadata", ".lock"))
+	write(filepath.Join(state, "data", "jdt.ls-java-project", "x"))
+	write(filepath.Join(state, "run-1-1", "keep"))
+	write(filepath.Join(state, "notes.txt"))
+	run := must(runDir(state))
+	for path, want := range map[string]bool{"config": false, "data": false, "run-1-1/keep": true,
+		"notes.txt": true, filepath.Base(run): true} {
+		if got := exists(filepath.Join(state, path)); got != want {
+			t.Errorf("after runDir: %s exists = %v, want %v", path, got, want)
+		}
+	}
+	// Look-alikes stay: a config without config.ini, a data without
+	// .metadata, a link named config.
+	other := t.TempDir()
+	write(filepath.Join(other, "config", "mine.txt"))
+	write(filepath.Join(other, "data", "mine.txt"))
+	target := t.TempDir()
+	write(filepath.Join(target, "config.ini"))
+	if err := os.Symlink(target, filepath.Join(other, "cfglink")); err != nil {
+		t.Fatal(err)
+	}
+	must(runDir(other))
+	for _, path := range []string{"config/mine.txt", "data/mine.txt", "cfglink"} {
+		if !exists(filepath.Join(other, path)) {
+			t.Errorf("look-alike %s was removed", path)
+		}
+	}
+	// A legacy layout a process holds a lock in stays whole: the
+	// workspace lock, or a storage manager's lock in the configuration
+	// (what JDT LS 1.20 holds while it runs).
+	for _, lockRel := range []string{"data/.metadata/.lock", "config/org.eclipse.core.runtime/.manager/.tmp3.instance"} {
+		locked := t.TempDir()
+		write(filepath.Join(locked, "config", "config.ini"))
+		write(filepath.Join(locked, "data", ".metadata", "version.ini"))
+		lockFile := filepath.Join(locked, lockRel)
+		write(lockFile)
+		f, err := os.OpenFile(lockFile, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := lockWhole(f); err != nil {
+			t.Fatal(err)
+		}
+		must(runDir(locked))
+		f.Close()
+		for _, path := range []string{"config/config.ini", "data/.metadata/version.ini", lockRel} {
+			if !exists(filepath.Join(locked, path)) {
+				t.Errorf("legacy layout locked at %s: %s was removed", lockRel, path)
+			}
+		}
+	}
+}
+
+// TestConcurrentStartsShareNoFolder: two starts at once on one state
+// directory (two repair commands on one project: another pid, or two
+// engines of one process) get different run folders, and JDT LS's command
+// line puts its configuration copy and its workspace data inside its own
+// run folder, never in the state directory itself, so that no folder JDT
+// LS writes is shared between runs.
+func TestConcurrentStartsShareNoFolder(t *testing.T) {
+	home := t.TempDir()
+	for _, f := range []string{"plugins/org.eclipse.equinox.launcher_1.0.0.jar", "config_linux/config.ini"} {
+		p := filepath.Join(home, f)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := jdtls.JavaBinary(); err != nil {
+		t.Skip(err) // jdtls.Command needs a java to name
+	}
+	state := t.TempDir()
+	const n = 8
+	type start struct{ run, cfg, data string }
+	got := make(chan start, n)
+	errs := make(chan error, n)
+	for i := 0; i < n; i++ {
+		go func() {
+			run, err := runDir(state)
+			if err != nil {
+				errs <- err
+				return
+			}
+			cmd, err := jdtls.Command(home, run, 0)
+			if err != nil {
+				errs <- err
+				return
+			}
+			var s start
+			s.run = run
+			for k, a := range cmd.Args {
+				switch a {
+				case "-configuration":
+					s.cfg = cmd.Args[k+1]
+				case "-data":
+					s.data = cmd.Args[k+1]
+				}
+			}
+			got <- s
+		}()
+	}
+	seen := map[string]bool{}
+	for i := 0; i < n; i++ {
+		select {
+		case err := <-errs:
+			t.Fatal(err)
+		case s := <-got:
+			for _, d := range []string{s.run, s.cfg, s.data} {
+				if seen[d] {
+					t.Errorf("folder %s used by two starts", d)
+				}
+				seen[d] = true
+			}
+			for _, d := range []string{s.cfg, s.data} {
+				if filepath.Dir(d) != s.run {
+					t.Errorf("%s is not in its run folder %s", d, s.run)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(s.cfg, "config.ini")); err != nil {
+				t.Errorf("configuration copy of %s: %v", s.run, err)
+			}
+		}
+	}
+	for _, shared := range []string{"config", "data"} {
+		if _, err := os.Stat(filepath.Join(state, shared)); err == nil {
+			t.Errorf("%s/%s exists: a folder shared by every run", state, shared)
+		}
+	}
+}

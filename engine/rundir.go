@@ -28,6 +28,7 @@ func runDir(stateDir string) (string, error) {
 		return "", err
 	}
 	removeStaleRuns(stateDir)
+	removeLegacyLayout(stateDir)
 	dir := filepath.Join(stateDir, fmt.Sprintf("run-%d-%d", os.Getpid(), runSeq.Add(1)))
 	if err := os.RemoveAll(dir); err != nil {
 		return "", err
@@ -62,4 +63,41 @@ func removeStaleRuns(stateDir string) {
 			_ = os.RemoveAll(filepath.Join(stateDir, e.Name()))
 		}
 	}
+}
+
+// removeLegacyLayout removes the configuration and workspace folders that
+// versions before per-run folders (b0ccd2d) kept directly in stateDir,
+// <stateDir>/config and <stateDir>/data, which no version reads any more:
+// a JDT LS install's configuration copy takes a few MB and the workspace
+// data an index of the project and the JDK, tens of MB. Only that exact
+// layout goes: config when it holds Equinox's config.ini, data when it
+// holds Eclipse's workspace metadata (.metadata), and neither while a
+// process holds a lock in them (legacyInUse: a JDT LS of an older binary
+// still running on them). Errors are ignored: a folder left behind only
+// takes space.
+func removeLegacyLayout(stateDir string) {
+	cfg, data := filepath.Join(stateDir, "config"), filepath.Join(stateDir, "data")
+	oldCfg := isDir(cfg) && isRegular(filepath.Join(cfg, "config.ini"))
+	oldData := isDir(data) && isDir(filepath.Join(data, ".metadata"))
+	if !oldCfg && !oldData || legacyInUse(cfg, data) {
+		return
+	}
+	if oldCfg {
+		_ = os.RemoveAll(cfg)
+	}
+	if oldData {
+		_ = os.RemoveAll(data)
+	}
+}
+
+// isDir reports whether path is a directory itself (not a link to one).
+func isDir(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.IsDir()
+}
+
+// isRegular reports whether path is a regular file (not a link to one).
+func isRegular(path string) bool {
+	st, err := os.Lstat(path)
+	return err == nil && st.Mode().IsRegular()
 }

@@ -95,6 +95,14 @@ func (s *jdtSession) Stats() Stats {
 // Close releases the shadow document. With $REPILOT_ENGINE_STATS set it
 // first prints the session's Stats to stderr (for bench repair's
 // breakdown of JDT LS requests by kind; bench/README.md).
+//
+// It never waits: a cancelled request closes its session at once even
+// while another request holds the engine (a compile check waits up to
+// CompileTimeout); the release then runs in the background once the engine
+// is free. Until then the document stays open in the shadow server, which
+// nothing can observe: a session opened meanwhile on the same URI counts
+// as one more user, and the count is the same in either order. The
+// didClose itself is queued without waiting for the write (releaseLocked).
 func (s *jdtSession) Close() error {
 	if s.closed.Swap(true) {
 		return nil
@@ -102,9 +110,16 @@ func (s *jdtSession) Close() error {
 	if os.Getenv("REPILOT_ENGINE_STATS") != "" {
 		fmt.Fprintln(os.Stderr, "engine stats:", s.Stats())
 	}
-	s.e.mu.Lock()
-	defer s.e.mu.Unlock()
-	s.e.releaseLocked(s.h.URI, false)
+	if s.e.mu.tryLock() {
+		s.e.releaseLocked(s.h.URI, false)
+		s.e.mu.Unlock()
+		return nil
+	}
+	go func() {
+		s.e.mu.Lock()
+		defer s.e.mu.Unlock()
+		s.e.releaseLocked(s.h.URI, false)
+	}()
 	return nil
 }
 
@@ -780,7 +795,7 @@ func (s *jdtSession) requestError(ctx context.Context, err error) error {
 
 // complete sets the document text and asks for completions; e.mu is held.
 func (s *jdtSession) complete(ctx context.Context, text string, pos textpos.Position) (*jdtls.CompletionList, error) {
-	if err := s.e.setTextLocked(s.h.URI, text); err != nil {
+	if err := s.e.setTextLocked(ctx, s.h.URI, text); err != nil {
 		return nil, err
 	}
 	rctx, cancel := context.WithTimeout(ctx, s.e.cfg.requestTimeout)

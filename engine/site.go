@@ -40,7 +40,8 @@ func newLexWindow(prefix string) lexWindow {
 	if len(toks) > windowTokens {
 		k := len(toks) - windowTokens
 		anchor = toks[k].Start
-		pre = scan(scanState{}, codeTokens(toks[:k]))
+		code := codeTokens(toks)
+		pre = scanTo(scanState{}, code, len(codeTokens(toks[:k])))
 		pre.lambdaTyped = lambdaTypedNames(codeTokens(toks[:k]), lambdaTypedSet{})
 		for i := range pre.frames {
 			pre.frames[i].open = -1
@@ -164,6 +165,11 @@ func simpleSiteAt(w lexWindow, generated string, ended bool) (simpleSite, bool) 
 	mode, why := simplePosition(&st, toks, n-1)
 	if mode != simpleNone && st.typeDecl {
 		mode, why = simpleNone, "in a type declaration's header"
+	}
+	if mode == simpleNever && !ended && strings.HasPrefix("instanceof", id.Text) {
+		// "foo(o inst", "if (f() inst": the name may still become the
+		// keyword instanceof, which follows an operand (JLS 15.20.2).
+		mode, why = simpleNone, "may still become instanceof"
 	}
 	ss := simpleSite{Mode: mode, Why: why, IdentStart: w.Anchor + id.Start, Ident: id.Text, CtrlParen: st.top() == frameCtrlParen}
 	if mode == simpleNewType {

@@ -111,8 +111,13 @@ type Client struct {
 	// noAST holds the versions whose text JDT LS failed to convert to an
 	// AST (see ErrNoAST); they are never published.
 	noAST map[int]bool
-	// sendMu orders didOpen/didChange/didClose with the version numbers.
-	sendMu sync.Mutex
+	// outQ holds the document notifications not yet written, in the order
+	// of their versions; writing is set while a goroutine drains it
+	// (enqueueLocked); lastOut is the last one queued (flush). Guarded by
+	// mu.
+	outQ    []*outMsg
+	writing bool
+	lastOut *outMsg
 }
 
 // Start spawns JDT LS, connects to it, and runs the LSP initialize handshake
@@ -229,7 +234,9 @@ func (c *Client) Err() error {
 	}
 }
 
-// PID is the JDT LS process id.
+// PID is the id of the process started for JDT LS: its supervisor
+// (Command), whose only child is the java process. Killed with SIGKILL, it
+// takes JDT LS with it (JDT LS's parent-death signal).
 func (c *Client) PID() int { return c.cmd.Process.Pid }
 
 // Root is the project directory the server was started on.
@@ -266,6 +273,9 @@ func (c *Client) wrapErr(err error) error {
 func (c *Client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
+	}
+	if err := c.flush(ctx); err != nil {
+		return nil, err // a request never overtakes a queued document notification
 	}
 	raw, err := c.conn.CallRaw(ctx, method, params)
 	return raw, c.wrapErr(err)
@@ -310,9 +320,9 @@ func (c *Client) Shutdown(ctx context.Context) error {
 // short enough that a proxy stopping its engines is gone within 5 s.
 const ShutdownGrace = 3 * time.Second
 
-// kill ends the process without asking.
+// kill ends the process, and all it started, without asking (proc.Stop).
 func (c *Client) kill() {
-	_ = proc.KillGroup(c.cmd)
+	_ = proc.Stop(c.cmd)
 	_ = c.stdin.Close()
 }
 

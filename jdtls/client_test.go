@@ -69,13 +69,13 @@ func TestRealServer(t *testing.T) {
 		t.Error("JDT LS did not register completion dynamically")
 	}
 	uri := FileURI(mainPath)
-	if _, err := c.Open(uri, mainText); err != nil {
+	if _, err := c.Open(context.Background(), uri, mainText); err != nil {
 		t.Fatal(err)
 	}
 
 	t.Run("completion", func(t *testing.T) {
 		text := strings.Replace(mainText, "System.out.println(g.greet());", "g.", 1)
-		if _, err := c.Change(uri, text); err != nil {
+		if _, err := c.Change(context.Background(), uri, text); err != nil {
 			t.Fatal(err)
 		}
 		pos := textpos.New(text).Position(strings.Index(text, "g.\n") + 2)
@@ -104,15 +104,15 @@ func TestRealServer(t *testing.T) {
 		broken := strings.Replace(mainText, "g.greet()", "g.gret()", 1)
 		// Rapid changes: publishes for the older texts may arrive late.
 		for i := 0; i < 3; i++ {
-			if _, err := c.Change(uri, broken+strings.Repeat(" ", i)); err != nil {
+			if _, err := c.Change(context.Background(), uri, broken+strings.Repeat(" ", i)); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := c.Change(uri, mainText+strings.Repeat(" ", i)); err != nil {
+			if _, err := c.Change(context.Background(), uri, mainText+strings.Repeat(" ", i)); err != nil {
 				t.Fatal(err)
 			}
 		}
 		for i, text := range []string{broken, mainText, broken} {
-			v, err := c.Change(uri, text)
+			v, err := c.Change(context.Background(), uri, text)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -183,7 +183,7 @@ func TestProcessDeath(t *testing.T) {
 	}
 	defer c.Kill()
 	uri := FileURI(mainPath)
-	v, err := c.Open(uri, mainText)
+	v, err := c.Open(context.Background(), uri, mainText)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -219,7 +219,7 @@ func TestProcessDeath(t *testing.T) {
 	if err := <-wait; !errors.Is(err, ErrExited) && err != nil {
 		t.Errorf("WaitReady: %v", err)
 	}
-	if _, err := c.Change(uri, "x"); !errors.Is(err, ErrExited) {
+	if _, err := c.Change(context.Background(), uri, "x"); !errors.Is(err, ErrExited) {
 		t.Errorf("Change after death: %v", err)
 	}
 	if _, err := c.Diagnostics(ctx, uri, v); !errors.Is(err, ErrExited) {

@@ -70,12 +70,12 @@ func TestDiagnosticsMatchVersions(t *testing.T) {
 		t.Cleanup(cancel)
 		return ctx
 	}
-	v1, _ := c.Open(uri, "class A { broken }\n")
-	v2, _ := c.Change(uri, "class A {}\n")
+	v1, _ := c.Open(context.Background(), uri, "class A { broken }\n")
+	v2, _ := c.Change(context.Background(), uri, "class A {}\n")
 	if v2 <= v1 {
 		t.Fatalf("versions %d then %d", v1, v2)
 	}
-	if v, _ := c.Change(uri, "class A {}\n"); v != v2 {
+	if v, _ := c.Change(context.Background(), uri, "class A {}\n"); v != v2 {
 		t.Errorf("unchanged text got a new version %d", v)
 	}
 	publish(t, c, uri, v1, "stale error of v1") // a late publish of the old text
@@ -96,8 +96,8 @@ func TestDiagnosticsMatchVersions(t *testing.T) {
 	}
 	// Closed and reopened: the server's unmarked publish of the file on disk
 	// is not the new text's.
-	c.Close(uri)
-	v3, _ := c.Open(uri, "class A { x }\n")
+	c.Close(context.Background(), uri)
+	v3, _ := c.Open(context.Background(), uri, "class A { x }\n")
 	publish(t, c, uri, -1, "")
 	if _, err := c.Diagnostics(quick(), uri, v3); err == nil {
 		t.Error("took an unmarked publish after markers were seen")
@@ -107,7 +107,7 @@ func TestDiagnosticsMatchVersions(t *testing.T) {
 		t.Errorf("v3: %+v %v", ds, err)
 	}
 	// A text that swallows the marker falls back to the quiet period.
-	v4, _ := c.Change(uri, "class A { String s = \"\"\"\n")
+	v4, _ := c.Change(context.Background(), uri, "class A { String s = \"\"\"\n")
 	publish(t, c, uri, -1, "unterminated text block")
 	ctx, cancel := context.WithTimeout(context.Background(), DiagnosticsQuiet+2*time.Second)
 	defer cancel()
@@ -125,7 +125,7 @@ func TestDiagnosticsMatchVersions(t *testing.T) {
 func TestDiagnosticsNoAST(t *testing.T) {
 	c := offlineClient(t)
 	const uri = "file:///p/A.java"
-	v1, _ := c.Open(uri, "class A { void f() { public boolean g(a.b() > c) {} } }\n")
+	v1, _ := c.Open(context.Background(), uri, "class A { void f() { public boolean g(a.b() > c) {} } }\n")
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	errc := make(chan error, 1)
@@ -150,7 +150,7 @@ func TestDiagnosticsNoAST(t *testing.T) {
 	if err := <-errc; !errors.Is(err, ErrNoAST) {
 		t.Fatalf("Diagnostics = %v, want ErrNoAST", err)
 	}
-	v2, _ := c.Change(uri, "class A {}\n")
+	v2, _ := c.Change(context.Background(), uri, "class A {}\n")
 	publish(t, c, uri, v2, "")
 	if ds, err := c.Diagnostics(ctx, uri, v2); err != nil || len(ds) != 0 {
 		t.Fatalf("next version: %v %v", ds, err)
@@ -169,7 +169,7 @@ func TestDiagnosticsURISpelling(t *testing.T) {
 	} {
 		c := offlineClient(t)
 		ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
-		v, err := c.Open(tc.opened, "class A { x }\n")
+		v, err := c.Open(context.Background(), tc.opened, "class A { x }\n")
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,10 +1,13 @@
 // documents.go keeps the documents the client opens in full-text sync
-// (didOpen, didChange, didClose) with versions unique per client, and converts
-// between file paths and file:// URIs.
+// (didOpen, didChange, didClose) with versions unique per client, writes
+// those notifications in order from a queue that a cancelled caller can
+// leave (enqueueLocked), and converts between file paths and file:// URIs.
 
 package jdtls
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -18,15 +21,32 @@ type docState struct {
 	seqAt   int64  // diagState.seq when this version was sent
 }
 
+// ErrInFlight says that a document notification was committed (the
+// client's record of the document, Document, already holds it, and it will
+// be written in order before any later request) but that the call returned
+// before it was written, because its context ended. The error also wraps
+// the context's error.
+var ErrInFlight = errors.New("jdtls: document notification queued, not yet written")
+
 // Open sends textDocument/didOpen for uri with text (languageId "java") and
 // returns the version sent. Opening an open document is an error. Versions
 // are unique across all documents of the client and increase.
 //
 // The server receives text plus a last comment line "// TODO repilot-sync
 // <version>" (see syncMarker); offsets and lines of text are unchanged by it.
-func (c *Client) Open(uri, text string) (int, error) {
-	c.sendMu.Lock()
-	defer c.sendMu.Unlock()
+//
+// A ctx that has ended before the call commits nothing and returns its
+// error. Otherwise the notification is committed and queued (sendQueue);
+// when ctx ends before it has been written, Open returns the version and an
+// error wrapping ErrInFlight and ctx's error: the document is open
+// (Document says so) and the server gets the notification before any later
+// request. A server that does not read its input (JDT LS stops reading
+// while a notification handler waits for a workspace lock) cannot hold the
+// caller past ctx.
+func (c *Client) Open(ctx context.Context, uri, text string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	if err := c.Err(); err != nil {
 		return 0, err
 	}
@@ -39,21 +59,24 @@ func (c *Client) Open(uri, text string) (int, error) {
 	v := c.lastVersion
 	d := &docState{version: v, text: text, seqAt: c.diagSeqLocked(uri)}
 	c.docs[uri] = d
-	c.mu.Unlock()
-	err := c.conn.Notify("textDocument/didOpen", protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
+	m := c.enqueueLocked("textDocument/didOpen", protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
 		URI: protocol.DocumentURI(uri), LanguageID: protocol.JavaLanguage, Version: int32(v), Text: withMarker(text, v),
 	}})
-	return v, c.wrapErr(err)
+	c.mu.Unlock()
+	return v, c.awaitWritten(ctx, m)
 }
 
 // Change replaces the whole text of an open document (full-text
 // textDocument/didChange, LSP 3.17 "TextDocumentContentChangeEvent" without a
 // range) and returns its new version. When text equals the current text
 // nothing is sent and the current version is returned. As with Open, the
-// server receives text plus the sync-marker line for the new version.
-func (c *Client) Change(uri, text string) (int, error) {
-	c.sendMu.Lock()
-	defer c.sendMu.Unlock()
+// server receives text plus the sync-marker line for the new version, and
+// ctx bounds the wait in the same way (ErrInFlight: the change is
+// committed).
+func (c *Client) Change(ctx context.Context, uri, text string) (int, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	if err := c.Err(); err != nil {
 		return 0, err
 	}
@@ -80,15 +103,91 @@ func (c *Client) Change(uri, text string) (int, error) {
 			}
 		}
 	}
-	c.mu.Unlock()
-	err := c.conn.Notify("textDocument/didChange", didChangeFull{
+	m := c.enqueueLocked("textDocument/didChange", didChangeFull{
 		TextDocument: protocol.VersionedTextDocumentIdentifier{
 			TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: protocol.DocumentURI(uri)},
 			Version:                int32(v),
 		},
 		ContentChanges: []fullText{{Text: withMarker(text, v)}},
 	})
-	return v, c.wrapErr(err)
+	c.mu.Unlock()
+	return v, c.awaitWritten(ctx, m)
+}
+
+// outMsg is a document notification in the send queue.
+type outMsg struct {
+	method string
+	params any
+	err    error         // the write's error; read after done
+	done   chan struct{} // closed once written, or once the write failed
+}
+
+// enqueueLocked appends a document notification to the send queue and
+// makes sure a writer drains it. Called with c.mu held, in the critical
+// section that changed the document's record, so that notifications are
+// written in the order of the records (and their versions).
+//
+// The send queue: document notifications are written by one goroutine at a
+// time, in order, so that a caller whose context ends can return while the
+// write waits for the server to read, without leaving the server's view of
+// a document different from the client's record; call waits for the queue
+// (flush) before it sends a request, so that no request overtakes a
+// notification committed before it.
+func (c *Client) enqueueLocked(method string, params any) *outMsg {
+	m := &outMsg{method: method, params: params, done: make(chan struct{})}
+	c.outQ = append(c.outQ, m)
+	c.lastOut = m
+	if !c.writing {
+		c.writing = true
+		go c.writeQueue()
+	}
+	return m
+}
+
+// writeQueue writes the queued notifications in order until the queue is
+// empty.
+func (c *Client) writeQueue() {
+	for {
+		c.mu.Lock()
+		if len(c.outQ) == 0 {
+			c.writing = false
+			c.mu.Unlock()
+			return
+		}
+		m := c.outQ[0]
+		c.outQ[0] = nil
+		c.outQ = c.outQ[1:]
+		c.mu.Unlock()
+		m.err = c.conn.Notify(m.method, m.params)
+		close(m.done)
+	}
+}
+
+// awaitWritten waits until m is written or ctx ends (ErrInFlight).
+func (c *Client) awaitWritten(ctx context.Context, m *outMsg) error {
+	select {
+	case <-m.done:
+		return c.wrapErr(m.err)
+	case <-ctx.Done():
+		return fmt.Errorf("%w: %w", ErrInFlight, ctx.Err())
+	}
+}
+
+// flush waits until every document notification queued before it has been
+// written (or failed), or ctx ends (its error).
+func (c *Client) flush(ctx context.Context) error {
+	c.mu.Lock()
+	m := c.lastOut
+	c.mu.Unlock()
+	if m == nil {
+		return nil
+	}
+	select {
+	case <-m.done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
 }
 
 // didChangeFull is DidChangeTextDocumentParams with full-text changes only.
@@ -107,21 +206,24 @@ type fullText struct {
 }
 
 // Close sends textDocument/didClose. Closing a document that is not open is a
-// no-op.
-func (c *Client) Close(uri string) error {
-	c.sendMu.Lock()
-	defer c.sendMu.Unlock()
+// no-op. The close is committed even when ctx has already ended (a caller
+// that stops must still be able to give its document back): the record is
+// dropped at once and the notification queued; ctx bounds only the wait for
+// the write (ErrInFlight, as with Open).
+func (c *Client) Close(ctx context.Context, uri string) error {
 	c.mu.Lock()
 	_, ok := c.docs[uri]
 	delete(c.docs, uri)
 	delete(c.diags, diagKey(uri))
-	c.mu.Unlock()
 	if !ok || c.Err() != nil {
+		c.mu.Unlock()
 		return nil
 	}
-	return c.wrapErr(c.conn.Notify("textDocument/didClose", protocol.DidCloseTextDocumentParams{
+	m := c.enqueueLocked("textDocument/didClose", protocol.DidCloseTextDocumentParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: protocol.DocumentURI(uri)},
-	}))
+	})
+	c.mu.Unlock()
+	return c.awaitWritten(ctx, m)
 }
 
 // Document returns the text and version of an open document.

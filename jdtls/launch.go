@@ -77,8 +77,11 @@ func JavaBinary() (string, error) {
 // Command returns the command that starts JDT LS from home with its
 // configuration and workspace data under stateDir (created; config_linux is
 // copied there because JDT LS writes into its configuration directory).
-// heapMB bounds the Java heap (-Xmx); 0 means 1024. The command is tied to
-// the caller's life (proc.Tie): kill it with proc.KillGroup.
+// heapMB bounds the Java heap (-Xmx); 0 means 1024. The command runs under
+// a supervisor (proc.Supervise): JDT LS and every process it starts, also
+// one that leaves its process group (Gradle's daemon calls setsid), end
+// with the caller however it ends, even by SIGKILL; stop it with proc.Stop.
+// The command's process is the supervisor's, its exit status JDT LS's.
 func Command(home, stateDir string, heapMB int) (*exec.Cmd, error) {
 	jar, err := launcherJar(home)
 	if err != nil {
@@ -116,6 +119,9 @@ func Command(home, stateDir string, heapMB int) (*exec.Cmd, error) {
 		"--add-opens", "java.base/java.util=ALL-UNNAMED",
 		"--add-opens", "java.base/java.lang=ALL-UNNAMED",
 		"-jar", jar, "-configuration", cfg, "-data", data)
-	proc.Tie(cmd)
+	proc.Supervise(cmd)
+	if cmd.Err != nil {
+		return nil, cmd.Err
+	}
 	return cmd, nil
 }

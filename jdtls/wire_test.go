@@ -134,15 +134,15 @@ func TestWireInitialize(t *testing.T) {
 func TestWireDocuments(t *testing.T) {
 	c, buf := capturingClient(t, Options{Root: "/p"})
 	const uri = "file:///p/A.java"
-	v1, err := c.Open(uri, "class A {}")
+	v1, err := c.Open(context.Background(), uri, "class A {}")
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2, err := c.Change(uri, "")
+	v2, err := c.Change(context.Background(), uri, "")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Close(uri); err != nil {
+	if err := c.Close(context.Background(), uri); err != nil {
 		t.Fatal(err)
 	}
 	if v1 != 1 || v2 != 2 {

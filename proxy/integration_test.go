@@ -360,8 +360,10 @@ func TestRealJDTLS(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), "JDT LS exited unexpectedly") || !strings.Contains(err.Error(), "textDocument/hover") {
 			t.Fatalf("hover in flight at the crash: %v", err)
 		}
+		// The kill is proc.Stop: SIGTERM to JDT LS's supervisor, which
+		// kills JDT LS and all below it and exits by that SIGTERM.
 		proxied.waitNote("showMessage", 10*time.Second, func(m *jsonrpc.Message) bool {
-			return m.Method == "window/showMessage" && strings.Contains(string(m.Params), "JDT LS exited unexpectedly (signal: killed); restarting")
+			return m.Method == "window/showMessage" && strings.Contains(string(m.Params), "JDT LS exited unexpectedly (signal: terminated); restarting")
 		})
 		// Hover works again on the re-opened document (line 13 now: the edit added one).
 		deadline := time.Now().Add(120 * time.Second)

@@ -30,7 +30,7 @@ type Backend struct {
 	// Wait blocks until the process has exited and returns why (nil for
 	// exit status 0). It is called once, after Stdout has ended.
 	Wait func() error
-	// Kill ends the process at once.
+	// Kill ends the process, and what it started, at once.
 	Kill func() error
 }
 
@@ -64,7 +64,7 @@ func JDTLSLauncher(home string, heapMB int, logw io.Writer) Launcher {
 		if err := cmd.Start(); err != nil {
 			return nil, fmt.Errorf("starting %s: %w", cmd.Path, err)
 		}
-		return &Backend{Stdin: stdin, Stdout: stdout, Wait: cmd.Wait, Kill: func() error { return proc.KillGroup(cmd) }}, nil
+		return &Backend{Stdin: stdin, Stdout: stdout, Wait: cmd.Wait, Kill: func() error { return proc.Stop(cmd) }}, nil
 	}
 }
 

@@ -40,6 +40,9 @@ func Supervise(cmd *exec.Cmd) {}
 // Terminate kills cmd's process outside Linux.
 func Terminate(cmd *exec.Cmd) error { return KillGroup(cmd) }
 
+// Stop kills cmd's process group outside Linux.
+func Stop(cmd *exec.Cmd) error { return KillGroup(cmd) }
+
 // Descendants returns nil outside Linux, which has no /proc to read.
 func Descendants(pid int) []int { return nil }
 

@@ -93,6 +93,21 @@ func Terminate(cmd *exec.Cmd) error {
 	return err
 }
 
+// Stop ends a command started after Supervise and everything below it:
+// SIGTERM to the supervisor (Terminate), which kills the command and its
+// tree, reaps them and exits; should the supervisor still run once that
+// clean-up's bound has passed, SIGKILL to its process group (KillGroup).
+// SIGKILL alone would end the supervisor before its clean-up and leave
+// what left the group (a daemon that called setsid) to init. It does
+// nothing once the process has been waited for.
+func Stop(cmd *exec.Cmd) error {
+	if err := Terminate(cmd); err != nil {
+		return KillGroup(cmd)
+	}
+	time.AfterFunc(treeKillLimit+time.Second, func() { _ = KillGroup(cmd) })
+	return nil
+}
+
 // supervise runs path with argv as a child subreaper and returns the exit
 // status to exit with (after re-raising a signal that killed the command).
 func supervise(path string, argv []string) int {

@@ -1,0 +1,144 @@
+package jdtls
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"testing"
+	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
+)
+
+// stuckClient is an offline Client whose connection writes into a pipe that
+// nobody reads until release is called, as JDT LS stops reading its input
+// while a notification handler waits for a workspace lock. read returns
+// the methods and versions written so far, in order.
+func stuckClient(t *testing.T) (c *Client, release func(), read func() []string) {
+	t.Helper()
+	c = offlineClient(t)
+	pr, pw := io.Pipe()
+	t.Cleanup(func() { pr.Close(); pw.Close() })
+	in, inw := io.Pipe()
+	t.Cleanup(func() { inw.Close() })
+	c.conn = jsonrpc.NewConn(in, pw, IDPrefix, c.handle)
+	var got bytes.Buffer
+	copied := make(chan struct{})
+	started := false
+	release = func() {
+		started = true
+		go func() { _, _ = io.Copy(&got, pr); close(copied) }()
+	}
+	read = func() []string {
+		if !started {
+			return nil
+		}
+		pw.Close()
+		<-copied
+		r := jsonrpc.NewReader(bytes.NewReader(got.Bytes()))
+		var out []string
+		for {
+			m, err := r.Read()
+			if err != nil {
+				return out
+			}
+			out = append(out, m.Method)
+		}
+	}
+	return c, release, read
+}
+
+// within runs f and fails t when it has not returned in d.
+func within(t *testing.T, what string, d time.Duration, f func()) {
+	t.Helper()
+	done := make(chan struct{})
+	go func() { f(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(d):
+		t.Fatalf("%s still blocked after %v", what, d)
+	}
+}
+
+// TestDocumentsHonourContext: a server that reads nothing cannot hold Open,
+// Change, Close or a request past its context; what a call committed stays
+// committed (Document says so) and reaches the server in order once it
+// reads, before any later request; a context that ended before the call
+// commits nothing (except Close, which always gives the document back).
+func TestDocumentsHonourContext(t *testing.T) {
+	c, release, read := stuckClient(t)
+	const uri = "file:///p/A.java"
+	short := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), 100*time.Millisecond)
+	}
+	// A didOpen larger than a pipe's buffer blocks its write.
+	big := "class A {}\n" + string(bytes.Repeat([]byte("// padding\n"), 20000))
+	within(t, "Open", 5*time.Second, func() {
+		ctx, cancel := short()
+		defer cancel()
+		v, err := c.Open(ctx, uri, big)
+		if !errors.Is(err, ErrInFlight) || !errors.Is(err, context.DeadlineExceeded) || v == 0 {
+			t.Errorf("Open on a server that reads nothing = %d, %v; want a version and ErrInFlight wrapping the deadline", v, err)
+		}
+	})
+	if text, _, open := c.Document(uri); !open || text != big {
+		t.Fatalf("after a cut-short Open the document is open=%v: the open must stay committed", open)
+	}
+	// An ended context commits nothing.
+	ended, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := c.Change(ended, uri, "class A { int x; }\n"); !errors.Is(err, context.Canceled) || errors.Is(err, ErrInFlight) {
+		t.Errorf("Change with an ended context: %v; want context.Canceled, nothing committed", err)
+	}
+	if text, _, _ := c.Document(uri); text != big {
+		t.Error("Change with an ended context changed the record")
+	}
+	within(t, "Change", 5*time.Second, func() {
+		ctx, cancel := short()
+		defer cancel()
+		if _, err := c.Change(ctx, uri, "class A { int y; }\n"); !errors.Is(err, ErrInFlight) {
+			t.Errorf("Change on a server that reads nothing: %v; want ErrInFlight", err)
+		}
+	})
+	within(t, "Completion", 5*time.Second, func() {
+		ctx, cancel := short()
+		defer cancel()
+		if _, err := c.Completion(ctx, uri, textpos.Position{}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Completion behind unwritten notifications: %v; want the deadline", err)
+		}
+	})
+	within(t, "Close", 5*time.Second, func() {
+		if err := c.Close(ended, uri); err != nil && !errors.Is(err, ErrInFlight) {
+			t.Errorf("Close with an ended context: %v", err)
+		}
+	})
+	if _, _, open := c.Document(uri); open {
+		t.Error("Close with an ended context left the document open")
+	}
+	// The server reads again: the three notifications arrive in order and
+	// a later request after them; the cut-short Completion never went out.
+	release()
+	within(t, "Open after the server reads again", 5*time.Second, func() {
+		if _, err := c.Open(context.Background(), uri, "class A {}\n"); err != nil {
+			t.Error(err)
+		}
+		ctx, cancel := short()
+		defer cancel()
+		_, _ = c.Completion(ctx, uri, textpos.Position{}) // no answer comes; it is on the wire
+	})
+	want := []string{"textDocument/didOpen", "textDocument/didChange", "textDocument/didClose", "textDocument/didOpen", "textDocument/completion"}
+	got := read()
+	if len(got) > len(want) && got[len(want)] == "$/cancelRequest" {
+		got = got[:len(want)] // the timed-out completion's cancellation
+	}
+	if len(got) != len(want) {
+		t.Fatalf("written %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Fatalf("written %v, want %v", got, want)
+		}
+	}
+}
