@@ -117,6 +117,7 @@ func (f *TuningFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&t.RRFK, "rrf-k", t.RRFK, "reciprocal rank fusion constant k")
 	fs.StringVar(&f.StreamW, "stream-weights", "", `fusion weights by stream, e.g. "lexical=2,dense=1" (unnamed streams: 1)`)
 	fs.IntVar(&t.RerankTopN, "rerank-top", t.RerankTopN, "fused candidates the reranker sees")
+	fs.BoolVar(&t.MembersFirst, "members-first", t.MembersFirst, "in the first 10 fused hits, rank a class just below its best-ranked member (not a constructor), unless the query starts with an article")
 	fs.StringVar(&f.Weights, "weights", "", `lexical field weights, e.g. "name=3,signature=1,doc=1,code=1,path=0.5" (unnamed fields keep their default)`)
 	fs.Float64Var(&t.K1, "bm25-k1", t.K1, "BM25 k1")
 	fs.Float64Var(&t.B, "bm25-b", t.B, "BM25 b")

@@ -45,7 +45,8 @@ type Hit struct {
 	Unit units.Unit
 	// Score is the fused RRF score divided by its maximum (every enabled
 	// stream ranking the unit first), in (0, 1]. After reranking, hits are
-	// in the reranker's order, which may not follow Score.
+	// in the reranker's order, which may not follow Score; nor does
+	// Tuning.MembersFirst's reordering of the first hits.
 	Score float64
 	// Match is how much of the query the unit contains, comparable across
 	// queries (lexical.Hit.Match: the idf-weighted fraction of the query's
@@ -224,6 +225,9 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 	if q.Tests != "" {
 		tests = q.Tests
 	}
+	if e.cfg.Tuning.MembersFirst && !namesThing(text) {
+		order = e.membersFirst(order, MembersFirstWindow)
+	}
 	order = e.placeTests(order, tests, text)
 	r.res.Streams[StreamFused] = order
 
@@ -293,6 +297,76 @@ func (e *Engine) overloads(key, id string) []units.Unit {
 			out = append(out, u)
 		}
 	}
+}
+
+// MembersFirstWindow is how many fused positions Tuning.MembersFirst looks
+// at: the first page of hits (Query.K's default).
+const MembersFirstWindow = 10
+
+// membersFirst applies Tuning.MembersFirst to a fused ranking: within the
+// first w positions (w <= 0: all), a class unit that no member of its own
+// ranks above moves to just below its best-ranked member there (a method,
+// function or nested class of the same file whose qualified name extends
+// the class's; not a constructor or Python __init__/__new__); the units
+// between move up by one. A class with no member in the window stays. The
+// window's units stay in it, in another order, so Success@10 cannot change.
+// The reason: a class unit holds its members' signatures in its outline and
+// its doc sums up what they do, so it matches a question about one member
+// about as well as the member does, and the member is the answer to "how do
+// I ..." (search/README.md, session 13).
+func (e *Engine) membersFirst(order []string, w int) []string {
+	out := append([]string(nil), order...)
+	lim := len(out)
+	if w > 0 && w < lim {
+		lim = w
+	}
+	memberOf := func(m, c *units.Unit) bool {
+		return !isConstructor(m) && m.Path == c.Path && strings.HasPrefix(m.QualifiedName(), c.QualifiedName()+".")
+	}
+	for i := 0; i < lim; i++ {
+		c, ok := e.Unit(out[i])
+		if !ok || c.Kind != units.Class {
+			continue
+		}
+		above := false
+		for _, id := range out[:i] {
+			if m, ok := e.Unit(id); ok && memberOf(&m, &c) {
+				above = true
+				break
+			}
+		}
+		if above {
+			continue
+		}
+		for j := i + 1; j < lim; j++ {
+			if m, ok := e.Unit(out[j]); ok && memberOf(&m, &c) {
+				id := out[i]
+				copy(out[i:j], out[i+1:j+1])
+				out[j] = id
+				i-- // position i holds the next unit now
+				break
+			}
+		}
+	}
+	return out
+}
+
+// namesThing says whether a query is a noun phrase ("a thread-safe date
+// format"): it starts with an article, so it names a thing (a class, say)
+// rather than asking how to do something ("parse a date").
+func namesThing(query string) bool {
+	w, _, _ := strings.Cut(strings.ToLower(strings.TrimSpace(query)), " ")
+	switch w {
+	case "a", "an", "the":
+		return true
+	}
+	return false
+}
+
+// isConstructor says whether u makes instances of its class: a Java
+// constructor, or a Python class's __init__ or __new__.
+func isConstructor(u *units.Unit) bool {
+	return u.Kind == units.Constructor || u.Lang == "python" && u.Kind == units.Method && (u.Name == "__init__" || u.Name == "__new__")
 }
 
 // placeTests applies a test policy to a fused ranking (see TestPolicy).

@@ -554,3 +554,110 @@ def gamma(a, b, c, d, e, f, g, h):
 		t.Errorf("convex: top score %v, want in (0.5, 1]", h.Score)
 	}
 }
+
+// TestMembersFirst checks Tuning.MembersFirst's reordering on hand-made
+// fused rankings of a small Java project, and that Search applies it unless
+// the query starts with an article.
+func TestMembersFirst(t *testing.T) {
+	root := testtree.New(t, map[string]string{
+		"src/Pool.java": `package p;
+/** A pool of worker threads with named threads. */
+public class Pool {
+    public Pool(int size) { this.size = size; }
+    /** Names the pool's threads. */
+    public void nameThreads(String pattern) { this.pattern = pattern; }
+    public int size() { return size; }
+    public static class Builder {
+        /** Sets the naming pattern of the threads. */
+        public Builder namingPattern(String pattern) { this.pattern = pattern; return this; }
+    }
+}`,
+		"src/Other.java": `package p;
+public class Other {
+    public void nameThreads(String pattern) { }
+}`,
+		"tools/pool.py": `class Pool:
+    """A pool of worker threads."""
+    def __init__(self, size):
+        self.size = size
+    def resize(self, size):
+        self.size = size
+`,
+	})
+	const (
+		pool    = "src/Pool.java#Pool"
+		ctor    = "src/Pool.java#Pool.Pool"
+		name    = "src/Pool.java#Pool.nameThreads"
+		size    = "src/Pool.java#Pool.size"
+		builder = "src/Pool.java#Pool.Builder"
+		pattern = "src/Pool.java#Pool.Builder.namingPattern"
+		other   = "src/Other.java#Other"
+		oname   = "src/Other.java#Other.nameThreads"
+		pyPool  = "tools/pool.py#Pool"
+		pyInit  = "tools/pool.py#Pool.__init__"
+		pyRes   = "tools/pool.py#Pool.resize"
+	)
+	ctx := context.Background()
+	search := func(e *Engine, q string) *Result {
+		t.Helper()
+		res, err := e.Search(ctx, Query{Text: q, K: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	for _, members := range []bool{false, true} {
+		tn := DefaultTuning()
+		tn.MembersFirst = members
+		e, err := New(Config{Root: root, CacheDir: t.TempDir(), Tuning: &tn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if err := e.Build(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		for _, id := range []string{pool, ctor, name, size, builder, pattern, other, oname, pyPool, pyInit, pyRes} {
+			mustUnit(t, e, id)
+		}
+		const q = "pool of named worker threads"
+		if !members {
+			if res := search(e, q); !reflect.DeepEqual(res.Streams[StreamFused], res.Streams[StreamLexical]) {
+				t.Errorf("without MembersFirst: fused %v, lexical %v", res.Streams[StreamFused], res.Streams[StreamLexical])
+			}
+			continue
+		}
+		for _, c := range []struct {
+			in, want []string
+			w        int
+		}{
+			// The class goes just below its best member (not the constructor).
+			{[]string{pool, ctor, oname, size, name}, []string{ctor, oname, size, pool, name}, 10},
+			// A member already above the class: nothing moves.
+			{[]string{name, pool, size}, []string{name, pool, size}, 10},
+			// A constructor or __init__ alone is no member; another file's unit neither.
+			{[]string{pool, ctor, oname}, []string{pool, ctor, oname}, 10},
+			{[]string{pyPool, pyInit, pool}, []string{pyPool, pyInit, pool}, 10},
+			{[]string{pyPool, pyInit, pyRes}, []string{pyInit, pyRes, pyPool}, 10},
+			{[]string{other, name}, []string{other, name}, 10},
+			// A nested class is a member, and a class in turn.
+			{[]string{pool, oname, builder, pattern}, []string{oname, pattern, pool, builder}, 10},
+			// Only within the window.
+			{[]string{pool, oname, other, name}, []string{pool, oname, other, name}, 3},
+			{[]string{pool, oname, other, name}, []string{oname, other, name, pool}, 4},
+		} {
+			if got := e.membersFirst(c.in, c.w); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("membersFirst(%v, %d) = %v, want %v", c.in, c.w, got, c.want)
+			}
+		}
+		res := search(e, q)
+		lex, fused := res.Streams[StreamLexical], res.Streams[StreamFused]
+		if reflect.DeepEqual(fused, lex) || !reflect.DeepEqual(fused, e.membersFirst(lex, MembersFirstWindow)) {
+			t.Errorf("%q: fused %v, lexical %v", q, fused, lex)
+		}
+		// A noun phrase names a thing: the order stays.
+		if res := search(e, "a "+q); !reflect.DeepEqual(res.Streams[StreamFused], res.Streams[StreamLexical]) {
+			t.Errorf("noun phrase: fused %v, lexical %v", res.Streams[StreamFused], res.Streams[StreamLexical])
+		}
+	}
+}

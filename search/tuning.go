@@ -40,6 +40,11 @@ type Tuning struct {
 	Depth int
 	// RerankTopN is how many fused candidates the reranker sees (20).
 	RerankTopN int
+	// MembersFirst ranks a class unit just below its best-ranked member
+	// within the fused ranking's first MembersFirstWindow positions, unless
+	// the query names a thing ("a ...", "the ..."): Engine.membersFirst;
+	// chosen on the tuning sets (search/README.md, session 13).
+	MembersFirst bool
 }
 
 // The fusion rules of Tuning.Fusion.
@@ -65,10 +70,11 @@ func DefaultTuning() Tuning {
 		Assoc: AssocConfig{Weight: lexical.DefaultAssocWeight, MinPair: lexical.DefaultAssocMinPair,
 			Top: lexical.DefaultAssocTop, Lift: lexical.DefaultAssocLift, Reweight: lexical.DefaultAssocReweight,
 			ReweightMin: lexical.DefaultAssocReweightMin, ReweightMax: lexical.DefaultAssocReweightMax},
-		Fusion:     FusionRRF,
-		RRFK:       fuse.DefaultK,
-		Depth:      100,
-		RerankTopN: 20,
+		Fusion:       FusionRRF,
+		RRFK:         fuse.DefaultK,
+		Depth:        100,
+		RerankTopN:   20,
+		MembersFirst: true,
 	}
 }
 
