@@ -28,6 +28,7 @@ type procInfo struct {
 	RSSKiB  int64  // VmRSS in KiB (0 for a zombie or a kernel thread)
 	Threads int
 	Cmdline string // arguments joined by spaces
+	Comm    string // the executable's name (/proc/PID/comm), e.g. "java"
 }
 
 // parseStat reads the parent pid, state and start time from the text of
@@ -91,6 +92,9 @@ func readProc(procRoot string, pid int) (procInfo, bool) {
 	info := procInfo{ID: procID{pid, start}, PPID: ppid, State: state}
 	if st, err := os.ReadFile(dir + "/status"); err == nil {
 		info.RSSKiB, info.Threads = parseStatus(string(st))
+	}
+	if c, err := os.ReadFile(dir + "/comm"); err == nil {
+		info.Comm = strings.TrimSpace(string(c))
 	}
 	if cl, err := os.ReadFile(dir + "/cmdline"); err == nil {
 		info.Cmdline = strings.TrimSpace(strings.ReplaceAll(string(cl), "\x00", " "))

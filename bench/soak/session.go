@@ -804,7 +804,7 @@ func (s *session) killer(ctx context.Context) {
 		}
 		var victim *procInfo
 		for _, p := range descendants(allProcs("/proc"), s.cmd.Process.Pid) {
-			if isJDTLS(p.Cmdline) && strings.Contains(p.Cmdline, filepath.Join(s.stateDir, "jdtls")) {
+			if isJDTLS(p) && strings.Contains(p.Cmdline, filepath.Join(s.stateDir, "jdtls")) {
 				victim = &p
 				break
 			}
@@ -822,9 +822,12 @@ func (s *session) killer(ctx context.Context) {
 	}
 }
 
-// isJDTLS tells a JDT LS command line from other java ones (test commands).
-func isJDTLS(cmdline string) bool {
-	return strings.Contains(cmdline, "org.eclipse.jdt.ls.core")
+// isJDTLS tells a JDT LS process from other java ones (test commands) and
+// from its supervisor (jdtls.Command runs JDT LS under proc.Supervise: this
+// binary again, with the same arguments, as /proc/self/exe, so its comm is
+// "exe"): the java process itself, whose comm is "java".
+func isJDTLS(p procInfo) bool {
+	return p.Comm == "java" && strings.Contains(p.Cmdline, "org.eclipse.jdt.ls.core")
 }
 
 // sampler records the process tree every 2 s (for the orphan check) and a
@@ -863,7 +866,7 @@ func (s *session) sample(record bool) {
 	defer s.mu.Unlock()
 	for _, k := range kids {
 		tree += k.RSSKiB
-		if isJDTLS(k.Cmdline) {
+		if isJDTLS(k) {
 			jdt++
 		}
 		if _, ok := s.seen[k.ID]; !ok {
