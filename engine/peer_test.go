@@ -261,9 +261,10 @@ func TestEmptyNameAtHunkStartTwoAnswers(t *testing.T) {
 	g.scope, g.types = nil, nil
 	s2 := fakeSession(t, g)
 	checkAll(t, s2, []checkCase{{ind + "lo = 1 + ", "priorCount", Unknown}})
-	// (the probe by the initial was asked instead, and listed nothing too)
-	if got := g.requests(); !slices.Contains(got, "simple:p") {
-		t.Errorf("requests %v, want the probe simple:p", got)
+	// (the probe by the first two characters was asked instead, and listed
+	// nothing too)
+	if got := g.requests(); !slices.Contains(got, "simple:pr") || slices.Contains(got, "simple:p") {
+		t.Errorf("requests %v, want the probe simple:pr and none by the initial", got)
 	}
 	// A one-letter name keeps its old rule (no second witness): unknown.
 	s3 := fakeSession(t, newFakePeer())
@@ -433,16 +434,25 @@ func TestTypeKeyFieldChainsAndThis(t *testing.T) {
 	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Errorf("requests %v, want %v", got, want)
 	}
-	// A head the generated text may declare, and a chain after a call,
-	// are keyed by their text: each text asks.
+	// A head the generated text may declare is keyed by its text: each
+	// text asks. A chain through a call without arguments (or with
+	// literal ones) is shared as a field chain is.
 	checkAll(t, s, []checkCase{
 		{ind + "Names names = null;\n" + ind + "lo = names.head.", "value", Feasible},
 		{ind + "Names names = null;\n" + ind + "hi = names.head.", "value", Feasible},
 		{ind + "lo = names.get().head.", "value", Feasible},
 		{ind + "hi = names.get().head.", "value", Feasible},
 	})
-	if got := f.requests(); strings.Count(strings.Join(got, ","), "member:head") != 4 {
-		t.Errorf("requests %v, want 4 member lists of head (one per text)", got)
+	if got := f.requests(); strings.Count(strings.Join(got, ","), "member:head") != 3 {
+		t.Errorf("requests %v, want 3 member lists of head (one per declaring text, one for the call chain)", got)
+	}
+	// A call with an argument that is no literal is keyed by its text.
+	checkAll(t, s, []checkCase{
+		{ind + "lo = names.get(lo).head.", "value", Feasible},
+		{ind + "hi = names.get(lo).head.", "value", Feasible},
+	})
+	if got := f.requests(); strings.Count(strings.Join(got, ","), "member:head") != 2 {
+		t.Errorf("requests %v, want 2 member lists of head (one per text)", got)
 	}
 }
 
@@ -548,5 +558,75 @@ func TestPruneOnOwnAnswerConfirmsSharedList(t *testing.T) {
 	checkAll(t, s, []checkCase{{ind + "lo = 1 + ", "priorCount", Infeasible}})
 	if got := f.requests(); strings.Count(strings.Join(got, ","), "simple:priorCount") != 2 {
 		t.Errorf("requests %v, want two answers for the simple name", got)
+	}
+}
+
+// TestOneLetterNameNotAsked: a one-character simple name that neither the
+// scope list nor the file's types prove is unknown without a request
+// (minNameQuery: the list for one character holds every type with that
+// initial), where the list for it used to prune "i <" with no i in scope;
+// a longer name is still asked for and pruned, and a one-letter name in
+// scope is still proven by the scope list.
+func TestOneLetterNameNotAsked(t *testing.T) {
+	f := newFakePeer()
+	f.types = append(f.types, fakeName{"Integer", 7, "Integer - java.lang"}, fakeName{"Iterator", 7, "Iterator - java.util"})
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "while (", "i", Unknown},
+		{ind + "while (i", " <", Unknown},
+		{ind + "while (i", ")", Unknown},
+		{ind + "lo = i", ".", Unknown},
+		{ind + "lo = ", "q", Unknown},
+	})
+	if got := f.requests(); len(got) != 1 || got[0] != "simple:" {
+		t.Errorf("requests %v, want the scope list alone", got)
+	}
+	if c, err := s.Complete(context.Background(), ind+"lo = q"); err != nil || c.Known {
+		t.Errorf("Complete(q) = %+v, %v; want unknown", c, err)
+	}
+	if got := f.requests(); len(got) != 0 {
+		t.Errorf("Complete asked %v, want nothing", got)
+	}
+	// Two characters are asked for, and prune on two answers.
+	checkAll(t, s, []checkCase{{ind + "while (it", " <", Infeasible}})
+	if got := f.requests(); strings.Join(got, ",") != "simple:it,simple:it" {
+		t.Errorf("requests %v, want simple:it twice", got)
+	}
+	// A one-letter variable in scope is proven without a request.
+	g := newFakePeer()
+	g.scope = append(g.scope, fakeName{"i", 6, "i : int"})
+	s2 := fakeSession(t, g)
+	checkAll(t, s2, []checkCase{{ind + "while (", "i", Unknown}, {ind + "while (i", " <", Feasible}, {ind + "while (i", ")", Feasible}})
+	if got := g.requests(); len(got) != 1 || got[0] != "simple:" {
+		t.Errorf("requests %v, want the scope list alone", got)
+	}
+}
+
+// TestTypeKeyCallChainLiteralArgs: the member list after a chain through
+// calls whose arguments are all literals is keyed by the literals' types
+// (typekey.go, fieldChain): "on(';')." and "on('/')." share one list, a
+// prune there at another site rests on a second answer asked at that site,
+// and "on(\"x\")." (a String, another overload) asks for its own.
+func TestTypeKeyCallChainLiteralArgs(t *testing.T) {
+	f := newFakePeer()
+	f.members[""] = []fakeName{{"trim", 2, "trim() : Splitter"}, {"limit", 2, "limit(int n) : Splitter"}}
+	s := fakeSession(t, f)
+	checkAll(t, s, []checkCase{
+		{ind + "names = Arrays.on(';').", "trim", Feasible},
+		{ind + "hi = 1;\n" + ind + "names = Arrays.on('/').", "limit", Feasible},
+		{ind + "names = Arrays.on(';').trim().limit(4).", "trim", Feasible},
+		{ind + "names = Arrays.on(';').trim().limit(5).", "limit", Feasible},
+	})
+	want := []string{"simple:", "member:", "member:"}
+	if got := f.requests(); strings.Join(got, ",") != strings.Join(want, ",") {
+		t.Errorf("requests %v, want %v", got, want)
+	}
+	checkAll(t, s, []checkCase{{ind + "names = Arrays.on('-').", "trimx", Infeasible}})
+	if got := f.requests(); strings.Join(got, ",") != "member:" {
+		t.Errorf("requests %v for a prune on a shared list, want its second answer", got)
+	}
+	checkAll(t, s, []checkCase{{ind + "names = Arrays.on(\"x\").", "trim", Feasible}})
+	if got := f.requests(); strings.Join(got, ",") != "member:" {
+		t.Errorf("requests %v for a String argument, want its own list", got)
 	}
 }

@@ -183,6 +183,9 @@ func (s *jdtSession) Check(ctx context.Context, generated, token string) (Outcom
 		cur += p.Text
 		switch out {
 		case Infeasible:
+			if traceRequests {
+				fmt.Fprintf(os.Stderr, "engine trace: pruned %q after %q\n", p.Text, tailText(cur[:len(cur)-len(p.Text)], 40))
+			}
 			return Infeasible, nil
 		case Feasible:
 			proven = true
@@ -776,6 +779,14 @@ func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos
 	s.byKind[kind] = k
 	s.kindMu.Unlock()
 	return list, err
+}
+
+// tailText returns the last n bytes of s (for trace lines).
+func tailText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[len(s)-n:]
 }
 
 // requestError is what a decision returns when its request failed with err:

@@ -10,6 +10,8 @@ package engine
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -227,8 +229,23 @@ func declName(toks []javalex.Token, i int) bool {
 	return false
 }
 
+// minNameQuery is the shortest identifier prefix whose names namesAt asks
+// JDT LS for; a shorter identifier (one character) is unknown unless a list
+// already cached answers it. JDT LS matches a typed prefix against type
+// names case-insensitively, so the list for one character holds every type
+// with that initial (470-740 items), and it is asked twice where it prunes
+// (Check's second answer). On six fixtures (bench/README.md, sixth pass)
+// those 22 requests took 352 of the engine's 463 s (load average 8-25) and
+// made 24 of its 337 prunes: the model's "while (i <" or "lo = p;" with no
+// i or p in scope, and the followers of one-letter locals ("s(", "s[").
+// A name in scope is still proven by the scope list (scopeFor) and a type
+// by cuTypes without a request; not asking is always sound: the decision
+// is unknown.
+const minNameQuery = 2
+
 // namesAt fetches (or finds cached under base) the names at ss, whose
-// identifier lies in full.
+// identifier lies in full. An identifier shorter than minNameQuery is not
+// asked for.
 func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, base string) (*memberList, error) {
 	for k := len(ss.Ident); k >= 1; k-- {
 		if ml, ok := s.cachedList(base + ss.Ident[:k]); ok && (k == len(ss.Ident) || !ml.Incomplete) {
@@ -238,14 +255,20 @@ func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, ba
 				}
 				break // re-confirm below (the probe may be cached too)
 			}
+			if traceRequests {
+				fmt.Fprintf(os.Stderr, "engine trace: names of %q from the list of %q (%d names)\n", ss.Ident, ss.Ident[:k], len(ml.Names))
+			}
 			return ml.filter(ss.Ident), nil
 		}
+	}
+	if len(ss.Ident) < minNameQuery {
+		return nil, nil // unknown, without the type search (minNameQuery)
 	}
 	ml, err := s.fetchSimple(ctx, full, ss, ss.Ident, base)
 	if err != nil || ml == nil {
 		return nil, err
 	}
-	if ml.empty() && !ml.Incomplete && len(ss.Ident) > 1 && ss.HunkStart {
+	if ml.empty() && !ml.Incomplete && ss.HunkStart {
 		// At the hunk start the scope list (scopeNames) witnesses that JDT
 		// LS answers there, in place of the probe below (a list of every
 		// JDK type with the initial: 10-20 s each under load): the empty
@@ -265,15 +288,15 @@ func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, ba
 		// No scope list (JDT LS failed or listed nothing there): the
 		// probe below decides, as at any other site.
 	}
-	if ml.empty() && !ml.Incomplete && len(ss.Ident) > 1 {
-		// The answer for the identifier's first character must list
-		// something (JDT LS is working here) and, since it includes every
-		// name the full identifier's answer would, it is the answer: JDT LS
-		// 1.60 once answered a freshly opened file with an empty list that
-		// lacked a statically imported method the next request listed.
-		// (Every JDK type of that initial: 5-20 s under load, but one such
-		// list of the hunk start serves every identifier with that initial.)
-		probe, err := s.fetchSimple(ctx, full, ss, ss.Ident[:1], base)
+	if ml.empty() && !ml.Incomplete && len(ss.Ident) > minNameQuery {
+		// The answer for the identifier's first minNameQuery characters
+		// must list something (JDT LS is working here) and, since it
+		// includes every name the full identifier's answer would, it is
+		// the answer: JDT LS 1.60 once answered a freshly opened file with
+		// an empty list that lacked a statically imported method the next
+		// request listed. (The probe used to be the first character alone:
+		// every JDK type of that initial, 5-20 s under load.)
+		probe, err := s.fetchSimple(ctx, full, ss, ss.Ident[:minNameQuery], base)
 		if err != nil || probe == nil || probe.empty() || probe.Incomplete {
 			return nil, err
 		}

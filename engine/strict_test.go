@@ -26,9 +26,10 @@ func TestCheckSimpleNames(t *testing.T) {
 		{ind + "boolean b = !s", ".isEmpty()", Feasible},
 		// a misspelled method in a call; a variable is not called
 		{ind + "int n = undefinedCall", "(", Infeasible},
-		{ind + "names.add(s", "(", Infeasible},
-		{ind + "run", "();", Feasible},    // Main.run()
-		{ind + "main", "(null", Feasible}, // static Main.main
+		{ind + "names.add(names", "(", Infeasible},
+		{ind + "names.add(s", "(", Unknown}, // one character: not asked for (minNameQuery)
+		{ind + "run", "();", Feasible},      // Main.run()
+		{ind + "main", "(null", Feasible},   // static Main.main
 		// a misspelled type after new
 		{ind + "Object o = new Greetr", "(", Infeasible},
 		{ind + "Object o = new ", "Greetr", Infeasible},
@@ -60,9 +61,14 @@ func TestCheckSimpleNamesInScope(t *testing.T) {
 	runChecks(t, s, []checkCase{
 		{ind + "int tmp = 1; int k = tmp", ";", Feasible},
 		{ind + "int tmp = 1; int k = tmpx", ";", Infeasible},
-		{ind + "for (int i = 0; i", " < 3; i++) {}", Feasible},
-		{ind + "for (int i = 0; i < 3; i", "++) {}", Feasible},
-		{ind + "for (String e : java.util.List.of(s)) names.add(e", ");", Feasible},
+		{ind + "for (int ix = 0; ix", " < 3; ix++) {}", Feasible},
+		{ind + "for (int ix = 0; ix < 3; ix", "++) {}", Feasible},
+		{ind + "for (String el : java.util.List.of(s)) names.add(el", ");", Feasible},
+		// a one-character name is not asked for (minNameQuery): unknown
+		{ind + "for (int i = 0; i", " < 3; i++) {}", Unknown},
+		{ind + "for (String e : java.util.List.of(s)) names.add(e", ");", Unknown},
+		{ind + "int n = 1 + ", "q", Unknown},
+		{ind + "names.add(q", ")", Unknown},
 		{ind + "try { } catch (RuntimeException ex) { names.add(ex", ".getMessage()); }", Feasible},
 		{ind + "names.add(args", "[0]);", Infeasible}, // run() has no args
 		{ind + "names.add(g.getName().substring(s", ".length()));", Feasible},
@@ -154,9 +160,11 @@ func TestCompleteSimpleNames(t *testing.T) {
 func TestCheckIndexing(t *testing.T) {
 	s, _ := mainSession(t)
 	runChecks(t, s, []checkCase{
-		{ind + "names.add(s", "[0]);", Infeasible},                 // String s
-		{ind + "int n = g", "[0];", Infeasible},                    // Greeter g
-		{ind + "String[] a = {s}; names.add(a", "[0]);", Feasible}, // an array local
+		{ind + "names.add(names", "[0]);", Infeasible},                 // Names names
+		{ind + "String[] arr = {s}; names.add(arr", "[0]);", Feasible}, // an array local
+		// a one-character name is not asked for (minNameQuery)
+		{ind + "names.add(s", "[0]);", Unknown}, // String s
+		{ind + "int n = g", "[0];", Unknown},    // Greeter g
 		{ind + "int[] xs = {1}; int n = xs", "[0];", Feasible},
 		{ind + "String", "[] a = {s};", Feasible}, // a type: an array type follows
 		{ind + "names.add(s", ".trim());", Feasible},
@@ -191,7 +199,8 @@ func TestCheckArity(t *testing.T) {
 		{ind + "String t = String.format(\"x\", 1, 2, 3", ")", Unknown}, // varargs
 		{ind + "String t = String.format(\"x\", 1, 2, 3", ", 4)", Unknown},
 		{ind + "String t = String.format(", ")", Infeasible}, // at least 1 argument
-		{ind + "StringBuilder sb = new StringBuilder(); sb.append(s", ")", Feasible},
+		{ind + "StringBuilder sb = new StringBuilder(); sb.append(names", ")", Feasible},
+		{ind + "StringBuilder sb = new StringBuilder(); sb.append(s", ")", Unknown}, // s: one character (minNameQuery)
 		{ind + "StringBuilder sb = new StringBuilder(); sb.append(s, 0, 1", ")", Unknown},
 		{ind + "StringBuilder sb = new StringBuilder(); sb.append(s, 0, 1", ",", Infeasible},
 		{ind + "g.greet(", ")", Unknown},
@@ -215,7 +224,8 @@ func TestCheckArityCallInPrefix(t *testing.T) {
 		checks    []checkCase
 	}{
 		{"names.add(", "\n" + ind + ");\n", []checkCase{
-			{"", "s)", Feasible},
+			{"", "String.valueOf(1))", Feasible},
+			{"", "s)", Unknown},       // s: one character (minNameQuery)
 			{"", "s, s)", Infeasible}, // Names.add(String)
 			{"s", ",", Infeasible},
 			{"", ")", Infeasible}, // no arguments

@@ -16,9 +16,11 @@ package engine
 //
 // and fetched once per such key ("hunk" is hunkID: the file's text around
 // the hunk, so an edit outside the hunk starts afresh). The same holds for
-// a chain of fields after x ("x.f.g.": the key adds "f.g") and for this and
-// super ("this.", "this.f.": the class around the hunk, which the generated
-// text cannot change either). x "cannot have been rebound" when:
+// a chain of fields after x ("x.f.g.": the key adds "f.g"), and of calls
+// whose arguments are all literals, keyed by the literals' types
+// ("Splitter.on(';').limit(4).": "on(C).limit(I)"; fieldChain), and for
+// this and super ("this.", "this.f.": the class around the hunk, which the
+// generated text cannot change either). x "cannot have been rebound" when:
 //   - the hunk starts at a statement boundary in a block (the prefix's last
 //     code token is ";" or "{", and the innermost open bracket is a block's
 //     brace), and the generated text does not start with "else" (which
@@ -157,31 +159,113 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 
 // fieldChain reads the receiver that ends at toks[r] (the token before the
 // last dot) as a head, a simple name or this or super, followed by names
-// joined by dots ("x", "x.f.g", "this", "this.f"): h is the head's index
-// and path the names after it ("", "f.g"). The list after "x.f.g." is
-// then fixed by what x means at the hunk start and the names f and g (the
-// members of x's type, and theirs, which the generated text cannot
-// change, since it declares no type), as the list after "x." is by x's
-// type; this and super by the class around the hunk. ok is false for any
-// other shape, or when no token precedes the head.
+// joined by dots ("x", "x.f.g", "this", "this.f"), each of which may be a
+// call whose arguments are all literals ("Splitter.on(';').limit(4)"): h
+// is the head's index and path the parts after it ("", "f.g",
+// "on(C).limit(I)"). The list after "x.f.g." is then fixed by what x means
+// at the hunk start and the names f and g (the members of x's type, and
+// theirs, which the generated text cannot change, since it declares no
+// type), as the list after "x." is by x's type; this and super by the
+// class around the hunk. A call's result type is fixed too: the method is
+// chosen from the receiver's type, the name and the arguments' types
+// (JLS 15.12.2), and a literal's type is its kind's (JLS 15.8.1; literalKey),
+// and a call that is the receiver of "." is a standalone expression, whose
+// type no target type infers (JLS 15.12: poly only in an assignment or
+// invocation context), so "on(';')" and "on('/')" share one list. ok is
+// false for any other shape (a call on an unqualified method, an argument
+// that is not a literal, explicit type arguments, an array access, a
+// cast), or when no token precedes the head.
 func fieldChain(toks []javalex.Token, r int) (h int, path string, ok bool) {
-	h = r
-	for h >= 2 && toks[h].Kind == javalex.Ident && isOp(toks[h-1], ".") && toks[h-2].Kind == javalex.Ident {
-		h -= 2
+	var parts []string
+	j := r
+	for {
+		k, part := j, ""
+		switch {
+		case isOp(toks[j], ")"):
+			o := matchBack(toks, j, "(", ")")
+			if o < 1 || toks[o-1].Kind != javalex.Ident {
+				return 0, "", false
+			}
+			args, ok := literalArgs(toks[o+1 : j])
+			if !ok {
+				return 0, "", false
+			}
+			k, part = o-1, toks[o-1].Text+"("+args+")"
+		case toks[j].Kind == javalex.Ident:
+			part = toks[j].Text
+		case isKw(toks[j], "this") || isKw(toks[j], "super"):
+			part = toks[j].Text
+		default:
+			return 0, "", false
+		}
+		if k >= 2 && isOp(toks[k-1], ".") && toks[k].Kind == javalex.Ident &&
+			(toks[k-2].Kind == javalex.Ident || isOp(toks[k-2], ")") || isKw(toks[k-2], "this") || isKw(toks[k-2], "super")) {
+			parts = append([]string{part}, parts...)
+			j = k - 2
+			continue
+		}
+		if strings.Contains(part, "(") {
+			return 0, "", false // m(...).: a call on an unqualified method
+		}
+		h = k
+		break
 	}
-	if toks[h].Kind == javalex.Ident && h >= 2 && isOp(toks[h-1], ".") && (isKw(toks[h-2], "this") || isKw(toks[h-2], "super")) {
-		h -= 2
-	}
-	if h < 1 || !(toks[h].Kind == javalex.Ident || isKw(toks[h], "this") || isKw(toks[h], "super")) {
+	if h < 1 {
 		return 0, "", false
 	}
-	for i := h + 2; i <= r; i += 2 {
-		if path != "" {
-			path += "."
+	return h, strings.Join(parts, "."), true
+}
+
+// literalArgs returns the key of a call's arguments toks (between its
+// parentheses) when every argument is one literal: their literalKey,
+// joined by ","; ok is false for any other argument.
+func literalArgs(toks []javalex.Token) (string, bool) {
+	var keys []string
+	for i, t := range toks {
+		if i%2 == 1 {
+			if !isOp(t, ",") {
+				return "", false
+			}
+			continue
 		}
-		path += toks[i].Text
+		k := literalKey(t)
+		if k == "" {
+			return "", false
+		}
+		keys = append(keys, k)
 	}
-	return h, path, true
+	if len(toks) > 0 && len(toks)%2 == 0 {
+		return "", false // a trailing ","
+	}
+	return strings.Join(keys, ","), true
+}
+
+// literalKey names the type of literal t (JLS 15.8.1): "S" for a string
+// literal or text block (String), "C" for a character literal (char), "Z"
+// for true and false (boolean), "I" for a decimal integer literal without
+// suffix or underscores (int, whatever its value: an invocation context
+// narrows no constant, JLS 5.3); null and any other number keep their text
+// (each its own key); "" when t is no complete literal.
+func literalKey(t javalex.Token) string {
+	n := len(t.Text)
+	switch {
+	case t.Kind == javalex.String && n >= 2 && t.Text[n-1] == '"':
+		return "S"
+	case t.Kind == javalex.TextBlock && n >= 6 && strings.HasSuffix(t.Text, `"""`):
+		return "S"
+	case t.Kind == javalex.Char && n >= 3 && t.Text[n-1] == '\'':
+		return "C"
+	case isKw(t, "true") || isKw(t, "false"):
+		return "Z"
+	case isKw(t, "null"):
+		return "null"
+	case t.Kind == javalex.Number:
+		if t.Text == "0" || t.Text[0] != '0' && strings.Trim(t.Text, "0123456789") == "" {
+			return "I"
+		}
+		return t.Text
+	}
+	return ""
 }
 
 // operandOps are the tokens after which a name can only start an operand of

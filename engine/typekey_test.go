@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
@@ -269,6 +270,47 @@ func TestStatementBoundaryAfterBlock(t *testing.T) {
 	} {
 		if got := atStatementBoundary(newLexWindow(c.prefix)); got != c.want {
 			t.Errorf("after %q: statement boundary %v, want %v", c.prefix[len(m)-1:], got, c.want)
+		}
+	}
+}
+
+// TestFieldChainCalls: fieldChain reads a chain of names and calls whose
+// arguments are all literals, keyed by the literals' types, and typeKey
+// takes nothing else for a chain (its receiver must start at the head).
+func TestFieldChainCalls(t *testing.T) {
+	for _, c := range []struct{ src, head, path string }{
+		{"= x.", "x", ""},
+		{"= x.f.g.", "x", "f.g"},
+		{"= this.f.g.", "this", "f.g"},
+		{"= super.m(1).", "super", "m(I)"},
+		{"= Splitter.on(';').trimResults().limit(4).", "Splitter", "on(C).trimResults().limit(I)"},
+		{"= Splitter.on('/').trimResults().limit(12).", "Splitter", "on(C).trimResults().limit(I)"},
+		{`= s.replace("-", "").`, "s", "replace(S,S)"},
+		{"= s.m(true, null, 0).", "s", "m(Z,null,I)"},
+		{"= s.m(07, 4L, 1.5, 0x1F).", "s", "m(07,4L,1.5,0x1F)"}, // other numbers: their text
+		{"= x.f.m().g.", "x", "f.m().g"},
+		{"= x.m(y).", "", ""},         // an argument that is no literal
+		{"= x.m(-1).", "", ""},        // an operator
+		{"= x.m(1,).", "", ""},        // a trailing comma
+		{`= x.m("a" + "b").`, "", ""}, // an expression
+		{"= m(1).", "", ""},           // an unqualified call
+		{"= x.<T>m().", "", ""},       // explicit type arguments
+		{"= new Foo().f.", "", ""},    // a new instance
+		{"= x[0].f.", "", ""},         // an array access
+		{"= (x).f.", "", ""},          // a parenthesized receiver
+		{"= x.m(1)[0].", "", ""},      // an array access on a call
+		{"= x.m((1)).", "", ""},       // a parenthesized argument
+		{"= x.m('a'.hashCode()).", "", ""},
+	} {
+		toks := codeTokens(javalex.Lex(c.src))
+		r := len(toks) - 2
+		h, path, ok := fieldChain(toks, r)
+		got := ""
+		if ok && h == receiverStart(toks, r) { // typeKey's condition
+			got = toks[h].Text
+		}
+		if got != c.head || (ok && path != c.path) {
+			t.Errorf("fieldChain(%q) = %q, %q, %v; want %q, %q", c.src, got, path, ok, c.head, c.path)
 		}
 	}
 }
