@@ -9,10 +9,13 @@ package engine
 // 15.12.2.1: a method is potentially applicable only when its arity matches
 // the number of arguments, or, variable-arity with n parameters, when there
 // are at least n-1). The arguments are counted from tokens (callArgs,
-// context.go), exactly or not at all.
+// context.go), exactly or not at all. The same holds for a simple-name call
+// "name(" whose name the simple-name list at the name lists only as methods
+// (simpleArity).
 
 import (
 	"context"
+	"strconv"
 	"strings"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
@@ -145,11 +148,18 @@ func methodParams(name, label string) (n int, varargs, ok bool) {
 // Infeasible or Unknown, never Feasible.
 func (s *jdtSession) checkArity(ctx context.Context, cur string, toks []javalex.Token, c byte) (Outcome, error) {
 	st := scan(s.win.pre.clone(), toks)
-	call, ok := callArgs(&st, toks)
+	call, ok := innerCall(&st, toks)
 	if !ok {
 		return Unknown, nil
 	}
 	name := toks[call.Open-1]
+	if call.Simple {
+		a, known, err := s.simpleArity(ctx, cur, name)
+		if err != nil || !known {
+			return Unknown, err
+		}
+		return arityOutcome(a, call, c), nil
+	}
 	var site site
 	gen := ""
 	if name.End >= len(s.win.Text) {
@@ -171,11 +181,74 @@ func (s *jdtSession) checkArity(ctx context.Context, cur string, toks []javalex.
 	if !known || a.bad || ml.Kinds[name.Text] != kindMethod {
 		return Unknown, nil
 	}
+	return arityOutcome(a, call, c), nil
+}
+
+// arityOutcome judges c, ")" or ",", in call's argument list by the arity a
+// of the called name's overloads: Infeasible when no overload accepts the
+// count it gives, else Unknown.
+func arityOutcome(a arity, call openCall, c byte) Outcome {
 	switch {
 	case c == ')' && !call.Trailing && !a.accepts(call.Args):
-		return Infeasible, nil
+		return Infeasible
 	case c == ',' && call.Args > 0 && !call.Trailing && !a.acceptsAtLeast(call.Args+1):
-		return Infeasible, nil
+		return Infeasible
 	}
-	return Unknown, nil
+	return Unknown
+}
+
+// minSimpleCallInPrefix is the shortest simple-name call name in the
+// hunk's prefix whose arity simpleArity asks JDT LS for: the list for a
+// short name at a site of its own holds every type with those initials
+// (see minQualifierAtSite).
+const minSimpleCallInPrefix = 3
+
+// simpleArity returns the arity of the simple-name call whose name is the
+// token name (code tokens of the window text and cur), from the names JDT
+// LS lists at the name (simple.go: the list a "(" after it was judged by,
+// or, for a name in the prefix, one asked at that place): known only when
+// the name is in a reference position (simpleSiteAt: not a declaration,
+// label, lambda or anonymous class body, control header or a statement
+// after a syntax error), the list is complete and lists the name only as
+// methods whose labels all give a parameter count. The overloads that a
+// simple-name call may reach (JLS 15.12.1: the innermost enclosing class
+// with a method of that name, else the static imports) are among those
+// listed, so a count none of them accepts cannot compile (JLS 15.12.2.1).
+// The answer rests on two lists (simpleNames sets confirm).
+func (s *jdtSession) simpleArity(ctx context.Context, cur string, name javalex.Token) (a arity, known bool, err error) {
+	var ss simpleSite
+	var ok bool
+	full := s.h.Prefix + cur
+	if name.Start >= len(s.win.Text) {
+		upto := cur[:name.End-len(s.win.Text)]
+		ss, ok = simpleSiteAt(s.win, upto, true)
+		full = s.h.Prefix + upto
+	} else {
+		if name.End > len(s.win.Text) || len(name.Text) < minSimpleCallInPrefix {
+			return arity{}, false, nil
+		}
+		w := s.win
+		w.Text = w.Text[:name.End] // the call's name lies in the prefix
+		ss, ok = simpleSiteAt(w, "", true)
+		full = s.h.Prefix[:w.Anchor+name.End]
+	}
+	if !ok || ss.Ident != name.Text || ss.CtrlParen || isContextual(ss.Ident) ||
+		(ss.Mode != simplePrefix && ss.Mode != simpleEnd) {
+		return arity{}, false, nil
+	}
+	var ml *memberList
+	if ss.IdentStart >= len(s.h.Prefix) {
+		ml, err = s.simpleNames(ctx, full[len(s.h.Prefix):], ss)
+	} else {
+		s.confirm = true // as simpleNames: a prune rests on two answers
+		ml, err = s.namesAt(ctx, full, ss, s.id+"\x00sp\x00"+strconv.Itoa(ss.IdentStart)+"\x00")
+	}
+	if err != nil || ml == nil || ml.Incomplete || ml.Kinds[name.Text] != kindMethod {
+		return arity{}, false, err
+	}
+	a, known = ml.Arity[name.Text]
+	if !known || a.bad {
+		return arity{}, false, nil
+	}
+	return a, true, nil
 }

@@ -141,3 +141,43 @@ func TestCallArgs(t *testing.T) {
 		}
 	}
 }
+
+// TestInnerCall: innerCall also counts the arguments of simple-name calls
+// "name(" (Simple), and never of a name after a name, a type's end or a
+// keyword that is not an expression's context (declarations, patterns).
+func TestInnerCall(t *testing.T) {
+	for _, c := range []struct {
+		body       string
+		args       int
+		trailing   bool
+		simple, ok bool
+	}{
+		{"f(", 0, false, true, true},
+		{"f(a", 1, false, true, true},
+		{"f(a, ", 2, true, true, true},
+		{"x = f(g(a), b", 2, false, true, true},
+		{"return f(a, b", 2, false, true, true},
+		{"throw f(a", 1, false, true, true},
+		{"if (a) b(); else f(a", 1, false, true, true},
+		{"x.f(a, g(b", 1, false, true, true}, // innermost is g's
+		{"x.f(a", 1, false, false, true},     // a member call, as callArgs
+		// not counted
+		{"record R(int a", 0, false, false, false}, // a name after a name: a declaration
+		{"List<T> f(a", 0, false, false, false},
+		{"int[] f(a", 0, false, false, false},
+		{"void f(int a", 0, false, false, false},
+		{"switch (o) { case P(int a", 0, false, false, false}, // a record pattern
+		{"@A(a", 0, false, false, false},
+		{"new T(a", 0, false, false, false},
+		{"this(a", 0, false, false, false},
+		{"super(a", 0, false, false, false},
+		{"f(new HashMap<A, B>(), c", 0, false, false, false},
+	} {
+		toks := codeTokens(javalex.Lex("class A { void m() { " + c.body))
+		st := scan(scanState{}, toks)
+		got, ok := innerCall(&st, toks)
+		if ok != c.ok || ok && (got.Args != c.args || got.Trailing != c.trailing || got.Simple != c.simple) {
+			t.Errorf("innerCall(%q) = %+v, %v; want args=%d trailing=%v simple=%v ok=%v", c.body, got, ok, c.args, c.trailing, c.simple, c.ok)
+		}
+	}
+}

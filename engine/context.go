@@ -827,12 +827,15 @@ var javaKeywords = []string{
 	"throw", "throws", "transient", "try", "void", "volatile", "while", "true", "false", "null",
 }
 
-// openCall is the argument list of a member method call that a caret is in
-// (see callArgs).
+// openCall is the argument list of a method call that a caret is in (see
+// callArgs and innerCall).
 type openCall struct {
 	Open     int  // index of the call's "(" in the scanned tokens
 	Args     int  // arguments so far: top-level commas + 1, or 0 when nothing follows "("
 	Trailing bool // the last token is a top-level ",": the next argument has not begun
+	// Simple: the call is a simple-name call "name(" (innerCall), not a
+	// member call "recv.name(".
+	Simple bool
 }
 
 // callArgs finds the call whose argument list is innermost at the end of
@@ -848,6 +851,23 @@ type openCall struct {
 // there, and "a < b, c > d" reads both ways), a character that starts no
 // token (a backslash may begin a Unicode escape), or a call of another shape.
 func callArgs(st *scanState, toks []javalex.Token) (openCall, bool) {
+	call, ok := innerCall(st, toks)
+	if !ok || call.Simple {
+		return openCall{}, false
+	}
+	return call, true
+}
+
+// innerCall is callArgs for member method calls "recv.name(" and, as well,
+// simple-name method calls "name(" (Simple set) whose name follows an
+// operator that is not ".", "::", "@", "...", "]" or a closing ">" (in
+// declarations a type ends there: "List<T> f(", "int[] f(") or one of the
+// keywords return, throw, assert, else and do; never a name right after a
+// name or another keyword ("record R(", "void f(", "public A(", "case
+// P(": a record pattern).
+// Whether the name is judged at all (a reference position) is the
+// caller's to decide (checkArity, simpleSiteAt).
+func innerCall(st *scanState, toks []javalex.Token) (openCall, bool) {
 	if st.broken {
 		return openCall{}, false
 	}
@@ -860,11 +880,32 @@ func callArgs(st *scanState, toks []javalex.Token) (openCall, bool) {
 	}
 	f := frames[len(frames)-1]
 	open := f.open
-	if f.kind != frameCallParen || f.newParen || open < 3 || open >= len(toks) || !isOp(toks[open], "(") ||
-		toks[open-1].Kind != javalex.Ident || !isOp(toks[open-2], ".") {
+	if f.kind != frameCallParen || f.newParen || open < 2 || open >= len(toks) || !isOp(toks[open], "(") ||
+		toks[open-1].Kind != javalex.Ident {
 		return openCall{}, false
 	}
 	call := openCall{Open: open}
+	switch before := toks[open-2]; {
+	case isOp(before, "."):
+		if open < 3 {
+			return openCall{}, false
+		}
+	case before.Kind == javalex.Operator:
+		switch before.Text {
+		case "::", "@", "...", "]", ">", ">>", ">>>":
+			return openCall{}, false
+		}
+		call.Simple = true
+	case before.Kind == javalex.Keyword:
+		switch before.Text {
+		case "return", "throw", "assert", "else", "do":
+			call.Simple = true
+		default:
+			return openCall{}, false
+		}
+	default:
+		return openCall{}, false
+	}
 	depth := 0
 	for _, t := range toks[open+1:] {
 		if t.Kind == javalex.Invalid {

@@ -145,8 +145,10 @@ func (s *jdtSession) Close() error {
 //     it (an identifier start, whitespace, a comment, "<", "@", or "." of
 //     an ellipsis), else Infeasible ("x.(", "x.)", "g..");
 //   - a ")" or "," in the arguments of a member method call "recv.name("
-//     at a strict site must leave an argument count some overload of name
-//     accepts (arity.go), else Infeasible;
+//     at a strict site, or of a simple-name call "name(" whose name the
+//     complete simple-name list lists only as methods, must leave an
+//     argument count some overload of name accepts (arity.go), else
+//     Infeasible;
 //   - everything else is Unknown.
 //
 // The result is Infeasible if any piece is, else Feasible if some piece was

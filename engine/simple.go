@@ -379,6 +379,11 @@ func newSimpleList(l *jdtls.CompletionList, text string, m *textpos.Mapper, iden
 		}
 		bits := kindBits(it.Kind, it.Label)
 		ml.add(name, bits)
+		// A method's parameter count, for simple-name calls' arity
+		// (arity.go, simpleArity); any other item makes its name's arity
+		// unknown.
+		n, varargs, ok := methodParams(name, it.Label)
+		ml.addArity(name, n, varargs, ok && bits == kindMethod)
 		if bits == kindValue {
 			ml.addType(name, valueType(it.Label))
 		}
@@ -406,6 +411,12 @@ func (ml *memberList) filter(ident string) *memberList {
 		out.Kinds[n] = ml.Kinds[n]
 		if t, ok := ml.Types[n]; ok {
 			out.addType(n, t)
+		}
+		if a, ok := ml.Arity[n]; ok {
+			if out.Arity == nil {
+				out.Arity = map[string]arity{}
+			}
+			out.Arity[n] = a
 		}
 	}
 	return out

@@ -214,6 +214,45 @@ func TestCheckArity(t *testing.T) {
 	})
 }
 
+// TestCheckSimpleCallArity: inside a simple-name call "name(", a ")" or ","
+// that gives it a number of arguments no method of that name listed at the
+// name accepts is infeasible (arity.go, simpleArity): Main's run() takes
+// none and main(String[]) one; counts they accept, and names that are not
+// only methods, are not pruned. The call may start in the prefix.
+func TestCheckSimpleCallArity(t *testing.T) {
+	s, _ := mainSession(t)
+	runChecks(t, s, []checkCase{
+		{ind + "run(", ")", Unknown},
+		{ind + "run(", "s);", Infeasible},
+		{ind + "run(s", ")", Infeasible},
+		{ind + "run(", "s, s);", Infeasible},
+		{ind + "main(null", ")", Unknown},
+		{ind + "main(null", ");", Unknown},
+		{ind + "main(null", ",", Infeasible},
+		{ind + "main(null, null", ")", Infeasible},
+		{ind + "main(", ")", Infeasible},
+		{ind + "Object o = String.valueOf(main(null", "))", Unknown},
+		{ind + "names.add(run(", "))", Unknown}, // the outer ")" is add's: one argument
+		{ind + "if (s.isEmpty()) return; else run(", "s);", Infeasible},
+		{ind + "Runnable r = () -> run(", "s);", Unknown}, // lambda bodies are not judged
+	})
+	eng, root := sharedJDT(t)
+	h, line := hunkAt(t, root, "src/demo/Main.java", "names.add(g.getName());")
+	indent := line[:len(line)-len(strings.TrimLeft(line, " "))]
+	hh := Hunk{URI: h.URI, Prefix: h.Prefix + indent + "main(", Suffix: "\n" + indent + ");\n" + h.Suffix}
+	ps, err := eng.Open(ctxT(t), hh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ps.Close()
+	runChecks(t, ps, []checkCase{
+		{"", "null)", Unknown},
+		{"", "null, null)", Infeasible},
+		{"null", ",", Infeasible},
+		{"", ")", Infeasible},
+	})
+}
+
 // TestCheckArityCallInPrefix: the call whose arguments are being generated
 // may have been opened in the hunk's prefix (the hunk starts inside it).
 func TestCheckArityCallInPrefix(t *testing.T) {
