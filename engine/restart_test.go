@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
 )
 
@@ -185,15 +186,7 @@ func TestRemoveLegacyLayout(t *testing.T) {
 // LS writes is shared between runs.
 func TestConcurrentStartsShareNoFolder(t *testing.T) {
 	home := t.TempDir()
-	for _, f := range []string{"plugins/org.eclipse.equinox.launcher_1.0.0.jar", "config_linux/config.ini"} {
-		p := filepath.Join(home, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, home, map[string]string{"plugins/org.eclipse.equinox.launcher_1.0.0.jar": "x", "config_linux/config.ini": "x"})
 	if _, err := jdtls.JavaBinary(); err != nil {
 		t.Skip(err) // jdtls.Command needs a java to name
 	}

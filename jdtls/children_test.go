@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/proc"
+	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 )
 
 // childHelperVar makes this test binary the "proxy" of
@@ -90,15 +91,7 @@ func standInJDTLS(t *testing.T) (home, jdk, pids string) {
 	t.Helper()
 	dir := t.TempDir()
 	home = filepath.Join(dir, "home")
-	for _, f := range []string{"plugins/org.eclipse.equinox.launcher_1.0.0.jar", "config_linux/config.ini"} {
-		p := filepath.Join(home, f)
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte("x"), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	testtree.Write(t, home, map[string]string{"plugins/org.eclipse.equinox.launcher_1.0.0.jar": "x", "config_linux/config.ini": "x"})
 	pids = filepath.Join(dir, "pids")
 	jdk = filepath.Join(dir, "jdk")
 	java := filepath.Join(jdk, "bin", "java")
@@ -160,11 +153,6 @@ func waitEnded(t *testing.T, pids []int, when string) {
 // waits for its new parent to reap it, which some containers' init never
 // does).
 func running(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+	st, err := proc.ReadStat(pid)
+	return err == nil && st.State != "Z"
 }

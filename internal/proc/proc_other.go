@@ -48,9 +48,10 @@ func Descendants(pid int) []int { return nil }
 
 // Stat is what ReadStat reads of a process (Linux only).
 type Stat struct {
-	PPID int
-	Name string
-	CPU  time.Duration
+	PPID  int
+	Name  string
+	State string
+	CPU   time.Duration
 }
 
 // ReadStat is an error outside Linux.

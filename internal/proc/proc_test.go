@@ -3,7 +3,6 @@
 package proc
 
 import (
-	"fmt"
 	"os"
 	"os/exec"
 	"strconv"
@@ -54,13 +53,8 @@ func TestKillGroupEndsTheGroup(t *testing.T) {
 // alive reports a process that exists and is not a zombie (a zombie waits
 // for its new parent to reap it, which some containers' init never does).
 func alive(pid int) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return false
-	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	return i >= 0 && !strings.HasPrefix(strings.TrimSpace(s[i+1:]), "Z")
+	st, err := ReadStat(pid)
+	return err == nil && st.State != "Z"
 }
 
 // TestKillMarkedReachesANewSession: a process that left the command's group

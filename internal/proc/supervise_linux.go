@@ -252,9 +252,10 @@ func Descendants(pid int) []int { return descendants(pid) }
 
 // Stat is what ReadStat reads of one process's /proc/PID/stat.
 type Stat struct {
-	PPID int           // the parent's pid
-	Name string        // the command name (comm, at most 15 bytes)
-	CPU  time.Duration // user + system CPU time so far, in 10 ms ticks
+	PPID  int           // the parent's pid
+	Name  string        // the command name (comm, at most 15 bytes)
+	State string        // one letter: R running, S sleeping, D disk wait, Z zombie, ...
+	CPU   time.Duration // user + system CPU time so far, in 10 ms ticks
 }
 
 // clockTick is Linux's USER_HZ, the unit of /proc/PID/stat's utime and
@@ -286,5 +287,5 @@ func ReadStat(pid int) (Stat, error) {
 	if err := errors.Join(err1, err2, err3); err != nil {
 		return Stat{}, err
 	}
-	return Stat{PPID: ppid, Name: s[open+1 : end], CPU: time.Duration(ut+st) * clockTick}, nil
+	return Stat{PPID: ppid, Name: s[open+1 : end], State: f[0], CPU: time.Duration(ut+st) * clockTick}, nil
 }
