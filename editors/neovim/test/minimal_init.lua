@@ -36,6 +36,9 @@ local ok, err = pcall(function()
   assert(repilot.format_progress({ title = 'Repilot: repairing', message = 'sampling 3/20', percentage = 15 }) == 'Repilot: repairing: sampling 3/20 (15%)')
   assert(repilot.format_progress({ title = 'Publish Diagnostics', message = 'Publish Diagnostics', percentage = 25 }) == 'Publish Diagnostics (25%)',
     'format_progress repeats a message equal to its title')
+  assert(repilot.progress_line({ title = 'Publish Diagnostics', percentage = 25 }) == 'JDT LS: Publish Diagnostics (25%)',
+    'JDT LS progress is not labelled as its own')
+  assert(repilot.progress_line({ title = 'Repilot: repairing', message = 'sampling 3/20' }) == 'Repilot: repairing: sampling 3/20')
   local items = repilot.search_items({ { location = { uri = 'file:///p/A.java', range = { start = { line = 4, character = 2 } } },
     name = 'f', signature = 'int f()', snippet = '  int f() {\n return 1; }' } })
   assert(items[1].filename == '/p/A.java' and items[1].lnum == 5 and items[1].col == 3 and items[1].text == 'int f() | return 1; }',

@@ -135,6 +135,17 @@ function M.format_progress(p)
   return s
 end
 
+--- The line shown for a progress value: Repilot's own progress as is, JDT
+--- LS's own (forwarded by the proxy: "Publish Diagnostics", "Building") with
+--- "JDT LS: " in front, so that it is not read as Repilot's work.
+function M.progress_line(p)
+  local s = M.format_progress(p)
+  if (p.title or ''):find('^Repilot') then
+    return s
+  end
+  return 'JDT LS: ' .. s
+end
+
 local function show(text, level, final)
   text = text:gsub('^Repilot: ', '')
   local how = M.config.progress
@@ -147,6 +158,8 @@ local function show(text, level, final)
     -- stays in :messages.
     if final then
       notify(text, level)
+    elseif text:find('^JDT LS') then
+      vim.api.nvim_echo({ { text } }, false, {})
     else
       vim.api.nvim_echo({ { 'Repilot: ' .. text } }, false, {})
     end
@@ -163,16 +176,17 @@ function M.on_progress(result, ctx)
   local v, tok = result.value, result.token
   if v.kind == 'begin' then
     by[tok] = { title = v.title, message = v.message, percentage = v.percentage, cancellable = v.cancellable }
-    show(M.format_progress(by[tok]))
+    show(M.progress_line(by[tok]))
   elseif v.kind == 'report' and by[tok] then
     by[tok].message = v.message or by[tok].message
     by[tok].percentage = v.percentage or by[tok].percentage
-    show(M.format_progress(by[tok]))
+    show(M.progress_line(by[tok]))
   elseif v.kind == 'end' and by[tok] then
     local p = by[tok]
     by[tok] = nil
     local title = p.title or ''
-    show(title .. ': ' .. (v.message or 'done'), nil, title:find('^Repilot') ~= nil)
+    local own = title:find('^Repilot') ~= nil
+    show((own and '' or 'JDT LS: ') .. title .. ': ' .. (v.message or 'done'), nil, own)
   end
 end
 
