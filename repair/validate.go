@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -32,7 +33,41 @@ func checkTestCmd(root string, argv []string) error {
 	if _, err := exec.LookPath(prog); err != nil {
 		return fmt.Errorf("test command %q cannot run: %w", argv[0], err)
 	}
-	return nil
+	return checkBuildFile(root, argv)
+}
+
+// buildTools maps a build tool's program name to the files one of which it
+// needs in its working directory, and to the flags that point it at a build
+// elsewhere (then nothing is checked).
+var buildTools = map[string]struct{ files, elsewhere []string }{
+	"mvn":     {[]string{"pom.xml"}, []string{"-f", "--file"}},
+	"mvnw":    {[]string{"pom.xml"}, []string{"-f", "--file"}},
+	"gradle":  {[]string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, []string{"-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file"}},
+	"gradlew": {[]string{"build.gradle", "build.gradle.kts", "settings.gradle", "settings.gradle.kts"}, []string{"-p", "--project-dir", "-b", "--build-file", "-c", "--settings-file"}},
+}
+
+// checkBuildFile fails when argv runs Maven or Gradle in root and root has
+// none of the tool's build files: the tool would print its generic help and
+// fail on every candidate, minutes later (Maven: "there is no POM in this
+// directory"), so no patch could ever pass.
+func checkBuildFile(root string, argv []string) error {
+	tool, ok := buildTools[filepath.Base(argv[0])]
+	if !ok {
+		return nil
+	}
+	for _, a := range argv[1:] {
+		for _, f := range tool.elsewhere {
+			if a == f || strings.HasPrefix(a, f+"=") || (len(f) == 2 && strings.HasPrefix(a, f) && len(a) > 2) {
+				return nil
+			}
+		}
+	}
+	for _, f := range tool.files {
+		if _, err := os.Stat(filepath.Join(root, f)); err == nil {
+			return nil
+		}
+	}
+	return fmt.Errorf("test command %q runs in %s, which has no %s; give --project the folder with the build file, or a test command that fits the project", strings.Join(argv, " "), root, strings.Join(tool.files, " or "))
 }
 
 // DefaultTestTimeout bounds a test command when Request.TestTimeout is 0

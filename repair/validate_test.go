@@ -222,6 +222,44 @@ func TestMissingTestCommandFailsEarly(t *testing.T) {
 	}
 }
 
+// TestBuildToolWithoutBuildFileFailsEarly: Maven or Gradle as the test
+// command in a project without their build file is reported before any
+// sampling; with the build file, or a flag that points at one elsewhere, it
+// is not.
+func TestBuildToolWithoutBuildFileFailsEarly(t *testing.T) {
+	root := t.TempDir()
+	bin := t.TempDir()
+	for _, name := range []string{"mvn", "gradle"} {
+		if err := os.WriteFile(filepath.Join(bin, name), []byte("#!/bin/sh\nexit 0\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+	for _, argv := range [][]string{{"mvn", "-q", "test"}, {"gradle", "test"}} {
+		err := checkTestCmd(root, argv)
+		if err == nil || !strings.Contains(err.Error(), "has no") {
+			t.Errorf("%v in a folder without a build file: err %v, want one naming the missing file", argv, err)
+		}
+	}
+	for _, argv := range [][]string{{"mvn", "-f", "sub/pom.xml", "test"}, {"mvn", "--file=sub/pom.xml", "test"}, {"gradle", "-psub", "test"}, {"sh", "-c", "mvn test"}} {
+		if err := checkTestCmd(root, argv); err != nil {
+			t.Errorf("%v: %v, want no error", argv, err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(root, "pom.xml"), []byte("<project/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := checkTestCmd(root, []string{"mvn", "-q", "test"}); err != nil {
+		t.Errorf("mvn with a pom.xml: %v", err)
+	}
+	m := &fakeModel{next: table(map[string][]tok{"": {{"    y();\n", 1, true}}})}
+	r := request(Options{})
+	r.TestCmd = []string{"gradle", "test"}
+	if _, err := service(m, &fakeEngine{}, nil).Repair(context.Background(), r, nil); err == nil || len(m.fims) != 0 {
+		t.Fatalf("gradle without a build file: err %v after %d model sessions; want an error before sampling", err, len(m.fims))
+	}
+}
+
 // TestBuggyTestRunWhenNoCandidatePasses: when the tests ran on candidates
 // and none passed, the repair runs them once on the buggy project and
 // reports how that went (here they pass: the command cannot tell a fix from
