@@ -3,6 +3,7 @@ package jdtls
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io"
 	"testing"
@@ -15,8 +16,8 @@ import (
 // stuckClient is an offline Client whose connection writes into a pipe that
 // nobody reads until release is called, as JDT LS stops reading its input
 // while a notification handler waits for a workspace lock. read returns
-// the methods and versions written so far, in order.
-func stuckClient(t *testing.T) (c *Client, release func(), read func() []string) {
+// the messages written so far, in order (once: it closes the pipe).
+func stuckClient(t *testing.T) (c *Client, release func(), read func() []*jsonrpc.Message) {
 	t.Helper()
 	c = offlineClient(t)
 	pr, pw := io.Pipe()
@@ -31,20 +32,20 @@ func stuckClient(t *testing.T) (c *Client, release func(), read func() []string)
 		started = true
 		go func() { _, _ = io.Copy(&got, pr); close(copied) }()
 	}
-	read = func() []string {
+	read = func() []*jsonrpc.Message {
 		if !started {
 			return nil
 		}
 		pw.Close()
 		<-copied
 		r := jsonrpc.NewReader(bytes.NewReader(got.Bytes()))
-		var out []string
+		var out []*jsonrpc.Message
 		for {
 			m, err := r.Read()
 			if err != nil {
 				return out
 			}
-			out = append(out, m.Method)
+			out = append(out, m)
 		}
 	}
 	return c, release, read
@@ -129,7 +130,7 @@ func TestDocumentsHonourContext(t *testing.T) {
 		_, _ = c.Completion(ctx, uri, textpos.Position{}) // no answer comes; it is on the wire
 	})
 	want := []string{"textDocument/didOpen", "textDocument/didChange", "textDocument/didClose", "textDocument/didOpen", "textDocument/completion"}
-	got := read()
+	got := methods(read())
 	if len(got) > len(want) && got[len(want)] == "$/cancelRequest" {
 		got = got[:len(want)] // the timed-out completion's cancellation
 	}
@@ -140,5 +141,38 @@ func TestDocumentsHonourContext(t *testing.T) {
 		if got[i] != want[i] {
 			t.Fatalf("written %v, want %v", got, want)
 		}
+	}
+}
+
+func methods(ms []*jsonrpc.Message) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.Method
+	}
+	return out
+}
+
+// TestRequestWriteHonoursContext: with no notification queued, a request's
+// own write to a server that reads nothing cannot hold the caller past its
+// context either; once the server reads, the request that was on its way
+// is followed by its $/cancelRequest.
+func TestRequestWriteHonoursContext(t *testing.T) {
+	c, release, read := stuckClient(t)
+	within(t, "Completion on an empty queue", 5*time.Second, func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		defer cancel()
+		if _, err := c.Completion(ctx, "file:///p/A.java", textpos.Position{}); !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("Completion on a server that reads nothing: %v; want the deadline", err)
+		}
+	})
+	release()
+	time.Sleep(200 * time.Millisecond) // the writer finishes and queues the cancel
+	got := read()
+	if m := methods(got); len(m) != 2 || m[0] != "textDocument/completion" || m[1] != "$/cancelRequest" {
+		t.Fatalf("written %v, want the completion and its cancellation", m)
+	}
+	var cancel struct{ ID json.RawMessage }
+	if err := json.Unmarshal(got[1].Params, &cancel); err != nil || string(cancel.ID) != string(got[0].ID) {
+		t.Errorf("cancel params %s, want the id %s", got[1].Params, got[0].ID)
 	}
 }
