@@ -60,7 +60,7 @@ func (c *Client) Open(ctx context.Context, uri, text string) (int, error) {
 	v := c.lastVersion
 	d := &docState{version: v, text: text, seqAt: c.diagSeqLocked(uri)}
 	c.docs[uri] = d
-	m := c.enqueueLocked(&outMsg{method: "textDocument/didOpen", params: didOpen(uri, text, v)})
+	m := c.enqueueLocked(&outMsg{method: "textDocument/didOpen", uri: uri, params: didOpen(uri, text, v)})
 	c.mu.Unlock()
 	return v, c.awaitWritten(ctx, m)
 }
@@ -109,7 +109,19 @@ func (c *Client) Change(ctx context.Context, uri, text string) (int, error) {
 		},
 		ContentChanges: []fullText{{Text: withMarker(text, v)}},
 	}
-	m := c.enqueueLocked(&outMsg{method: "textDocument/didChange", params: change})
+	var m *outMsg
+	if i := c.coalesceLocked(uri); i >= 0 && c.outQ[i].method != "textDocument/didClose" {
+		// Not written yet: the server gets this text in its place (a
+		// didOpen stays one, with this text and version).
+		m = c.outQ[i]
+		if m.method == "textDocument/didOpen" {
+			m.params = didOpen(uri, text, v)
+		} else {
+			m.params = change
+		}
+	} else {
+		m = c.enqueueLocked(&outMsg{method: "textDocument/didChange", uri: uri, params: change})
+	}
 	c.mu.Unlock()
 	return v, c.awaitWritten(ctx, m)
 }
@@ -126,6 +138,7 @@ func didOpen(uri, text string, v int) protocol.DidOpenTextDocumentParams {
 type outMsg struct {
 	method string
 	params any
+	uri    string           // a document notification's document, for coalescing ("" otherwise)
 	call   *jsonrpc.Pending // a request: written with call.Send
 	err    error            // the write's error; read after done
 	done   chan struct{}    // closed once written, once the write failed, or when dropped
@@ -145,7 +158,10 @@ type outMsg struct {
 // return while a write waits for the server to read, without leaving the
 // server's view of a document different from the client's record; no
 // request overtakes a notification committed before it. A request still
-// queued when its caller leaves is dropped (leave).
+// queued when its caller leaves is dropped (leave). The queue stays
+// bounded while the server reads nothing: a document's later full text
+// replaces its queued didOpen or didChange, and its didClose drops them
+// (coalesceLocked).
 func (c *Client) enqueueLocked(m *outMsg) *outMsg {
 	if m.done == nil {
 		m.done = make(chan struct{})
@@ -156,6 +172,21 @@ func (c *Client) enqueueLocked(m *outMsg) *outMsg {
 		go c.writeQueue()
 	}
 	return m
+}
+
+// coalesceLocked returns the index in the queue of uri's last queued
+// notification when no request is queued after it (a request must see the
+// text committed before it), or -1. Called with c.mu held.
+func (c *Client) coalesceLocked(uri string) int {
+	for i := len(c.outQ) - 1; i >= 0; i-- {
+		switch m := c.outQ[i]; {
+		case m.call != nil:
+			return -1
+		case m.uri == uri:
+			return i
+		}
+	}
+	return -1
 }
 
 // dropLocked removes the queued message at index i and releases its
@@ -269,7 +300,22 @@ func (c *Client) Close(ctx context.Context, uri string) error {
 	params := protocol.DidCloseTextDocumentParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: protocol.DocumentURI(uri)},
 	}
-	m := c.enqueueLocked(&outMsg{method: "textDocument/didClose", params: params})
+	var m *outMsg
+	if i := c.coalesceLocked(uri); i >= 0 {
+		switch q := c.outQ[i]; q.method {
+		case "textDocument/didOpen":
+			// The server never saw it open: nothing to send.
+			c.dropLocked(i)
+			c.mu.Unlock()
+			return nil
+		case "textDocument/didChange":
+			q.method, q.params = "textDocument/didClose", params
+			m = q
+		}
+	}
+	if m == nil {
+		m = c.enqueueLocked(&outMsg{method: "textDocument/didClose", uri: uri, params: params})
+	}
 	c.mu.Unlock()
 	return c.awaitWritten(ctx, m)
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"testing"
 	"time"
@@ -118,8 +119,9 @@ func TestDocumentsHonourContext(t *testing.T) {
 	if _, _, open := c.Document(uri); open {
 		t.Error("Close with an ended context left the document open")
 	}
-	// The server reads again: the three notifications arrive in order and
-	// a later request after them; the cut-short Completion never went out.
+	// The server reads again: the notifications arrive in order (the
+	// didClose in the place of the unwritten didChange it made moot) and a
+	// later request after them; the cut-short Completion never went out.
 	release()
 	within(t, "Open after the server reads again", 5*time.Second, func() {
 		if _, err := c.Open(context.Background(), uri, "class A {}\n"); err != nil {
@@ -129,7 +131,7 @@ func TestDocumentsHonourContext(t *testing.T) {
 		defer cancel()
 		_, _ = c.Completion(ctx, uri, textpos.Position{}) // no answer comes; it is on the wire
 	})
-	want := []string{"textDocument/didOpen", "textDocument/didChange", "textDocument/didClose", "textDocument/didOpen", "textDocument/completion"}
+	want := []string{"textDocument/didOpen", "textDocument/didClose", "textDocument/didOpen", "textDocument/completion"}
 	got := methods(read())
 	if len(got) > len(want) && got[len(want)] == "$/cancelRequest" {
 		got = got[:len(want)] // the timed-out completion's cancellation
@@ -174,5 +176,88 @@ func TestRequestWriteHonoursContext(t *testing.T) {
 	var cancel struct{ ID json.RawMessage }
 	if err := json.Unmarshal(got[1].Params, &cancel); err != nil || string(cancel.ID) != string(got[0].ID) {
 		t.Errorf("cancel params %s, want the id %s", got[1].Params, got[0].ID)
+	}
+}
+
+// TestQueueBoundedWhileStuck: while the server reads nothing, every
+// cut-short request (a change and a completion, or a close and an open
+// again) leaves at most one queued notification per document behind: only
+// the latest full text matters, and it is what the server gets once it
+// reads.
+func TestQueueBoundedWhileStuck(t *testing.T) {
+	c, release, read := stuckClient(t)
+	const uri = "file:///p/A.java"
+	short := func() (context.Context, context.CancelFunc) {
+		return context.WithTimeout(context.Background(), 2*time.Millisecond)
+	}
+	queued := func() int {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		return len(c.outQ)
+	}
+	ctx, cancel := short()
+	_, err := c.Open(ctx, uri, "class A {}\n")
+	cancel()
+	if !errors.Is(err, ErrInFlight) {
+		t.Fatalf("Open: %v, want ErrInFlight", err)
+	}
+	most := 0
+	text := ""
+	within(t, "cut-short requests", 20*time.Second, func() {
+		do := func(f func(ctx context.Context) error) error {
+			ctx, cancel := short()
+			defer cancel()
+			return f(ctx)
+		}
+		for i := 0; i < 100; i++ {
+			text = fmt.Sprintf("class A { int f%d; }\n", i)
+			var errs []error
+			if i%2 == 1 {
+				errs = append(errs, do(func(ctx context.Context) error { return c.Close(ctx, uri) }))
+				errs = append(errs, do(func(ctx context.Context) error { _, err := c.Open(ctx, uri, text); return err }))
+			} else {
+				errs = append(errs, do(func(ctx context.Context) error { _, err := c.Change(ctx, uri, text); return err }))
+			}
+			for _, err := range errs {
+				if err != nil && !errors.Is(err, ErrInFlight) {
+					t.Errorf("step %d: %v, want nil or ErrInFlight", i, err)
+					return
+				}
+			}
+			if err := do(func(ctx context.Context) error { _, err := c.Completion(ctx, uri, textpos.Position{}); return err }); !errors.Is(err, context.DeadlineExceeded) {
+				t.Errorf("Completion %d: %v, want the deadline", i, err)
+				return
+			}
+			most = max(most, queued())
+		}
+	})
+	if most > 2 {
+		t.Errorf("the send queue grew to %d messages for one document; want at most 2 (a didClose and a didOpen)", most)
+	}
+	_, version, _ := c.Document(uri)
+	release()
+	time.Sleep(200 * time.Millisecond)
+	got := read()
+	last := got[len(got)-1]
+	var p struct {
+		TextDocument struct {
+			Version int
+			Text    string
+		}
+	}
+	if err := json.Unmarshal(last.Params, &p); err != nil {
+		t.Fatal(err)
+	}
+	if last.Method != "textDocument/didOpen" && last.Method != "textDocument/didChange" || p.TextDocument.Version != version {
+		t.Fatalf("written %v; last %s version %d, want the document's latest text (version %d) last", methods(got), last.Method, p.TextDocument.Version, version)
+	}
+	if p.TextDocument.Text != withMarker(text, version) {
+		t.Errorf("the server's last text is %q, want %q", p.TextDocument.Text, withMarker(text, version))
+	}
+	for _, m := range got {
+		if m.Method == "textDocument/completion" {
+			t.Errorf("a cut-short completion that never left the queue was written: %v", methods(got))
+			break
+		}
 	}
 }
