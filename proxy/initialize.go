@@ -72,6 +72,17 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 		}
 		p.stateDir = StateDirFor(key)
 	}
+	st, err := lockEditorState(p.stateDir)
+	switch {
+	case err != nil:
+		p.log.Printf("cannot lock JDT LS's state folder in %s (%v): using %s unlocked", p.stateDir, err, filepath.Join(p.stateDir, "jdtls"))
+		st = &editorState{dir: filepath.Join(p.stateDir, "jdtls")}
+	case st.private:
+		p.log.Printf("another process uses JDT LS's state folder in %s: this one's JDT LS keeps its state in %s", p.stateDir, st.dir)
+	}
+	p.mu.Lock()
+	p.edState = st
+	p.mu.Unlock()
 	p.log.Printf("initialize: root %q, dynamic registration executeCommand=%v codeAction=%v, workDoneProgress=%v",
 		p.root, p.dynExec, p.dynCode, p.caps.WorkDoneProgress)
 

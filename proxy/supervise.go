@@ -7,9 +7,9 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -162,7 +162,13 @@ func (s *backendProc) writer() {
 
 // launch starts JDT LS generation gen and its read loop.
 func (p *proxy) launch(gen int) (*backendProc, error) {
-	dir := filepath.Join(p.stateDir, "jdtls")
+	p.mu.Lock()
+	st := p.edState
+	p.mu.Unlock()
+	if st == nil {
+		return nil, errors.New("the proxy is stopping")
+	}
+	dir := st.dir
 	b, err := p.opts.Launch(p.ctx, dir)
 	if err != nil {
 		return nil, err
