@@ -119,7 +119,11 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	opts.setDefaults()
 	p := newProxy(ctx, out, opts)
 	defer p.cancel()
-	p.log.Printf("proxy started; intercepting %s; forwarding everything else unchanged", p.intercepted())
+	short, table := p.intercepted()
+	p.log.Printf("proxy started; intercepting %s, forwarding the rest unchanged", short)
+	if p.opts.Trace {
+		p.log.Printf("the method table:%s", table)
+	}
 
 	loopDone := make(chan error, 1)
 	go func() { loopDone <- p.clientLoop(in) }()
