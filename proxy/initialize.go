@@ -104,7 +104,8 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 }
 
 // rootOf picks the project root: the first workspace folder, else rootUri,
-// else rootPath.
+// else rootPath when it is absolute (a relative one would be read from the
+// proxy's working folder); "" when none names an absolute path.
 func rootOf(ip *initializeParams) string {
 	for _, f := range ip.WorkspaceFolders {
 		if path, err := URIPath(f.URI); err == nil {
@@ -116,7 +117,7 @@ func rootOf(ip *initializeParams) string {
 			return path
 		}
 	}
-	if ip.RootPath != "" {
+	if ip.RootPath != "" && filepath.IsAbs(ip.RootPath) {
 		return filepath.Clean(ip.RootPath)
 	}
 	return ""
