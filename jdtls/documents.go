@@ -345,7 +345,8 @@ func FileURI(path string) string {
 	return u.String()
 }
 
-// URIPath returns the file path of a file:// URI.
+// URIPath returns the file path of a file:// URI; an error for another
+// scheme or a URI that names no absolute path ("file:A.java").
 func URIPath(uri string) (string, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
@@ -354,5 +355,10 @@ func URIPath(uri string) (string, error) {
 	if u.Scheme != "file" {
 		return "", fmt.Errorf("jdtls: not a file URI: %s", uri)
 	}
-	return filepath.FromSlash(u.Path), nil
+	path := filepath.FromSlash(u.Path)
+	if !filepath.IsAbs(path) {
+		// "file:A.java" (opaque): a file URI names an absolute path (RFC 8089).
+		return "", fmt.Errorf("jdtls: file URI %s names no absolute path", uri)
+	}
+	return path, nil
 }
