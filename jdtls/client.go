@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/proc"
@@ -253,7 +254,11 @@ func (c *Client) wrapErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, jsonrpc.ErrClosed) {
+	// A connection that ended, or a write to a pipe the process's exit
+	// closed (exec closes our end of its stdin once it has been waited
+	// for: "file already closed"; EPIPE before that), means the process is
+	// gone or going.
+	if errors.Is(err, jsonrpc.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
 		select {
 		case <-c.done:
 			return fmt.Errorf("%w: %v", c.exitErr, err)
