@@ -21,6 +21,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
@@ -203,6 +204,15 @@ func resolveTarget(project, file, lines string) (repairTarget, error) {
 	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 		return t, fmt.Errorf("file %s is not inside the project %s", path, root)
 	}
+	// Not a FIFO or device (reading one waits for a writer, for good) and
+	// no larger than an editor could send in one message.
+	if st, err := os.Stat(path); err != nil {
+		return t, err
+	} else if !st.Mode().IsRegular() {
+		return t, fmt.Errorf("file %s is not a regular file", file)
+	} else if st.Size() > maxTargetBytes {
+		return t, fmt.Errorf("file %s has %d bytes, more than the %d a repair reads", file, st.Size(), maxTargetBytes)
+	}
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return t, err
@@ -217,6 +227,11 @@ func resolveTarget(project, file, lines string) (repairTarget, error) {
 	}
 	return repairTarget{root: root, file: path, text: string(data), start: start, end: end}, nil
 }
+
+// maxTargetBytes bounds the file a repair reads: the largest message body
+// the proxy reads from an editor (jsonrpc.MaxBodyBytes, 64 MiB), so no
+// larger document could reach a repair from the editor either.
+const maxTargetBytes = jsonrpc.MaxBodyBytes
 
 // parseLines reads "A-B", "A" or "A-(A-1)".
 func parseLines(s string) (start, end int, err error) {

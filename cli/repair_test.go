@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/spf13/cobra"
@@ -30,6 +31,17 @@ func TestRepairArgumentErrors(t *testing.T) {
 	root := writeProject(t)
 	outside := filepath.Join(t.TempDir(), "C.java")
 	os.WriteFile(outside, []byte("class C {}\n"), 0o644)
+	// A FIFO (reading it would wait for a writer for good) and a file
+	// over the size bound (sparse: no disk used).
+	if err := syscall.Mkfifo(filepath.Join(root, "src/F.java"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "src/Big.java"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(filepath.Join(root, "src/Big.java"), maxTargetBytes+1); err != nil {
+		t.Fatal(err)
+	}
 	for _, tc := range []struct {
 		name                 string
 		project, file, lines string
@@ -48,6 +60,8 @@ func TestRepairArgumentErrors(t *testing.T) {
 		{"bad syntax", root, "src/A.java", "a-b", `want "A-B"`},
 		{"reversed", root, "src/A.java", "4-2", "the last line is before the first (an insertion before line 4 is 4-3)"},
 		{"zero", root, "src/A.java", "0", "lines are numbered from 1"},
+		{"fifo", root, "src/F.java", "1", "src/F.java is not a regular file"},
+		{"too large", root, "src/Big.java", "1", "more than the 67108864 a repair reads"},
 	} {
 		_, err := resolveTarget(tc.project, tc.file, tc.lines)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

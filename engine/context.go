@@ -60,9 +60,18 @@ type scanState struct {
 	// stmtErr: the statement under way has a sequence of tokens that no
 	// Java statement has (a syntax error); reset at ; { }.
 	stmtErr bool
-	// instanceOf: an instanceof (a pattern may bind a variable JDT LS's
-	// recovery does not see) appears in the scanned text.
+	// instanceOf: an instanceof or a case pattern (a pattern may bind a
+	// variable JDT LS's recovery does not see) appears in the scanned text
+	// and its binding's scope may not have ended yet.
 	instanceOf bool
+	// patternScope is how many frames are open while every pattern seen
+	// may still be in scope (valid when instanceOf): a binding's scope
+	// ends, at the latest, with the innermost brace that encloses its
+	// pattern (JLS 6.3.1, 6.3.2: the rest of an expression, the statements
+	// after it in its block or its switch group or rule), so the flag
+	// clears once that brace's frame, at index patternScope-1, is closed.
+	// 0 when no brace encloses the pattern (the flag never clears).
+	patternScope int
 	// typeDecl: class/interface/enum/record seen since the last ; { }.
 	typeDecl bool
 	// throwsSeen: throws seen since the last ; { } (a method header).
@@ -193,14 +202,14 @@ func scanTo(st scanState, toks []javalex.Token, n int) scanState {
 		}
 		switch {
 		case t.Kind == javalex.Keyword && t.Text == "instanceof":
-			st.instanceOf = true
+			st.sawPattern()
 		case t.Kind == javalex.Keyword && (t.Text == "class" || t.Text == "interface" || t.Text == "enum"):
 			if !(i > 0 && isOp(prev, ".")) {
 				st.typeDecl = true
 			}
 		case t.Kind == javalex.Keyword && t.Text == "case" && i+2 < len(toks) && toks[i+1].Kind == javalex.Ident &&
 			(toks[i+2].Kind == javalex.Ident || isOp(toks[i+2], "(") || isOp(toks[i+2], ".") || isOp(toks[i+2], "<")):
-			st.instanceOf = true // a type or record pattern may bind variables
+			st.sawPattern() // a type or record pattern may bind variables
 		case t.Kind == javalex.Keyword && t.Text == "throws":
 			st.throwsSeen = true
 		case t.Kind == javalex.Ident && t.Text == "record" && i+1 < len(toks) && toks[i+1].Kind == javalex.Ident:
@@ -243,6 +252,9 @@ func scanTo(st scanState, toks []javalex.Token, n int) scanState {
 			}
 			if t.Text == "}" {
 				st.resetStmt()
+				if st.instanceOf && len(st.frames) < st.patternScope {
+					st.instanceOf, st.patternScope = false, 0 // every pattern's scope has ended
+				}
 			}
 		case ";":
 			st.resetStmt()
@@ -283,6 +295,22 @@ func switchRule(toks []javalex.Token, i int) bool {
 		}
 	}
 	return false
+}
+
+// sawPattern records a pattern (instanceof, or a case label's type or
+// record pattern) at the current frames: see patternScope.
+func (st *scanState) sawPattern() {
+	scope := 0
+	for k := len(st.frames) - 1; k >= 0; k-- {
+		if kind := st.frames[k].kind; kind <= frameArrayInit && kind != frameLambdaExpr {
+			scope = k + 1 // only "{" opens these kinds
+			break
+		}
+	}
+	if !st.instanceOf || scope < st.patternScope {
+		st.patternScope = scope
+	}
+	st.instanceOf = true
 }
 
 func (st *scanState) resetStmt() {

@@ -92,6 +92,19 @@ func TestSimplePosition(t *testing.T) {
 		{"    for (Point(var fooB", simpleNone},
 		{"    for (Point(var x, Point(var fooB", simpleNone},
 		{"    for (int i = g.greet(a fooB", simpleNever},
+		// a pattern's binding is in scope at most until the brace that
+		// encloses the pattern closes (JLS 6.3.1, 6.3.2)
+		{"    if (o instanceof String str) { }\n    int n = 1 + fooB", simpleNone},
+		{"    if (!(o instanceof String str)) { return; } else { int n = 1 + fooB", simpleNone},
+		{"    if (!(o instanceof String str)) { } int n = 1 + fooB", simpleNone},
+		{"    { if (!(o instanceof String str)) return; }\n    int n = 1 + fooB", simplePrefix},
+		{"    { if (o instanceof String str) { } }\n    int n = 1 + fooB", simplePrefix},
+		{"    { int[] a = { o instanceof String str ? 1 : 2 }; int n = 1 + fooB", simplePrefix}, // the expression's scope
+		{"    { if (o instanceof String str) { } } { b = o instanceof Integer i; }\n    int n = 1 + fooB", simplePrefix},
+		{"    { if (o instanceof String str) { } { b = o instanceof Integer i; }\n    int n = 1 + fooB", simpleNone},
+		{"    switch (o) { case String str: int n = 1 + fooB", simpleNone},
+		{"    switch (o) { case String str -> { } default -> { } }\n    int n = 1 + fooB", simplePrefix},
+		{"    g.greet(switch (o) { case String str -> 1; default -> 2; }, 1 + fooB", simplePrefix},
 	}
 	for _, c := range cases {
 		ss, ok := simpleSiteAt(w, c.gen, false)
@@ -114,6 +127,22 @@ func TestSimplePosition(t *testing.T) {
 		wl := newLexWindow(long + extra)
 		if ss, ok := simpleSiteAt(wl, ", Bar fooB", false); ok && ss.Mode == simpleNever {
 			t.Errorf("record pattern cut by the lexWindow at %q: simpleSiteAt = never, want none", wl.Text[:8])
+		}
+	}
+	// A pattern in an earlier method, before or inside the lexWindow, is
+	// out of scope in the next method.
+	for _, pad := range []int{0, 40} {
+		body := "    if (!(o instanceof String s)) return;\n"
+		for k := 0; k < pad; k++ {
+			body += "    s.length();\n"
+		}
+		wp := newLexWindow("package demo;\nclass A {\n  void a(Object o) {\n" + body + "  }\n  void m(Greeter g, String s) {\n")
+		if ss, ok := simpleSiteAt(wp, "    int n = 1 + fooB", false); !ok || ss.Mode != simplePrefix {
+			t.Errorf("after a method with a pattern (pad %d): simpleSiteAt = %v (%s), want prefix", pad, ss.Mode, ss.Why)
+		}
+		wp = newLexWindow("package demo;\nclass A {\n  void a(Object o) {\n" + body)
+		if ss, ok := simpleSiteAt(wp, "    int n = 1 + fooB", false); !ok || ss.Mode != simpleNone {
+			t.Errorf("in the pattern's block (pad %d): simpleSiteAt = %v, want none", pad, ss.Mode)
 		}
 	}
 	// Outside a method body: a class body's members are declarations.

@@ -1,20 +1,17 @@
 package engine
 
 import (
-	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
-	"sync/atomic"
-	"syscall"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 )
 
 // runDir makes the folder a shadow JDT LS of this process keeps its
 // configuration and workspace data in: <stateDir>/run-<pid>-<n>, new for
 // each start and removed by Close, after removing the run folders of
-// processes that no longer exist (a run ended by SIGKILL).
+// processes that no longer exist (a run ended by SIGKILL;
+// cachedir.RunDir).
 //
 // Why not reuse <stateDir> across runs: JDT LS 1.20, started again on the
 // workspace data of an earlier run, answered type searches without JDK types
@@ -27,43 +24,16 @@ func runDir(stateDir string) (string, error) {
 	if err := os.MkdirAll(stateDir, 0o755); err != nil {
 		return "", err
 	}
-	removeStaleRuns(stateDir)
 	removeLegacyLayout(stateDir)
-	dir := filepath.Join(stateDir, fmt.Sprintf("run-%d-%d", os.Getpid(), runSeq.Add(1)))
-	if err := os.RemoveAll(dir); err != nil {
-		return "", err
-	}
-	if err := os.Mkdir(dir, 0o755); err != nil {
-		return "", err
-	}
-	return dir, nil
+	return cachedir.RunDir(stateDir, runPrefix)
 }
 
-// runSeq numbers the run folders of this process.
-var runSeq atomic.Int64
+// runPrefix names the run folders: run-<pid>-<n>.
+const runPrefix = "run-"
 
 // removeStaleRuns removes stateDir's run-<pid>-<n> folders whose process is
-// gone. Errors are ignored: a folder left behind only takes space.
-func removeStaleRuns(stateDir string) {
-	entries, err := os.ReadDir(stateDir)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), "run-")
-		if !ok || !e.IsDir() {
-			continue
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid <= 0 || pid == os.Getpid() {
-			continue
-		}
-		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			_ = os.RemoveAll(filepath.Join(stateDir, e.Name()))
-		}
-	}
-}
+// gone (cachedir.RemoveDeadRuns).
+func removeStaleRuns(stateDir string) { cachedir.RemoveDeadRuns(stateDir, runPrefix) }
 
 // removeLegacyLayout removes the configuration and workspace folders that
 // versions before per-run folders (b0ccd2d) kept directly in stateDir,

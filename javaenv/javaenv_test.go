@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 )
@@ -84,6 +86,25 @@ func TestFileLevel(t *testing.T) {
 				t.Errorf("FileLevel = %+v, want release %d preview %v from ~%q", l, c.release, c.preview, c.from)
 			}
 		})
+	}
+}
+
+// TestFileLevelFIFO: a FIFO named pom.xml is not opened (its open would
+// wait for a writer for good): the level is unknown, saying why.
+func TestFileLevelFIFO(t *testing.T) {
+	root := t.TempDir()
+	if err := syscall.Mkfifo(filepath.Join(root, "pom.xml"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan Level, 1)
+	go func() { got <- FileLevel(filepath.Join(root, "src", "A.java")) }()
+	select {
+	case l := <-got:
+		if l.Release != 0 || !strings.Contains(l.From, "not a regular file") {
+			t.Errorf("FileLevel = %+v, want unknown: not a regular file", l)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("FileLevel still blocked after 10s: it opened the FIFO")
 	}
 }
 

@@ -96,11 +96,16 @@ func dirLevel(dir string) (Level, bool) {
 	return Level{}, false
 }
 
-// readBuildFile reads a build file, bounded by maxBuildFileBytes.
+// readBuildFile reads a build file: a regular file, bounded by
+// maxBuildFileBytes.
 func readBuildFile(path string) (string, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return "", err
+	}
+	if !st.Mode().IsRegular() {
+		// A FIFO's open would wait for a writer for good.
+		return "", fmt.Errorf("%s is not a regular file", path)
 	}
 	if st.Size() > maxBuildFileBytes {
 		return "", fmt.Errorf("%s is %d bytes, more than a build file's %d", path, st.Size(), maxBuildFileBytes)

@@ -23,6 +23,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/proc"
@@ -111,13 +112,11 @@ type Client struct {
 	// noAST holds the versions whose text JDT LS failed to convert to an
 	// AST (see ErrNoAST); they are never published.
 	noAST map[int]bool
-	// outQ holds the document notifications not yet written, in the order
-	// of their versions; writing is set while a goroutine drains it
-	// (enqueueLocked); lastOut is the last one queued (flush). Guarded by
-	// mu.
+	// outQ holds the document notifications and requests not yet
+	// written, in order; writing is set while a goroutine drains it
+	// (enqueueLocked). Guarded by mu.
 	outQ    []*outMsg
 	writing bool
-	lastOut *outMsg
 }
 
 // Start spawns JDT LS, connects to it, and runs the LSP initialize handshake
@@ -255,7 +254,11 @@ func (c *Client) wrapErr(err error) error {
 	if err == nil {
 		return nil
 	}
-	if errors.Is(err, jsonrpc.ErrClosed) {
+	// A connection that ended, or a write to a pipe the process's exit
+	// closed (exec closes our end of its stdin once it has been waited
+	// for: "file already closed"; EPIPE before that), means the process is
+	// gone or going.
+	if errors.Is(err, jsonrpc.ErrClosed) || errors.Is(err, os.ErrClosed) || errors.Is(err, syscall.EPIPE) {
 		select {
 		case <-c.done:
 			return fmt.Errorf("%w: %v", c.exitErr, err)
@@ -269,15 +272,41 @@ func (c *Client) wrapErr(err error) error {
 	return err
 }
 
-// call sends a request; errors are wrapped with ErrExited when the process is gone.
+// call sends a request through the send queue (enqueueLocked: it never
+// overtakes a document notification queued before it) and waits for its
+// response. ctx bounds the whole call, the write too: a caller whose
+// context ends returns its error at once, and the request is dropped while
+// still queued or cancelled ($/cancelRequest) once written (leave). Errors
+// are wrapped with ErrExited when the process is gone.
 func (c *Client) call(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if err := c.Err(); err != nil {
 		return nil, err
 	}
-	if err := c.flush(ctx); err != nil {
-		return nil, err // a request never overtakes a queued document notification
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
-	raw, err := c.conn.CallRaw(ctx, method, params)
+	p, err := c.conn.Prepare(method, params)
+	if err != nil {
+		return nil, c.wrapErr(err)
+	}
+	c.mu.Lock()
+	m := c.enqueueLocked(&outMsg{method: method, call: p})
+	c.mu.Unlock()
+	select {
+	case <-m.done:
+		if m.err != nil {
+			return nil, c.wrapErr(m.err)
+		}
+	case <-ctx.Done():
+		c.leave(m)
+		return nil, ctx.Err()
+	}
+	raw, err := p.Wait(ctx)
+	if err != nil && errors.Is(err, ctx.Err()) {
+		c.mu.Lock()
+		c.cancelLocked(p)
+		c.mu.Unlock()
+	}
 	return raw, c.wrapErr(err)
 }
 

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"path/filepath"
 
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"go.lsp.dev/protocol"
 )
 
@@ -59,9 +60,7 @@ func (c *Client) Open(ctx context.Context, uri, text string) (int, error) {
 	v := c.lastVersion
 	d := &docState{version: v, text: text, seqAt: c.diagSeqLocked(uri)}
 	c.docs[uri] = d
-	m := c.enqueueLocked("textDocument/didOpen", protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
-		URI: protocol.DocumentURI(uri), LanguageID: protocol.JavaLanguage, Version: int32(v), Text: withMarker(text, v),
-	}})
+	m := c.enqueueLocked(&outMsg{method: "textDocument/didOpen", uri: uri, params: didOpen(uri, text, v)})
 	c.mu.Unlock()
 	return v, c.awaitWritten(ctx, m)
 }
@@ -103,40 +102,71 @@ func (c *Client) Change(ctx context.Context, uri, text string) (int, error) {
 			}
 		}
 	}
-	m := c.enqueueLocked("textDocument/didChange", didChangeFull{
+	change := didChangeFull{
 		TextDocument: protocol.VersionedTextDocumentIdentifier{
 			TextDocumentIdentifier: protocol.TextDocumentIdentifier{URI: protocol.DocumentURI(uri)},
 			Version:                int32(v),
 		},
 		ContentChanges: []fullText{{Text: withMarker(text, v)}},
-	})
+	}
+	var m *outMsg
+	if i := c.coalesceLocked(uri); i >= 0 && c.outQ[i].method != "textDocument/didClose" {
+		// Not written yet: the server gets this text in its place (a
+		// didOpen stays one, with this text and version).
+		m = c.outQ[i]
+		if m.method == "textDocument/didOpen" {
+			m.params = didOpen(uri, text, v)
+		} else {
+			m.params = change
+		}
+	} else {
+		m = c.enqueueLocked(&outMsg{method: "textDocument/didChange", uri: uri, params: change})
+	}
 	c.mu.Unlock()
 	return v, c.awaitWritten(ctx, m)
 }
 
-// outMsg is a document notification in the send queue.
+// didOpen is the didOpen of uri's version v with text (and the sync marker).
+func didOpen(uri, text string, v int) protocol.DidOpenTextDocumentParams {
+	return protocol.DidOpenTextDocumentParams{TextDocument: protocol.TextDocumentItem{
+		URI: protocol.DocumentURI(uri), LanguageID: protocol.JavaLanguage, Version: int32(v), Text: withMarker(text, v),
+	}}
+}
+
+// outMsg is a message in the send queue: a document notification, a
+// request (call) or a $/cancelRequest.
 type outMsg struct {
 	method string
 	params any
-	err    error         // the write's error; read after done
-	done   chan struct{} // closed once written, or once the write failed
+	uri    string           // a document notification's document, for coalescing ("" otherwise)
+	call   *jsonrpc.Pending // a request: written with call.Send
+	err    error            // the write's error; read after done
+	done   chan struct{}    // closed once written, once the write failed, or when dropped
+	// taken: the writer has taken it off the queue; sent: its write has
+	// returned; left: a request whose caller left while it was being
+	// written (the writer then sends its $/cancelRequest). Guarded by c.mu.
+	taken, sent, left bool
 }
 
-// enqueueLocked appends a document notification to the send queue and
-// makes sure a writer drains it. Called with c.mu held, in the critical
-// section that changed the document's record, so that notifications are
-// written in the order of the records (and their versions).
+// enqueueLocked appends m to the send queue and makes sure a writer drains
+// it. Called with c.mu held, in the critical section that changed the
+// document's record, so that notifications are written in the order of the
+// records (and their versions).
 //
-// The send queue: document notifications are written by one goroutine at a
-// time, in order, so that a caller whose context ends can return while the
-// write waits for the server to read, without leaving the server's view of
-// a document different from the client's record; call waits for the queue
-// (flush) before it sends a request, so that no request overtakes a
-// notification committed before it.
-func (c *Client) enqueueLocked(method string, params any) *outMsg {
-	m := &outMsg{method: method, params: params, done: make(chan struct{})}
+// The send queue: document notifications and requests are written by one
+// goroutine at a time, in order, so that a caller whose context ends can
+// return while a write waits for the server to read, without leaving the
+// server's view of a document different from the client's record; no
+// request overtakes a notification committed before it. A request still
+// queued when its caller leaves is dropped (leave). The queue stays
+// bounded while the server reads nothing: a document's later full text
+// replaces its queued didOpen or didChange, and its didClose drops them
+// (coalesceLocked).
+func (c *Client) enqueueLocked(m *outMsg) *outMsg {
+	if m.done == nil {
+		m.done = make(chan struct{})
+	}
 	c.outQ = append(c.outQ, m)
-	c.lastOut = m
 	if !c.writing {
 		c.writing = true
 		go c.writeQueue()
@@ -144,8 +174,32 @@ func (c *Client) enqueueLocked(method string, params any) *outMsg {
 	return m
 }
 
-// writeQueue writes the queued notifications in order until the queue is
-// empty.
+// coalesceLocked returns the index in the queue of uri's last queued
+// notification when no request is queued after it (a request must see the
+// text committed before it), or -1. Called with c.mu held.
+func (c *Client) coalesceLocked(uri string) int {
+	for i := len(c.outQ) - 1; i >= 0; i-- {
+		switch m := c.outQ[i]; {
+		case m.call != nil:
+			return -1
+		case m.uri == uri:
+			return i
+		}
+	}
+	return -1
+}
+
+// dropLocked removes the queued message at index i and releases its
+// waiters. Called with c.mu held.
+func (c *Client) dropLocked(i int) {
+	m := c.outQ[i]
+	copy(c.outQ[i:], c.outQ[i+1:])
+	c.outQ[len(c.outQ)-1] = nil
+	c.outQ = c.outQ[:len(c.outQ)-1]
+	close(m.done)
+}
+
+// writeQueue writes the queued messages in order until the queue is empty.
 func (c *Client) writeQueue() {
 	for {
 		c.mu.Lock()
@@ -157,10 +211,51 @@ func (c *Client) writeQueue() {
 		m := c.outQ[0]
 		c.outQ[0] = nil
 		c.outQ = c.outQ[1:]
+		m.taken = true
 		c.mu.Unlock()
-		m.err = c.conn.Notify(m.method, m.params)
+		if m.call != nil {
+			m.err = m.call.Send()
+		} else {
+			m.err = c.conn.Notify(m.method, m.params)
+		}
+		c.mu.Lock()
+		m.sent = true
+		if m.left && m.err == nil {
+			c.cancelLocked(m.call)
+		}
+		c.mu.Unlock()
 		close(m.done)
 	}
+}
+
+// leave withdraws the request m whose caller's context ended before m was
+// written: still queued, it is dropped; being written, the writer tells
+// the server ($/cancelRequest) once the write is done; written, the cancel
+// is queued now.
+func (c *Client) leave(m *outMsg) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case !m.taken:
+		for i, q := range c.outQ {
+			if q == m {
+				c.dropLocked(i)
+				break
+			}
+		}
+		m.call.Forget()
+	case !m.sent:
+		m.left = true
+	case m.err == nil:
+		c.cancelLocked(m.call)
+	}
+}
+
+// cancelLocked withdraws the written request p and queues its
+// $/cancelRequest (LSP 3.17 "Cancellation Support"). Called with c.mu held.
+func (c *Client) cancelLocked(p *jsonrpc.Pending) {
+	p.Forget()
+	c.enqueueLocked(&outMsg{method: "$/cancelRequest", params: p.CancelParams()})
 }
 
 // awaitWritten waits until m is written or ctx ends (ErrInFlight).
@@ -170,23 +265,6 @@ func (c *Client) awaitWritten(ctx context.Context, m *outMsg) error {
 		return c.wrapErr(m.err)
 	case <-ctx.Done():
 		return fmt.Errorf("%w: %w", ErrInFlight, ctx.Err())
-	}
-}
-
-// flush waits until every document notification queued before it has been
-// written (or failed), or ctx ends (its error).
-func (c *Client) flush(ctx context.Context) error {
-	c.mu.Lock()
-	m := c.lastOut
-	c.mu.Unlock()
-	if m == nil {
-		return nil
-	}
-	select {
-	case <-m.done:
-		return nil
-	case <-ctx.Done():
-		return ctx.Err()
 	}
 }
 
@@ -219,9 +297,25 @@ func (c *Client) Close(ctx context.Context, uri string) error {
 		c.mu.Unlock()
 		return nil
 	}
-	m := c.enqueueLocked("textDocument/didClose", protocol.DidCloseTextDocumentParams{
+	params := protocol.DidCloseTextDocumentParams{
 		TextDocument: protocol.TextDocumentIdentifier{URI: protocol.DocumentURI(uri)},
-	})
+	}
+	var m *outMsg
+	if i := c.coalesceLocked(uri); i >= 0 {
+		switch q := c.outQ[i]; q.method {
+		case "textDocument/didOpen":
+			// The server never saw it open: nothing to send.
+			c.dropLocked(i)
+			c.mu.Unlock()
+			return nil
+		case "textDocument/didChange":
+			q.method, q.params = "textDocument/didClose", params
+			m = q
+		}
+	}
+	if m == nil {
+		m = c.enqueueLocked(&outMsg{method: "textDocument/didClose", uri: uri, params: params})
+	}
 	c.mu.Unlock()
 	return c.awaitWritten(ctx, m)
 }
@@ -251,7 +345,8 @@ func FileURI(path string) string {
 	return u.String()
 }
 
-// URIPath returns the file path of a file:// URI.
+// URIPath returns the file path of a file:// URI; an error for another
+// scheme or a URI that names no absolute path ("file:A.java").
 func URIPath(uri string) (string, error) {
 	u, err := url.Parse(uri)
 	if err != nil {
@@ -260,5 +355,10 @@ func URIPath(uri string) (string, error) {
 	if u.Scheme != "file" {
 		return "", fmt.Errorf("jdtls: not a file URI: %s", uri)
 	}
-	return filepath.FromSlash(u.Path), nil
+	path := filepath.FromSlash(u.Path)
+	if !filepath.IsAbs(path) {
+		// "file:A.java" (opaque): a file URI names an absolute path (RFC 8089).
+		return "", fmt.Errorf("jdtls: file URI %s names no absolute path", uri)
+	}
+	return path, nil
 }

@@ -85,6 +85,13 @@ func InferSourcePaths(root string) []string {
 		if !strings.HasSuffix(d.Name(), ".java") || d.Name() == "module-info.java" {
 			return nil
 		}
+		if !d.Type().IsRegular() {
+			// A link is read when it names a regular file; never a FIFO or
+			// device, whose open would wait (for a writer) for good.
+			if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+				return nil
+			}
+		}
 		dir := filepath.Dir(path)
 		rel, err := filepath.Rel(root, dir)
 		if err != nil {

@@ -1,9 +1,12 @@
 package jdtls
 
 import (
+	"os"
 	"path/filepath"
 	"reflect"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
 )
@@ -96,5 +99,33 @@ func TestReadPackage(t *testing.T) {
 		if got := readPackage(p); got != want {
 			t.Errorf("readPackage(%q) = %q, want %q", text, got, want)
 		}
+	}
+}
+
+// TestInferSourcePathsSkipsFIFOs: a FIFO named like a Java file (or a link
+// to one) is not read: its open would wait for a writer for good, and the
+// proxy infers the source paths on its read loop, at initialize. A link to
+// a regular file still counts.
+func TestInferSourcePathsSkipsFIFOs(t *testing.T) {
+	root := t.TempDir()
+	testtree.Write(t, root, map[string]string{"src/p/A.java": "package p;\n", "lib/q/B.txt": "package q;\n"})
+	if err := syscall.Mkfifo(filepath.Join(root, "src/p/F.java"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("F.java", filepath.Join(root, "src/p/L.java")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("B.txt", filepath.Join(root, "lib/q/B.java")); err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan []string, 1)
+	go func() { got <- InferSourcePaths(root) }()
+	select {
+	case g := <-got:
+		if want := []string{"lib", "src"}; !reflect.DeepEqual(g, want) {
+			t.Errorf("InferSourcePaths = %q, want %q", g, want)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("InferSourcePaths still blocked after 10s: it opened the FIFO")
 	}
 }

@@ -155,27 +155,69 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	p, err := json.Marshal(params)
+	p, err := c.Prepare(method, params)
+	if err != nil {
+		return nil, err
+	}
+	if err := p.Send(); err != nil {
+		return nil, err
+	}
+	raw, err := p.Wait(ctx)
+	if err != nil && errors.Is(err, ctx.Err()) {
+		_ = c.Notify("$/cancelRequest", p.CancelParams())
+	}
+	return raw, err
+}
+
+// Pending is a request made in steps, for a caller that writes requests on
+// its own schedule (jdtls's send queue, which a cancelled caller can leave
+// while a write waits for a peer that reads nothing): Prepare gives it an
+// id and registers it, Send writes it, Wait waits for the response, and
+// Forget withdraws it (a response that still comes is dropped). CallRaw is
+// the three in a row.
+type Pending struct {
+	c      *Conn
+	id     string
+	method string
+	msg    *Message
+	ch     chan *Message
+}
+
+// Prepare gives a request for method its id and registers it for the
+// response; nothing is written yet (Send). It fails with ErrClosed on a
+// closed connection, or when params do not marshal.
+func (c *Conn) Prepare(method string, params any) (*Pending, error) {
+	b, err := json.Marshal(params)
 	if err != nil {
 		return nil, err
 	}
 	id := CanonicalID(json.RawMessage(strconv.Quote(c.prefix + strconv.FormatInt(c.next.Add(1), 10))))
-	ch := make(chan *Message, 1)
+	p := &Pending{c: c, id: id, method: method, msg: &Message{ID: json.RawMessage(id), Method: method, Params: b}, ch: make(chan *Message, 1)}
 	c.mu.Lock()
+	defer c.mu.Unlock()
 	if c.closed {
-		c.mu.Unlock()
 		return nil, ErrClosed
 	}
-	c.pending[id] = ch
-	c.mu.Unlock()
-	if err := c.w.Write(&Message{ID: json.RawMessage(id), Method: method, Params: p}); err != nil {
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
-		return nil, fmt.Errorf("jsonrpc: sending %s: %w", method, err)
+	c.pending[id] = p.ch
+	return p, nil
+}
+
+// Send writes the request, once; on an error it is withdrawn (Forget).
+func (p *Pending) Send() error {
+	if err := p.c.w.Write(p.msg); err != nil {
+		p.Forget()
+		return fmt.Errorf("jsonrpc: sending %s: %w", p.method, err)
 	}
+	return nil
+}
+
+// Wait waits for the response: its result, its error as *Error, ErrClosed
+// when the connection ends first, or ctx's error when ctx ends first (the
+// request is then withdrawn; telling the peer, $/cancelRequest with
+// CancelParams, is the caller's to do).
+func (p *Pending) Wait(ctx context.Context) (json.RawMessage, error) {
 	select {
-	case m, ok := <-ch:
+	case m, ok := <-p.ch:
 		if !ok {
 			return nil, ErrClosed
 		}
@@ -184,10 +226,20 @@ func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.Raw
 		}
 		return m.Result, nil
 	case <-ctx.Done():
-		c.mu.Lock()
-		delete(c.pending, id)
-		c.mu.Unlock()
-		_ = c.Notify("$/cancelRequest", map[string]json.RawMessage{"id": json.RawMessage(id)})
+		p.Forget()
 		return nil, ctx.Err()
 	}
+}
+
+// Forget withdraws the request: a response that comes later is dropped.
+func (p *Pending) Forget() {
+	p.c.mu.Lock()
+	delete(p.c.pending, p.id)
+	p.c.mu.Unlock()
+}
+
+// CancelParams are the params of the $/cancelRequest notification for the
+// request (LSP 3.17 "Cancellation Support").
+func (p *Pending) CancelParams() any {
+	return map[string]json.RawMessage{"id": json.RawMessage(p.id)}
 }

@@ -21,3 +21,11 @@ type (
 )
 
 var CommandOptions = commandOptions
+
+// SetMaxServerQueue sets the bytes that may wait for JDT LS to read them
+// (maxServerQueue) and returns a func that restores it.
+func SetMaxServerQueue(n int) func() {
+	old := maxServerQueue
+	maxServerQueue = n
+	return func() { maxServerQueue = old }
+}

@@ -260,8 +260,16 @@ func startEditor(t *testing.T, h harness) *testEditor {
 		}
 	}()
 	t.Cleanup(func() {
-		cancel()
+		// The editor's stream ends first, so that Run returns after its
+		// read loop has logged its end (with ctx cancelled first, Run could
+		// return before, and that log line come after the test).
 		inW.Close()
+		select {
+		case err := <-e.runErr:
+			e.runErr <- err
+		case <-time.After(2 * time.Second):
+		}
+		cancel()
 		select {
 		case <-e.runErr:
 		case <-time.After(10 * time.Second):

@@ -72,6 +72,17 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 		}
 		p.stateDir = StateDirFor(key)
 	}
+	st, err := lockEditorState(p.stateDir)
+	switch {
+	case err != nil:
+		p.log.Printf("cannot lock JDT LS's state folder in %s (%v): using %s unlocked", p.stateDir, err, filepath.Join(p.stateDir, "jdtls"))
+		st = &editorState{dir: filepath.Join(p.stateDir, "jdtls")}
+	case st.private:
+		p.log.Printf("another process uses JDT LS's state folder in %s: this one's JDT LS keeps its state in %s", p.stateDir, st.dir)
+	}
+	p.mu.Lock()
+	p.edState = st
+	p.mu.Unlock()
 	p.log.Printf("initialize: root %q, dynamic registration executeCommand=%v codeAction=%v, workDoneProgress=%v",
 		p.root, p.dynExec, p.dynCode, p.caps.WorkDoneProgress)
 
@@ -93,7 +104,8 @@ func (p *proxy) handleInitialize(m *jsonrpc.Message) {
 }
 
 // rootOf picks the project root: the first workspace folder, else rootUri,
-// else rootPath.
+// else rootPath when it is absolute (a relative one would be read from the
+// proxy's working folder); "" when none names an absolute path.
 func rootOf(ip *initializeParams) string {
 	for _, f := range ip.WorkspaceFolders {
 		if path, err := URIPath(f.URI); err == nil {
@@ -105,7 +117,7 @@ func rootOf(ip *initializeParams) string {
 			return path
 		}
 	}
-	if ip.RootPath != "" {
+	if ip.RootPath != "" && filepath.IsAbs(ip.RootPath) {
 		return filepath.Clean(ip.RootPath)
 	}
 	return ""

@@ -150,3 +150,51 @@ func TestRestartAfterInitializedWithoutParams(t *testing.T) {
 	f2.expectMethod("initialize")
 	f2.expectMethod("initialized")
 }
+
+// TestHungJDTLSIsRestarted: a JDT LS that stops reading its input (a
+// notification handler waiting for a lock, for good) cannot make the
+// proxy's queue for it grow without bound: past the bound it is killed and
+// restarted, and the new one gets the document as the editor last sent it.
+func TestHungJDTLSIsRestarted(t *testing.T) {
+	defer proxy.SetMaxServerQueue(1 << 20)()
+	stuck := make(chan struct{})
+	defer close(stuck)
+	handle := func(f *fakeJDT, m *jsonrpc.Message) {
+		if f.gen == 1 && m.Method == "textDocument/didChange" {
+			<-stuck // reads nothing more
+			return
+		}
+		defaultHandle(f, m)
+	}
+	e := startEditor(t, harness{handle: handle})
+	f1, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	f1.expectMethod("textDocument/didOpen")
+	pad := "// " + strings.Repeat("x", 64<<10) + "\n"
+	var last string
+	for v := 2; v <= 40; v++ { // 39 bodies of 64 KiB: more than 1 MiB waits
+		last = greeter + strings.Repeat(pad, v%3+1)
+		e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": v},
+			"contentChanges": []any{map[string]any{"text": last}}})
+	}
+	f2 := e.server() // the hung one was killed
+	f2.expectMethod("initialize")
+	// The restart re-opens the document from the mirror; changes sent
+	// after that reach the new JDT LS as changes.
+	f2.expect("the last text", func(m *jsonrpc.Message) bool {
+		var p struct {
+			TextDocument   struct{ Text string } `json:"textDocument"`
+			ContentChanges []struct{ Text string }
+		}
+		if json.Unmarshal(m.Params, &p) != nil {
+			return false
+		}
+		switch m.Method {
+		case "textDocument/didOpen":
+			return p.TextDocument.Text == last
+		case "textDocument/didChange":
+			return len(p.ContentChanges) == 1 && p.ContentChanges[0].Text == last
+		}
+		return false
+	})
+}

@@ -186,7 +186,8 @@ func FromTextpos(p textpos.Position) protocol.Position {
 }
 
 // URIPath returns the local path of a file: URI, or an error naming the
-// scheme for anything else (untitled:, jdt:, ...).
+// scheme for anything else (untitled:, jdt:, ...), or saying that the URI
+// names no absolute path ("file:A.java").
 func URIPath(u string) (string, error) {
 	parsed, err := url.Parse(u)
 	if err != nil {
@@ -195,7 +196,12 @@ func URIPath(u string) (string, error) {
 	if parsed.Scheme != "file" {
 		return "", fmt.Errorf("%q is not a file: URI", u)
 	}
-	return filepath.FromSlash(parsed.Path), nil
+	path := filepath.FromSlash(parsed.Path)
+	if !filepath.IsAbs(path) {
+		// "file:A.java" (opaque): a file URI names an absolute path (RFC 8089).
+		return "", fmt.Errorf("%q names no absolute path", u)
+	}
+	return path, nil
 }
 
 // IsJavaURI reports whether the URI's path ends in ".java".

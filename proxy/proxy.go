@@ -30,8 +30,10 @@ type Options struct {
 	// jdtls.ResolveHome find it ($REPILOT_JDTLS_HOME, then the default cache).
 	JDTLSHome string
 	// StateDir holds the editor-facing JDT LS's configuration and workspace
-	// data (in StateDir/jdtls). "" means StateDirFor(root), computed when the
-	// initialize request names the project root.
+	// data (in StateDir/jdtls, or, while another process holds that folder,
+	// in a folder of this process's own: lockEditorState). "" means
+	// StateDirFor(root), computed when the initialize request names the
+	// project root.
 	StateDir string
 	// HeapMB bounds JDT LS's Java heap in MiB; 0 means 1024.
 	HeapMB int
@@ -117,7 +119,11 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	opts.setDefaults()
 	p := newProxy(ctx, out, opts)
 	defer p.cancel()
-	p.log.Printf("proxy started; intercepting %s; forwarding everything else unchanged", p.intercepted())
+	short, table := p.intercepted()
+	p.log.Printf("proxy started; intercepting %s, forwarding the rest unchanged", short)
+	if p.opts.Trace {
+		p.log.Printf("the method table:%s", table)
+	}
 
 	loopDone := make(chan error, 1)
 	go func() { loopDone <- p.clientLoop(in) }()
@@ -139,6 +145,10 @@ func Run(ctx context.Context, in io.Reader, out io.Writer, opts Options) error {
 	}
 	p.stop(err)
 	<-stopped
+	p.mu.Lock()
+	p.edState.release()
+	p.edState = nil
+	p.mu.Unlock()
 	return err
 }
 
@@ -201,6 +211,10 @@ type proxy struct {
 	dynCode  bool // client: dynamic registration of textDocument/codeAction
 	root     string
 	stateDir string
+
+	// edState is the editor JDT LS's folder (lockEditorState), set by
+	// handleInitialize and released when Run ends. Guarded by mu.
+	edState *editorState
 
 	mu          sync.Mutex
 	state       serverState

@@ -91,30 +91,44 @@ func (p *proxy) buildRoutes() {
 	}
 }
 
-// intercepted describes the table for the log: each method, and who handles
-// it.
-func (p *proxy) intercepted() string {
-	names := p.routeNames()
+// intercepted describes the table for the log in one short line: how
+// many methods the proxy handles itself, which requests features answer,
+// and how many notifications only features observe. table is the whole
+// table, one method a line with who handles it (logged with Trace).
+func (p *proxy) intercepted() (short, table string) {
+	var own int
+	var answered, observed []string
 	var b strings.Builder
-	for i, n := range names {
+	for _, n := range p.routeNames() {
 		r := p.routes[n]
-		if i > 0 {
-			b.WriteString("; ")
-		}
 		var who []string
 		if r.core != nil {
+			own++
 			who = append(who, r.core.why)
 		}
+		answers := false
 		for _, f := range r.features {
 			if f.Request != nil {
+				answers = true
+				answered = append(answered, n+" by "+f.ext.Name())
 				who = append(who, f.ext.Name()+" answers")
 			} else {
 				who = append(who, f.ext.Name()+" observes")
 			}
 		}
-		fmt.Fprintf(&b, "%s (%s)", n, strings.Join(who, ", "))
+		if r.core == nil && !answers {
+			observed = append(observed, n)
+		}
+		fmt.Fprintf(&b, "\n  %s: %s", n, strings.Join(who, ", "))
 	}
-	return b.String()
+	short = fmt.Sprintf("%d methods (%d the proxy's own", len(p.routes), own)
+	if len(answered) > 0 {
+		short += "; answered: " + strings.Join(answered, ", ")
+	}
+	if len(observed) > 0 {
+		short += "; observed only by features: " + strings.Join(observed, ", ")
+	}
+	return short + ")", b.String()
 }
 
 // dispatch handles one client request or notification after initialize:

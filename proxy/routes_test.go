@@ -11,6 +11,7 @@ import (
 	"errors"
 	"slices"
 	"sort"
+	"strings"
 	"testing"
 	"time"
 
@@ -91,5 +92,39 @@ func TestMethodTable(t *testing.T) {
 	sort.Strings(registered)
 	if !slices.Equal(added, registered) {
 		t.Errorf("capabilities the proxy added %v, the features registered %v", added, registered)
+	}
+}
+
+// TestStartLogShort: the log's "proxy started" line says what the proxy
+// intercepts in one short line (it was about 1,400 characters); with Trace
+// the whole table follows, one method a line.
+func TestStartLogShort(t *testing.T) {
+	for _, trace := range []bool{false, true} {
+		exts := []proxy.Extension{
+			searchfeat.New(func(string) (*search.Engine, error) { return nil, errors.New("no engine in this test") }),
+			inlinefeat.New(&fakeSuggester{}),
+		}
+		log := &logBuf{t: t}
+		e := startEditor(t, harness{repairer: &fakeRepairer{result: onePatch()}, exts: exts,
+			mutate: func(o *proxy.Options) { o.Log = log; o.Trace = trace }})
+		e.initialize(false)
+		var line string
+		for _, l := range strings.Split(log.String(), "\n") {
+			if strings.Contains(l, "proxy started") {
+				line = l
+			}
+		}
+		if len(line) > 320 {
+			t.Errorf("the start line has %d characters, want at most 320: %s", len(line), line)
+		}
+		for _, want := range []string{"textDocument/inlineCompletion by inline", "workspace/symbol by search"} {
+			if !strings.Contains(line, want) {
+				t.Errorf("the start line lacks %q: %s", want, line)
+			}
+		}
+		table := strings.Contains(log.String(), "\n  workspace/executeCommand: run the features' commands")
+		if table != trace {
+			t.Errorf("with Trace %v the method table is logged: %v", trace, table)
+		}
 	}
 }

@@ -7,9 +7,9 @@ package proxy
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -111,25 +111,44 @@ type backendProc struct {
 	exited  chan struct{} // the process has exited
 	done    chan struct{} // serverLoop has finished (after exited)
 
-	// Bodies for JDT LS wait in an unbounded FIFO drained by writer: JDT LS
-	// stops reading its input while a notification handler blocks (on a
-	// workspace lock during its first build, say), and the editor's read loop
-	// must not stop with it.
+	// Bodies for JDT LS wait in a FIFO drained by writer: JDT LS stops
+	// reading its input while a notification handler blocks (on a
+	// workspace lock during its first build, say), and the editor's read
+	// loop must not stop with it. qBytes counts the bodies queued or being
+	// written; past maxServerQueue JDT LS is taken for hung and killed (the
+	// exit handler restarts it from the document mirror), so the FIFO stays
+	// bounded.
 	qmu    sync.Mutex
 	q      [][]byte
+	qBytes int
 	broken bool
 	kick   chan struct{}
 }
 
+// maxServerQueue bounds the bytes waiting for one JDT LS to read them:
+// four of the largest body an editor may send (jsonrpc.MaxBodyBytes).
+var maxServerQueue = 4 * jsonrpc.MaxBodyBytes
+
 // write queues one body for this JDT LS, in order; it never blocks. After
-// a write error the rest is dropped (the exit handler answers what is left
-// unanswered).
+// a write error, or once more than maxServerQueue bytes wait (JDT LS is
+// killed then), the rest is dropped (the exit handler answers what is left
+// unanswered and restarts JDT LS).
 func (s *backendProc) write(body []byte) {
 	s.qmu.Lock()
+	hung := false
 	if !s.broken {
 		s.q = append(s.q, body)
+		s.qBytes += len(body)
+		if s.qBytes > maxServerQueue {
+			hung, s.broken, s.q = true, true, nil
+		}
 	}
 	s.qmu.Unlock()
+	if hung {
+		s.logf("JDT LS #%d has not read %d MiB of messages: killing it", s.gen, maxServerQueue>>20)
+		go func() { _ = s.b.Kill() }()
+		return
+	}
 	select {
 	case s.kick <- struct{}{}:
 	default:
@@ -151,6 +170,9 @@ func (s *backendProc) writer() {
 				s.qmu.Unlock()
 				return
 			}
+			s.qmu.Lock()
+			s.qBytes -= len(b)
+			s.qmu.Unlock()
 		}
 		select {
 		case <-s.kick:
@@ -162,7 +184,13 @@ func (s *backendProc) writer() {
 
 // launch starts JDT LS generation gen and its read loop.
 func (p *proxy) launch(gen int) (*backendProc, error) {
-	dir := filepath.Join(p.stateDir, "jdtls")
+	p.mu.Lock()
+	st := p.edState
+	p.mu.Unlock()
+	if st == nil {
+		return nil, errors.New("the proxy is stopping")
+	}
+	dir := st.dir
 	b, err := p.opts.Launch(p.ctx, dir)
 	if err != nil {
 		return nil, err

@@ -32,6 +32,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
@@ -434,11 +435,19 @@ func (e *Engine) Build(ctx context.Context, progress func(index.Progress)) error
 
 func (e *Engine) readReadme() {
 	for _, name := range []string{"README.md", "README.rst", "README.txt", "README", "readme.md"} {
-		b, err := os.ReadFile(filepath.Join(e.idx.Root(), name))
+		// Only a regular file (a FIFO's open would wait for a writer for
+		// good), and only its start.
+		path := filepath.Join(e.idx.Root(), name)
+		if st, err := os.Stat(path); err != nil || !st.Mode().IsRegular() {
+			continue
+		}
+		f, err := os.Open(path)
+		if err != nil {
+			continue
+		}
+		b, err := io.ReadAll(io.LimitReader(f, 4*llm.MaxReadme))
+		f.Close()
 		if err == nil {
-			if len(b) > 4*llm.MaxReadme {
-				b = b[:4*llm.MaxReadme]
-			}
 			e.mu.Lock()
 			e.readme = string(b)
 			e.mu.Unlock()

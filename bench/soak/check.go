@@ -111,7 +111,7 @@ func (s *session) finish(rep *Report) {
 		seen[k] = v
 	}
 	s.mu.Unlock()
-	for _, k := range descendants(allProcs("/proc"), s.cmd.Process.Pid) {
+	for _, k := range descendants(allProcs(), s.cmd.Process.Pid) {
 		seen[k.ID] = k.Cmdline
 	}
 	exitAt := time.Now()
@@ -132,7 +132,7 @@ func (s *session) finish(rep *Report) {
 		rep.ProxyExitSeconds = -1
 		rep.Failures = append(rep.Failures, "the proxy did not exit within 10 s of exit; killed")
 		_ = s.cmd.Process.Kill()
-		for _, k := range descendants(allProcs("/proc"), s.cmd.Process.Pid) {
+		for _, k := range descendants(allProcs(), s.cmd.Process.Pid) {
 			_ = syscall.Kill(k.ID.PID, syscall.SIGKILL)
 		}
 		<-waitc
@@ -144,7 +144,7 @@ func (s *session) finish(rep *Report) {
 	for time.Since(exitAt) < 5*time.Second {
 		left = left[:0]
 		for id := range seen {
-			if alive("/proc", id) {
+			if alive(id) {
 				left = append(left, id)
 			}
 		}
@@ -157,7 +157,7 @@ func (s *session) finish(rep *Report) {
 		rep.Orphans = append(rep.Orphans, fmt.Sprintf("pid %d alive 5 s after exit: %.120s", id.PID, seen[id]))
 		_ = syscall.Kill(id.PID, syscall.SIGKILL)
 	}
-	for _, p := range allProcs("/proc") {
+	for _, p := range allProcs() {
 		if p.State != "Z" && strings.Contains(p.Cmdline, s.tmp) && p.ID.PID != s.cmd.Process.Pid {
 			if _, known := seen[p.ID]; !known {
 				rep.Orphans = append(rep.Orphans, fmt.Sprintf("pid %d names the soak's folder: %.120s", p.ID.PID, p.Cmdline))

@@ -803,7 +803,7 @@ func (s *session) killer(ctx context.Context) {
 		case <-tick.C:
 		}
 		var victim *procInfo
-		for _, p := range descendants(allProcs("/proc"), s.cmd.Process.Pid) {
+		for _, p := range descendants(allProcs(), s.cmd.Process.Pid) {
 			if isJDTLS(p) && strings.Contains(p.Cmdline, filepath.Join(s.stateDir, "jdtls")) {
 				victim = &p
 				break
@@ -855,11 +855,11 @@ func (s *session) sampler(ctx context.Context) {
 // sample reads the tree below the proxy; record adds a Sample.
 func (s *session) sample(record bool) {
 	pid := s.cmd.Process.Pid
-	self, ok := readProc("/proc", pid)
+	self, ok := readProc(pid)
 	if !ok {
 		return
 	}
-	kids := descendants(allProcs("/proc"), pid)
+	kids := descendants(allProcs(), pid)
 	tree := self.RSSKiB
 	jdt := 0
 	s.mu.Lock()
@@ -874,7 +874,7 @@ func (s *session) sample(record bool) {
 		}
 	}
 	s.maxJDTLS = max(s.maxJDTLS, jdt)
-	load := loadAvg1("/proc")
+	load := loadAvg1()
 	s.loadMin, s.loadMax = min(s.loadMin, load), max(s.loadMax, load)
 	if !record {
 		return
@@ -894,7 +894,7 @@ func (s *session) kill() {
 	if s.cmd == nil || s.cmd.Process == nil {
 		return
 	}
-	for _, k := range descendants(allProcs("/proc"), s.cmd.Process.Pid) {
+	for _, k := range descendants(allProcs(), s.cmd.Process.Pid) {
 		_ = syscall.Kill(k.ID.PID, syscall.SIGKILL)
 	}
 	_ = s.cmd.Process.Kill()

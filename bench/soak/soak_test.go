@@ -206,14 +206,6 @@ func TestDiff(t *testing.T) {
 }
 
 func TestProcParsing(t *testing.T) {
-	ppid, state, start, err := parseStat("1234 (java (x) y) S 77 1234 1234 0 -1 4194560 1 2 3 4 5 6 7 8 20 0 30 0 987654 123 456")
-	if err != nil || ppid != 77 || state != "S" || start != 987654 {
-		t.Fatalf("parseStat: %d %q %d %v", ppid, state, start, err)
-	}
-	rss, threads := parseStatus("Name:\tjava\nVmRSS:\t  123456 kB\nThreads:\t42\n")
-	if rss != 123456 || threads != 42 {
-		t.Fatalf("parseStatus: %d %d", rss, threads)
-	}
 	procs := []procInfo{{ID: procID{1, 0}, PPID: 0}, {ID: procID{10, 0}, PPID: 1}, {ID: procID{11, 0}, PPID: 10},
 		{ID: procID{12, 0}, PPID: 11, State: "Z"}, {ID: procID{13, 0}, PPID: 10}, {ID: procID{20, 0}, PPID: 1}}
 	var got []int
@@ -225,11 +217,11 @@ func TestProcParsing(t *testing.T) {
 	}
 	// This process is alive, with its real start time; another start time
 	// is another process.
-	self, ok := readProc("/proc", os.Getpid())
-	if !ok || self.RSSKiB <= 0 || self.Threads <= 0 || !alive("/proc", self.ID) {
+	self, ok := readProc(os.Getpid())
+	if !ok || self.RSSKiB <= 0 || self.Threads <= 0 || self.Comm == "" || self.Cmdline == "" || !alive(self.ID) {
 		t.Fatalf("reading /proc for this process: %+v %v", self, ok)
 	}
-	if alive("/proc", procID{self.ID.PID, self.ID.Start + 1}) {
+	if alive(procID{self.ID.PID, self.ID.Start + 1}) {
 		t.Fatal("a reused pid counted as the same process")
 	}
 }

@@ -48,10 +48,13 @@ func Descendants(pid int) []int { return nil }
 
 // Stat is what ReadStat reads of a process (Linux only).
 type Stat struct {
-	PPID  int
-	Name  string
-	State string
-	CPU   time.Duration
+	PPID    int
+	Name    string
+	State   string
+	CPU     time.Duration
+	Threads int
+	Start   uint64
+	RSS     int64
 }
 
 // ReadStat is an error outside Linux.

@@ -146,3 +146,21 @@ func TestKillMarkedConfirmsAnEmptySweep(t *testing.T) {
 		t.Fatal("the marked process outlived KillMarked")
 	}
 }
+
+// TestReadStat: the fields of /proc/PID/stat, counted from the command
+// name's last ")" (a name may hold spaces and parentheses); this process
+// reads as running with threads, memory and a start time.
+func TestReadStat(t *testing.T) {
+	st, err := parseStat("1234 (java (x) y) S 77 1234 1234 0 -1 4194560 1 2 3 4 250 50 7 8 20 0 30 0 987654 123 456")
+	if err != nil || st.PPID != 77 || st.Name != "java (x) y" || st.State != "S" || st.CPU != 3*time.Second ||
+		st.Threads != 30 || st.Start != 987654 || st.RSS != 456*int64(os.Getpagesize()) {
+		t.Fatalf("parseStat = %+v, %v", st, err)
+	}
+	if _, err := parseStat("1234 (java) S 77 1234"); err == nil {
+		t.Error("a short stat line parsed")
+	}
+	self, err := ReadStat(os.Getpid())
+	if err != nil || self.PPID != os.Getppid() || self.Threads <= 0 || self.RSS <= 0 || self.Start == 0 {
+		t.Fatalf("ReadStat(self) = %+v, %v", self, err)
+	}
+}

@@ -16,6 +16,7 @@ package proc
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"os/signal"
@@ -252,10 +253,15 @@ func Descendants(pid int) []int { return descendants(pid) }
 
 // Stat is what ReadStat reads of one process's /proc/PID/stat.
 type Stat struct {
-	PPID  int           // the parent's pid
-	Name  string        // the command name (comm, at most 15 bytes)
-	State string        // one letter: R running, S sleeping, D disk wait, Z zombie, ...
-	CPU   time.Duration // user + system CPU time so far, in 10 ms ticks
+	PPID    int           // the parent's pid
+	Name    string        // the command name (comm, at most 15 bytes)
+	State   string        // one letter: R running, S sleeping, D disk wait, Z zombie, ...
+	CPU     time.Duration // user + system CPU time so far, in 10 ms ticks
+	Threads int           // number of threads
+	// Start is the start time in clock ticks after boot: with the pid it
+	// names a process uniquely (pids are reused).
+	Start uint64
+	RSS   int64 // resident set size in bytes (0 for a zombie or a kernel thread)
 }
 
 // clockTick is Linux's USER_HZ, the unit of /proc/PID/stat's utime and
@@ -269,23 +275,36 @@ func ReadStat(pid int) (Stat, error) {
 	if err != nil {
 		return Stat{}, err
 	}
+	st, err := parseStat(string(b))
+	if err != nil {
+		return Stat{}, fmt.Errorf("proc: /proc/%d/stat: %w", pid, err)
+	}
+	return st, nil
+}
+
+// parseStat parses the text of a /proc/PID/stat file.
+func parseStat(s string) (Stat, error) {
 	// "pid (comm) state ppid ...": comm may hold ") ", so cut at the last.
-	s := string(b)
 	open, end := strings.IndexByte(s, '('), strings.LastIndexByte(s, ')')
 	if open < 0 || end < open {
-		return Stat{}, errors.New("proc: no (comm) in /proc/" + strconv.Itoa(pid) + "/stat")
+		return Stat{}, errors.New("no (comm)")
 	}
-	// After the name: state ppid pgrp session tty_nr tpgid flags minflt
-	// cminflt majflt cmajflt utime stime (fields 3-15).
+	// After the name, field n of proc(5) is f[n-3]: state (3), ppid (4),
+	// utime (14), stime (15), num_threads (20), starttime (22), rss (24,
+	// in pages).
 	f := strings.Fields(s[end+1:])
-	if len(f) < 13 {
-		return Stat{}, errors.New("proc: short /proc/" + strconv.Itoa(pid) + "/stat")
+	if len(f) < 22 {
+		return Stat{}, fmt.Errorf("%d fields after the name, want at least 22", len(f))
 	}
 	ppid, err1 := strconv.Atoi(f[1])
 	ut, err2 := strconv.ParseInt(f[11], 10, 64)
 	st, err3 := strconv.ParseInt(f[12], 10, 64)
-	if err := errors.Join(err1, err2, err3); err != nil {
+	threads, err4 := strconv.Atoi(f[17])
+	start, err5 := strconv.ParseUint(f[19], 10, 64)
+	rss, err6 := strconv.ParseInt(f[21], 10, 64)
+	if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
 		return Stat{}, err
 	}
-	return Stat{PPID: ppid, Name: s[open+1 : end], State: f[0], CPU: time.Duration(ut+st) * clockTick}, nil
+	return Stat{PPID: ppid, Name: s[open+1 : end], State: f[0], CPU: time.Duration(ut+st) * clockTick,
+		Threads: threads, Start: start, RSS: rss * int64(os.Getpagesize())}, nil
 }

@@ -317,6 +317,11 @@ func (x *Index) UpdateFromDisk(ctx context.Context, path string) (Change, error)
 	if st.IsDir() {
 		return x.rescan(ctx, rel)
 	}
+	if !st.Mode().IsRegular() {
+		// A FIFO or device: never indexed (Build's walk skips them too), and
+		// never opened (a FIFO's open waits for a writer for good).
+		return x.Remove(path), nil
+	}
 	text, err := os.ReadFile(abs)
 	if err != nil {
 		return Change{}, err

@@ -3,7 +3,8 @@ package demo;
 /**
  * Situation fixture: the keyword instanceof right after a call's ")", which
  * a tokenizer may cut into pieces that are names ("f(o) inst"). It is the
- * first instanceof of the file: after one, simple names are never judged.
+ * first instanceof of its block: after one, simple names in that block are
+ * not judged.
  */
 class SitInstanceof {
     Object id(Object o) {
