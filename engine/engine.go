@@ -106,9 +106,13 @@ type KindStats struct {
 // ("simple-hunk-scope", simple.go scopeNames), the probe with the first
 // character after an empty simple-name answer ("…-probe"), a receiver's
 // declared type (typekey.go, "type"), each again while an Infeasible verdict
-// is confirmed ("…-verify").
+// is confirmed ("…-verify"), and the two commands that ask for the
+// project's VM and classpath for the type index, once per session that
+// needs it ("project-facts", typeindex.go; not completions, counted all
+// the same).
 var RequestKinds = []string{"member", "simple", "simple-probe", "simple-hunk", "simple-hunk-scope", "simple-hunk-probe", "type",
-	"member-verify", "simple-verify", "simple-probe-verify", "simple-hunk-verify", "simple-hunk-probe-verify", "type-verify"}
+	"member-verify", "simple-verify", "simple-probe-verify", "simple-hunk-verify", "simple-hunk-scope-verify", "simple-hunk-probe-verify", "type-verify",
+	"project-facts"}
 
 // Session checks tokens for one hunk. It is used by one goroutine at a time.
 type Session interface {

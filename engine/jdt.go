@@ -98,6 +98,13 @@ type JDT struct {
 	// runDir is the server's state folder of this run (runDir), removed by
 	// Close; "" for a JDT made by NewJDT.
 	runDir string
+
+	// indexes holds each project's latest type index (typeindex.go), by
+	// the project's root; indexOf, when set, replaces typeIndexFor's work
+	// (tests).
+	indexMu sync.Mutex
+	indexes map[string]*indexEntry
+	indexOf func(ctx context.Context, uri string) (*typeIndex, error)
 }
 
 // peer is the part of the shadow server a session's decisions use: set a
@@ -164,6 +171,7 @@ func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, er
 	}
 	e := NewJDT(c, opts...)
 	e.runDir = run
+	preloadJDK() // the type index's JDK part (typeindex.go), in the background
 	if e.cfg.noWarmUp {
 		return e, nil
 	}

@@ -23,6 +23,11 @@ type memberList struct {
 	Incomplete bool
 	Packages   bool
 	Verified   bool // merged from two answers (see jdtSession.verifying)
+	// ScopeComplete: a scope list (simple.go, scopeNames) that JDT LS did
+	// not mark isIncomplete: it lists every variable and method in scope
+	// at the hunk start (Incomplete is set on it all the same, since it
+	// lacks types). localNames builds complete lists from it.
+	ScopeComplete bool
 	// Origin is the site key (session id, dot offset and generated text)
 	// of the member request that answered this list; "" for simple-name
 	// lists and merged ones. A list shared by a type key and used at

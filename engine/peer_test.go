@@ -42,6 +42,9 @@ type fakePeer struct {
 	// emptyFor: idents (typed prefixes) answered with an empty list, as
 	// JDT LS answers a name nothing extends.
 	asked []string // "member:recv", "simple:<prefix>", one per request
+	// scopeIncomplete: the list for an empty identifier at a simple name
+	// is marked isIncomplete.
+	scopeIncomplete bool
 }
 
 func (f *fakePeer) Err() error { return nil }
@@ -94,7 +97,7 @@ func (f *fakePeer) Completion(ctx context.Context, uri string, pos textpos.Posit
 			names = append(names, f.types...)
 		}
 	}
-	l := &jdtls.CompletionList{}
+	l := &jdtls.CompletionList{IsIncomplete: f.scopeIncomplete && prefix == "" && !(j > 0 && f.text[j-1] == '.')}
 	for _, n := range names {
 		if !strings.HasPrefix(strings.ToLower(n.name), strings.ToLower(prefix)) {
 			continue

@@ -75,6 +75,14 @@ type jdtSession struct {
 	// cuNames: cuTypes' answer, once computed (cutypes.go).
 	cuNames []string
 
+	// fileTypeNames: fileTypes' answer, once computed (simple.go).
+	fileTypeNames []string
+
+	// index, indexTried: the project's type index (typeindex.go) as of
+	// the session's first need of it; nil when it cannot be built.
+	index      *typeIndex
+	indexTried bool
+
 	// stmtStart: the hunk starts at a statement boundary in a block, where
 	// member lists may be shared per receiver type (typekey.go).
 	stmtStart bool
@@ -768,19 +776,24 @@ func (s *jdtSession) request(ctx context.Context, kind, text string, pos textpos
 	if err = s.e.mu.lockCtx(ctx); err != nil {
 		return nil, err
 	}
-	s.requests.Add(1)
 	list, err = s.complete(ctx, text, pos)
 	s.e.mu.Unlock()
+	s.count(kind, 1, time.Since(began))
+	return list, err
+}
+
+// count adds n requests of kind that took d in all to the session's Stats.
+func (s *jdtSession) count(kind string, n int64, d time.Duration) {
+	s.requests.Add(n)
 	s.kindMu.Lock()
 	if s.byKind == nil {
 		s.byKind = map[string]KindStats{}
 	}
 	k := s.byKind[kind]
-	k.N++
-	k.Time += time.Since(began)
+	k.N += n
+	k.Time += d
 	s.byKind[kind] = k
 	s.kindMu.Unlock()
-	return list, err
 }
 
 // tailText returns the last n bytes of s (for trace lines).

@@ -6,7 +6,9 @@ package engine
 // engine counts them as feasible), and packages. Lists are fetched with the
 // identifier typed, so that JDT LS filters them and they stay small, and
 // cached per site: a list fetched for prefix "fo" answers later checks of
-// "foo" and "fooBar" at the same site locally.
+// "foo" and "fooBar" at the same site locally. At the hunk start, the list
+// is built from the hunk's scope list and the project's type index
+// (localNames, typeindex.go) where both are complete, without a request.
 
 import (
 	"context"
@@ -15,6 +17,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
@@ -89,12 +92,20 @@ func (s *jdtSession) scopeFor(ctx context.Context, cur string, ss simpleSite) (*
 // identifier for the locals, fields and methods a sample names, and
 // witnesses that JDT LS answers at the hunk start (namesAt).
 func (s *jdtSession) scopeNames(ctx context.Context) (*memberList, error) {
-	if s.scopeTried {
+	return s.scopeList(ctx, false)
+}
+
+// scopeList is scopeNames; with verify set, the list is asked a second time
+// (once per hunk) and merged with the first and marked Verified, for a
+// prune that rests on its completeness (localNames): one per hunk where
+// every prune of a name used to rest on two answers of its own.
+func (s *jdtSession) scopeList(ctx context.Context, verify bool) (*memberList, error) {
+	if s.scopeTried && (!verify || s.scope == nil || s.scope.Verified) {
 		return s.scope, nil
 	}
 	key := s.id + "\x00scope"
 	if s.e.sites != nil {
-		if ml, ok := s.e.sites.Get(key); ok {
+		if ml, ok := s.e.sites.Get(key); ok && (!verify || ml.Verified) {
 			s.hits.Add(1)
 			s.scope, s.scopeTried = ml, true
 			return ml, nil
@@ -112,6 +123,21 @@ func (s *jdtSession) scopeNames(ctx context.Context) (*memberList, error) {
 		return nil, nil
 	}
 	ml, ok := newSimpleList(list, text, m, caret, caret)
+	if s.scopeTried && s.scope != nil {
+		// Verifying (above): the second answer, merged with the first. A
+		// failed or empty second answer leaves the first, unverified.
+		if !ok || ml.empty() {
+			return s.scope, nil
+		}
+		complete := !ml.Incomplete && s.scope.ScopeComplete
+		ml = s.scope.union(ml) // Incomplete, as the first
+		ml.ScopeComplete, ml.Verified = complete, true
+		s.scope = ml
+		if s.e.sites != nil {
+			s.e.sites.Add(key, ml)
+		}
+		return ml, nil
+	}
 	s.scopeTried = true
 	if !ok {
 		s.errs.Add(1)
@@ -120,6 +146,7 @@ func (s *jdtSession) scopeNames(ctx context.Context) (*memberList, error) {
 	if ml.empty() {
 		return nil, nil
 	}
+	ml.ScopeComplete = !ml.Incomplete
 	ml.Incomplete = true
 	s.scope = ml
 	if s.e.sites != nil {
@@ -146,9 +173,12 @@ func (s *jdtSession) siteNames(ctx context.Context, full string, ss simpleSite, 
 }
 
 // hunkNames is simpleNames' list at the hunk start (the caret after ident
-// right after Prefix), cached per hunk under the identifier prefix it was
-// fetched with.
+// right after Prefix): localNames' where it can be built, else JDT LS's,
+// cached per hunk under the identifier prefix it was fetched with.
 func (s *jdtSession) hunkNames(ctx context.Context, ident string) (*memberList, error) {
+	if ml, err := s.localNames(ctx, ident); err != nil || ml != nil {
+		return ml, err
+	}
 	hs := simpleSite{Mode: simplePrefix, IdentStart: len(s.h.Prefix), Ident: ident, HunkStart: true}
 	return s.namesAt(ctx, s.h.Prefix+ident, hs, s.id+"\x00h\x00")
 }
@@ -240,7 +270,8 @@ func declName(toks []javalex.Token, i int) bool {
 // i or p in scope, and the followers of one-letter locals ("s(", "s[").
 // A name in scope is still proven by the scope list (scopeFor) and a type
 // by cuTypes without a request; not asking is always sound: the decision
-// is unknown.
+// is unknown. Where localNames answers (hunkNames), no request is made
+// for a name of any length, and one-letter names are judged there.
 const minNameQuery = 2
 
 // namesAt fetches (or finds cached under base) the names at ss, whose
@@ -430,4 +461,79 @@ func leadingIdent(s string) string {
 		}
 	}
 	return s
+}
+
+// localNames is hunkNames' list built without a request for ident: the
+// variables and methods of the hunk's scope list (scopeNames) that extend
+// ident, with the types and packages of the project's type index
+// (typeindex.go) and the types and type parameters the file declares
+// (fileTypes) that do. It is complete, as JDT LS's list for ident at the
+// hunk start is: that list holds the variables and methods in scope, which
+// the scope list lists for the empty identifier when JDT LS does not mark it
+// isIncomplete (ScopeComplete), and types and packages, of which the index
+// and the file's declarations hold a superset (a name listed here that JDT
+// LS would not list only costs a prune). nil (ask JDT LS) without a complete
+// scope list or an index. A prune on it rests on two answers for the scope
+// list (asked again, once per hunk, while Check verifies: scopeList) and
+// on the index; TestTypeIndexAgreesWithJDTLS compares it with JDT LS's
+// lists. One-letter names are judged here too: no type search is made.
+func (s *jdtSession) localNames(ctx context.Context, ident string) (*memberList, error) {
+	sc, err := s.scopeList(ctx, false)
+	if err != nil || sc == nil || !sc.ScopeComplete {
+		return nil, err
+	}
+	if !s.indexTried {
+		s.indexTried = true
+		began := time.Now()
+		s.index = s.e.typeIndexFor(ctx, s.h.URI)
+		if s.e.indexOf == nil && s.e.client != nil {
+			s.count("project-facts", 2, time.Since(began)) // getSettings, getClasspaths
+		}
+	}
+	x := s.index
+	if x == nil {
+		return nil, nil
+	}
+	if s.verifying {
+		if sc, err = s.scopeList(ctx, true); err != nil || sc == nil || !sc.Verified || !sc.ScopeComplete {
+			return nil, err // no second answer for the scope list: JDT LS's own lists decide
+		}
+	}
+	loc := &memberList{}
+	for _, n := range x.types(ident) {
+		loc.add(n, kindType)
+	}
+	for _, n := range withPrefix(s.fileTypes(), ident) {
+		loc.add(n, kindType)
+	}
+	for _, n := range x.packages(ident) {
+		loc.add(n, kindPackage)
+	}
+	for _, n := range loc.Names {
+		loc.addArity(n, 0, false, false) // a type or package: no arity
+	}
+	sort.Strings(loc.Names)
+	ml := sc.filter(ident).union(loc)
+	ml.Incomplete = false
+	ml.Verified = sc.Verified
+	if traceRequests {
+		fmt.Fprintf(os.Stderr, "engine trace: names of %q from the scope list and the type index (%d names)\n", ident, len(ml.Names))
+	}
+	return ml, nil
+}
+
+// fileTypes returns, sorted, the names the hunk's file (Prefix and Suffix)
+// declares as types at any depth, and every identifier there that may
+// declare a type parameter (indexBuilder.addSourceText); computed once per
+// session.
+func (s *jdtSession) fileTypes() []string {
+	if s.fileTypeNames == nil {
+		b := newIndexBuilder()
+		b.addSourceText(s.h.Prefix+"\n"+s.h.Suffix, true)
+		s.fileTypeNames = b.index().Types
+		if s.fileTypeNames == nil {
+			s.fileTypeNames = []string{}
+		}
+	}
+	return s.fileTypeNames
 }

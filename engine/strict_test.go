@@ -27,9 +27,9 @@ func TestCheckSimpleNames(t *testing.T) {
 		// a misspelled method in a call; a variable is not called
 		{ind + "int n = undefinedCall", "(", Infeasible},
 		{ind + "names.add(names", "(", Infeasible},
-		{ind + "names.add(s", "(", Unknown}, // one character: not asked for (minNameQuery)
-		{ind + "run", "();", Feasible},      // Main.run()
-		{ind + "main", "(null", Feasible},   // static Main.main
+		{ind + "names.add(s", "(", Infeasible}, // one character: the scope list and the type index (localNames)
+		{ind + "run", "();", Feasible},         // Main.run()
+		{ind + "main", "(null", Feasible},      // static Main.main
 		// a misspelled type after new
 		{ind + "Object o = new Greetr", "(", Infeasible},
 		{ind + "Object o = new ", "Greetr", Infeasible},
@@ -64,11 +64,13 @@ func TestCheckSimpleNamesInScope(t *testing.T) {
 		{ind + "for (int ix = 0; ix", " < 3; ix++) {}", Feasible},
 		{ind + "for (int ix = 0; ix < 3; ix", "++) {}", Feasible},
 		{ind + "for (String el : java.util.List.of(s)) names.add(el", ");", Feasible},
-		// a one-character name is not asked for (minNameQuery): unknown
+		// a one-character name the generated text declares is not asked
+		// for (minNameQuery): unknown; one it does not is judged by the
+		// scope list and the type index (localNames)
 		{ind + "for (int i = 0; i", " < 3; i++) {}", Unknown},
 		{ind + "for (String e : java.util.List.of(s)) names.add(e", ");", Unknown},
-		{ind + "int n = 1 + ", "q", Unknown},
-		{ind + "names.add(q", ")", Unknown},
+		{ind + "int n = 1 + ", "q", Infeasible},
+		{ind + "names.add(q", ")", Infeasible},
 		{ind + "try { } catch (RuntimeException ex) { names.add(ex", ".getMessage()); }", Feasible},
 		{ind + "names.add(args", "[0]);", Infeasible}, // run() has no args
 		{ind + "names.add(g.getName().substring(s", ".length()));", Feasible},
@@ -162,9 +164,9 @@ func TestCheckIndexing(t *testing.T) {
 	runChecks(t, s, []checkCase{
 		{ind + "names.add(names", "[0]);", Infeasible},                 // Names names
 		{ind + "String[] arr = {s}; names.add(arr", "[0]);", Feasible}, // an array local
-		// a one-character name is not asked for (minNameQuery)
-		{ind + "names.add(s", "[0]);", Unknown}, // String s
-		{ind + "int n = g", "[0];", Unknown},    // Greeter g
+		// one-character names: the scope list and the type index (localNames)
+		{ind + "names.add(s", "[0]);", Infeasible}, // String s
+		{ind + "int n = g", "[0];", Infeasible},    // Greeter g
 		{ind + "int[] xs = {1}; int n = xs", "[0];", Feasible},
 		{ind + "String", "[] a = {s};", Feasible}, // a type: an array type follows
 		{ind + "names.add(s", ".trim());", Feasible},

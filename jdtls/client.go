@@ -241,6 +241,10 @@ func (c *Client) PID() int { return c.cmd.Process.Pid }
 // Root is the project directory the server was started on.
 func (c *Client) Root() string { return c.opts.Root }
 
+// Folders are the further project directories the server was started on
+// (Options.Folders).
+func (c *Client) Folders() []string { return c.opts.Folders }
+
 // Timings returns the measurements so far.
 func (c *Client) Timings() Timings {
 	c.mu.Lock()
