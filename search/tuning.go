@@ -45,6 +45,25 @@ type Tuning struct {
 	// the query names a thing ("a ...", "the ..."): Engine.membersFirst;
 	// chosen on the tuning sets (search/README.md, session 13).
 	MembersFirst bool
+	// ConstructorsLast extends MembersFirst to constructors: within the
+	// same window, a constructor (Python __init__/__new__) that no other
+	// member of its class ranks above moves to just below the best-ranked
+	// one (Engine.membersFirst). A constructor's doc restates its class's,
+	// so it matches a question about a method of the class as well as the
+	// class unit does.
+	ConstructorsLast bool
+	// GettersLast moves trivial getters (a method that only returns a
+	// field) to the end of the fused ranking's first MembersFirstWindow
+	// positions (Engine.gettersLast), unless the query names a thing, as
+	// for MembersFirst.
+	GettersLast bool
+	// FuseOverloads fuses the streams' rankings of overload sets rather
+	// than of units (fuseOverloads): a set ranks in each stream where its
+	// best member does, so a set whose members each lead one stream is
+	// not split into two weaker results. A set is one hit either way
+	// (Hit.Overloads); this changes only where it ranks when several
+	// streams are fused (search/README.md, session 14).
+	FuseOverloads bool
 }
 
 // The fusion rules of Tuning.Fusion.
@@ -75,6 +94,10 @@ func DefaultTuning() Tuning {
 		Depth:        100,
 		RerankTopN:   20,
 		MembersFirst: true,
+		// Chosen on the tuning sets (search/README.md, session 14).
+		ConstructorsLast: true,
+		GettersLast:      true,
+		FuseOverloads:    true,
 	}
 }
 
