@@ -344,7 +344,15 @@ def scale(x):
     return x * 2
 `,
 	})
-	e, err := New(Config{Root: root})
+	for _, fuseSets := range []bool{false, true} {
+		overloadsGrouped(t, root, fuseSets)
+	}
+}
+
+func overloadsGrouped(t *testing.T, root string, fuseSets bool) {
+	tn := DefaultTuning()
+	tn.FuseOverloads = fuseSets
+	e, err := New(Config{Root: root, Tuning: &tn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -379,13 +387,16 @@ def scale(x):
 		if len(res.Streams[StreamLexical]) <= len(res.Hits) {
 			t.Errorf("%q: the lexical stream should still rank single units: %v", c.query, res.Streams[StreamLexical])
 		}
-		// Tuning.FuseOverloads: the fused ranking holds one member per set.
+		// The fused ranking holds single units, or with
+		// Tuning.FuseOverloads one member per set.
 		sets := map[string]bool{}
+		twice := false
 		for _, id := range res.Streams[StreamFused] {
-			if sets[OverloadSet(id)] {
-				t.Errorf("%q: two members of %s in the fused stream: %v", c.query, OverloadSet(id), res.Streams[StreamFused])
-			}
+			twice = twice || sets[OverloadSet(id)]
 			sets[OverloadSet(id)] = true
+		}
+		if twice == fuseSets {
+			t.Errorf("%q, FuseOverloads %v: fused stream %v", c.query, fuseSets, res.Streams[StreamFused])
 		}
 	}
 }
