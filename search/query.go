@@ -46,8 +46,8 @@ type Hit struct {
 	Unit units.Unit
 	// Score is the fused RRF score divided by its maximum (every enabled
 	// stream ranking the unit first), in (0, 1]. After reranking, hits are
-	// in the reranker's order, which may not follow Score; nor does
-	// Tuning.MembersFirst's reordering of the first hits.
+	// in the reranker's order, which may not follow Score; nor does the
+	// reordering of the first hits by Tuning.MembersFirst and GettersLast.
 	Score float64
 	// Match is how much of the query the unit contains, comparable across
 	// queries (lexical.Hit.Match: the idf-weighted fraction of the query's
