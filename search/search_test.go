@@ -767,6 +767,7 @@ func (t *Timer) Split() { t.lap++ }
 `,
 	})
 	tn := DefaultTuning()
+	tn.GettersLast = true
 	e, err := New(Config{Root: root, CacheDir: t.TempDir(), Tuning: &tn})
 	if err != nil {
 		t.Fatal(err)
