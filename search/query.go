@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"regexp"
 	"sort"
 	"strconv"
 	"strings"
@@ -45,8 +46,8 @@ type Hit struct {
 	Unit units.Unit
 	// Score is the fused RRF score divided by its maximum (every enabled
 	// stream ranking the unit first), in (0, 1]. After reranking, hits are
-	// in the reranker's order, which may not follow Score; nor does
-	// Tuning.MembersFirst's reordering of the first hits.
+	// in the reranker's order, which may not follow Score; nor does the
+	// reordering of the first hits by Tuning.MembersFirst and GettersLast.
 	Score float64
 	// Match is how much of the query the unit contains, comparable across
 	// queries (lexical.Hit.Match: the idf-weighted fraction of the query's
@@ -59,7 +60,9 @@ type Hit struct {
 	// units of the same file with the same qualified name (Java overloads,
 	// Python @typing.overload stubs and their implementation, a property's
 	// getter and setter), in file order. A set is one hit, at the rank of
-	// its best member (Unit); Result.Streams still rank single units.
+	// its best member (Unit); the streams in Result.Streams still rank
+	// single units, and the fused one, with Tuning.FuseOverloads, ranks
+	// sets, each by one member. Ranks are then the set's.
 	Overloads []units.Unit
 }
 
@@ -206,11 +209,15 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		}
 		return nil, errors.New("search: no stream enabled")
 	}
-	var fused []fuse.Scored
-	if convex {
-		fused = fuse.Convex(lists)
-	} else {
-		fused = fuse.RRF(lists, k)
+	fuseLists := func(lists []fuse.List) []fuse.Scored {
+		if convex {
+			return fuse.Convex(lists)
+		}
+		return fuse.RRF(lists, k)
+	}
+	fused := fuseLists(lists)
+	if e.cfg.Tuning.FuseOverloads {
+		fused = fuseOverloads(fused, lists, fuseLists)
 	}
 	if len(fused) > e.cfg.Tuning.Depth {
 		fused = fused[:e.cfg.Tuning.Depth]
@@ -226,7 +233,10 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		tests = q.Tests
 	}
 	if e.cfg.Tuning.MembersFirst && !namesThing(text) {
-		order = e.membersFirst(order, MembersFirstWindow)
+		order = e.membersFirst(order, MembersFirstWindow, e.cfg.Tuning.ConstructorsLast)
+	}
+	if e.cfg.Tuning.GettersLast && !namesThing(text) {
+		order = e.gettersLast(order, MembersFirstWindow)
 	}
 	order = e.placeTests(order, tests, text)
 	r.res.Streams[StreamFused] = order
@@ -299,6 +309,31 @@ func (e *Engine) overloads(key, id string) []units.Unit {
 	}
 }
 
+// fuseOverloads applies Tuning.FuseOverloads: it fuses the streams'
+// rankings of overload sets (fuse.Grouped by OverloadSet) instead of
+// units, and represents each set by its member that ranks best in
+// unitFused (the units' own fusion of the same lists). Each result's
+// Ranks are its set's ranks in the streams.
+func fuseOverloads(unitFused []fuse.Scored, lists []fuse.List, fuseLists func([]fuse.List) []fuse.Scored) []fuse.Scored {
+	grouped := make([]fuse.List, len(lists))
+	for i, l := range lists {
+		grouped[i] = fuse.Grouped(l, OverloadSet)
+	}
+	rep := make(map[string]string, len(unitFused))
+	for _, f := range unitFused {
+		if key := OverloadSet(f.ID); rep[key] == "" {
+			rep[key] = f.ID
+		}
+	}
+	out := fuseLists(grouped)
+	for i := range out {
+		if id := rep[out[i].ID]; id != "" {
+			out[i].ID = id
+		}
+	}
+	return out
+}
+
 // MembersFirstWindow is how many fused positions Tuning.MembersFirst looks
 // at: the first page of hits (Query.K's default).
 const MembersFirstWindow = 10
@@ -314,18 +349,36 @@ const MembersFirstWindow = 10
 // its doc sums up what they do, so it matches a question about one member
 // about as well as the member does, and the member is the answer to "how do
 // I ..." (search/README.md, session 13).
-func (e *Engine) membersFirst(order []string, w int) []string {
+//
+// With ctors, a constructor (or Python __init__/__new__) makes way the
+// same way for the other members of its class (Tuning.ConstructorsLast).
+func (e *Engine) membersFirst(order []string, w int, ctors bool) []string {
 	out := append([]string(nil), order...)
 	lim := len(out)
 	if w > 0 && w < lim {
 		lim = w
 	}
+	// owner is the qualified name of the class whose members a unit makes
+	// way for: a class unit's own, or a constructor's class (ctors).
+	owner := func(u *units.Unit) (string, bool) {
+		switch {
+		case u.Kind == units.Class:
+			return u.QualifiedName(), true
+		case ctors && isConstructor(u) && u.Container != "":
+			return u.Container, true
+		}
+		return "", false
+	}
 	memberOf := func(m, c *units.Unit) bool {
-		return !isConstructor(m) && m.Path == c.Path && strings.HasPrefix(m.QualifiedName(), c.QualifiedName()+".")
+		qn, _ := owner(c)
+		return !isConstructor(m) && m.Path == c.Path && strings.HasPrefix(m.QualifiedName(), qn+".")
 	}
 	for i := 0; i < lim; i++ {
 		c, ok := e.Unit(out[i])
-		if !ok || c.Kind != units.Class {
+		if !ok {
+			continue
+		}
+		if _, ok := owner(&c); !ok {
 			continue
 		}
 		above := false
@@ -349,6 +402,70 @@ func (e *Engine) membersFirst(order []string, w int) []string {
 		}
 	}
 	return out
+}
+
+// trivialGetter matches a method body that only returns a field or a
+// variable: "{ return name; }", "{ return this.name; }" (Java), "{ return
+// r.name }" (Go).
+var trivialGetter = regexp.MustCompile(`^\{\s*return\s+(?:[A-Za-z_]\w*\.)?[A-Za-z_]\w*\s*;?\s*\}$`)
+
+// pyTrivialGetter matches a Python method body that only returns an
+// attribute of self.
+var pyTrivialGetter = regexp.MustCompile(`^return\s+self\.[A-Za-z_]\w*$`)
+
+// isTrivialGetter says whether u is a method whose whole body returns a
+// field (Java, Go) or an attribute of self (Python): an accessor, whose doc
+// restates what the field means, so it matches a question about the
+// feature about as well as the code that implements it does.
+func isTrivialGetter(u *units.Unit) bool {
+	if u.Kind != units.Method {
+		return false
+	}
+	switch u.Lang {
+	case "java", "go":
+		i := strings.IndexByte(u.Code, '{')
+		return i >= 0 && trivialGetter.MatchString(strings.TrimSpace(u.Code[i:]))
+	case "python":
+		var body []string
+		inDef := false
+		for _, l := range strings.Split(u.Code, "\n") {
+			l = strings.TrimSpace(l)
+			switch {
+			case l == "" || strings.HasPrefix(l, "#"):
+			case !inDef:
+				// Decorators and the (possibly wrapped) def line.
+				if strings.HasSuffix(l, ":") && !strings.HasPrefix(l, "@") {
+					inDef = true
+				}
+			default:
+				body = append(body, l)
+			}
+		}
+		return len(body) == 1 && pyTrivialGetter.MatchString(body[0])
+	}
+	return false
+}
+
+// gettersLast applies Tuning.GettersLast: within the first w positions
+// (w <= 0: all), trivial getters (isTrivialGetter) move to the window's
+// end, in their order; the other units move up. The window's units stay in
+// it, so Success@w cannot change.
+func (e *Engine) gettersLast(order []string, w int) []string {
+	lim := len(order)
+	if w > 0 && w < lim {
+		lim = w
+	}
+	out := make([]string, 0, len(order))
+	var getters []string
+	for _, id := range order[:lim] {
+		if u, ok := e.Unit(id); ok && isTrivialGetter(&u) {
+			getters = append(getters, id)
+		} else {
+			out = append(out, id)
+		}
+	}
+	out = append(out, getters...)
+	return append(out, order[lim:]...)
 }
 
 // namesThing says whether a query is a noun phrase ("a thread-safe date

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/testtree"
+	"github.com/repilot-lsp/repilot-lsp/search/fuse"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
 	"github.com/repilot-lsp/repilot-lsp/search/llm/llmtest"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
@@ -294,7 +295,11 @@ class Cart {
 		{"", TestsExclude, "parse cart total price", "Cart.totalPrice"},
 		{TestsExclude, "", "test parse cart total price", "Cart.totalPrice"},
 	} {
-		e, err := New(Config{Root: root, Tests: c.policy})
+		// Cart.totalPrice is a trivial getter; GettersLast (tested on its
+		// own) would reorder the first hits this test is about.
+		tn := DefaultTuning()
+		tn.GettersLast = false
+		e, err := New(Config{Root: root, Tests: c.policy, Tuning: &tn})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -339,7 +344,15 @@ def scale(x):
     return x * 2
 `,
 	})
-	e, err := New(Config{Root: root})
+	for _, fuseSets := range []bool{false, true} {
+		overloadsGrouped(t, root, fuseSets)
+	}
+}
+
+func overloadsGrouped(t *testing.T, root string, fuseSets bool) {
+	tn := DefaultTuning()
+	tn.FuseOverloads = fuseSets
+	e, err := New(Config{Root: root, Tuning: &tn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -371,8 +384,19 @@ def scale(x):
 		if n != 1 {
 			t.Errorf("%q: %d hits named %s, want 1: %v", c.query, n, c.name, names(res.Hits))
 		}
-		if len(res.Streams[StreamFused]) <= len(res.Hits) {
-			t.Errorf("%q: the fused stream should still rank single units: %v", c.query, res.Streams[StreamFused])
+		if len(res.Streams[StreamLexical]) <= len(res.Hits) {
+			t.Errorf("%q: the lexical stream should still rank single units: %v", c.query, res.Streams[StreamLexical])
+		}
+		// The fused ranking holds single units, or with
+		// Tuning.FuseOverloads one member per set.
+		sets := map[string]bool{}
+		twice := false
+		for _, id := range res.Streams[StreamFused] {
+			twice = twice || sets[OverloadSet(id)]
+			sets[OverloadSet(id)] = true
+		}
+		if twice == fuseSets {
+			t.Errorf("%q, FuseOverloads %v: fused stream %v", c.query, fuseSets, res.Streams[StreamFused])
 		}
 	}
 }
@@ -609,6 +633,7 @@ public class Other {
 	for _, members := range []bool{false, true} {
 		tn := DefaultTuning()
 		tn.MembersFirst = members
+		tn.ConstructorsLast, tn.GettersLast = false, false // tested on their own
 		e, err := New(Config{Root: root, CacheDir: t.TempDir(), Tuning: &tn})
 		if err != nil {
 			t.Fatal(err)
@@ -630,34 +655,176 @@ public class Other {
 		for _, c := range []struct {
 			in, want []string
 			w        int
+			ctors    bool
 		}{
 			// The class goes just below its best member (not the constructor).
-			{[]string{pool, ctor, oname, size, name}, []string{ctor, oname, size, pool, name}, 10},
+			{[]string{pool, ctor, oname, size, name}, []string{ctor, oname, size, pool, name}, 10, false},
 			// A member already above the class: nothing moves.
-			{[]string{name, pool, size}, []string{name, pool, size}, 10},
+			{[]string{name, pool, size}, []string{name, pool, size}, 10, false},
 			// A constructor or __init__ alone is no member; another file's unit neither.
-			{[]string{pool, ctor, oname}, []string{pool, ctor, oname}, 10},
-			{[]string{pyPool, pyInit, pool}, []string{pyPool, pyInit, pool}, 10},
-			{[]string{pyPool, pyInit, pyRes}, []string{pyInit, pyRes, pyPool}, 10},
-			{[]string{other, name}, []string{other, name}, 10},
+			{[]string{pool, ctor, oname}, []string{pool, ctor, oname}, 10, false},
+			{[]string{pyPool, pyInit, pool}, []string{pyPool, pyInit, pool}, 10, false},
+			{[]string{pyPool, pyInit, pyRes}, []string{pyInit, pyRes, pyPool}, 10, false},
+			{[]string{other, name}, []string{other, name}, 10, false},
 			// A nested class is a member, and a class in turn.
-			{[]string{pool, oname, builder, pattern}, []string{oname, pattern, pool, builder}, 10},
+			{[]string{pool, oname, builder, pattern}, []string{oname, pattern, pool, builder}, 10, false},
 			// Only within the window.
-			{[]string{pool, oname, other, name}, []string{pool, oname, other, name}, 3},
-			{[]string{pool, oname, other, name}, []string{oname, other, name, pool}, 4},
+			{[]string{pool, oname, other, name}, []string{pool, oname, other, name}, 3, false},
+			{[]string{pool, oname, other, name}, []string{oname, other, name, pool}, 4, false},
+			// ConstructorsLast: a constructor or __init__ goes just below the
+			// best other member of its class; the class unit is no such member.
+			{[]string{ctor, oname, size, name}, []string{ctor, oname, size, name}, 10, false},
+			{[]string{ctor, oname, size, name}, []string{oname, size, ctor, name}, 10, true},
+			{[]string{name, ctor, size}, []string{name, ctor, size}, 10, true},
+			{[]string{ctor, pool, oname}, []string{ctor, pool, oname}, 10, true},
+			{[]string{pyInit, pyPool, pyRes}, []string{pyRes, pyPool, pyInit}, 10, true},
+			{[]string{ctor, oname, name}, []string{ctor, oname, name}, 2, true},
 		} {
-			if got := e.membersFirst(c.in, c.w); !reflect.DeepEqual(got, c.want) {
-				t.Errorf("membersFirst(%v, %d) = %v, want %v", c.in, c.w, got, c.want)
+			if got := e.membersFirst(c.in, c.w, c.ctors); !reflect.DeepEqual(got, c.want) {
+				t.Errorf("membersFirst(%v, %d, %v) = %v, want %v", c.in, c.w, c.ctors, got, c.want)
 			}
 		}
 		res := search(e, q)
 		lex, fused := res.Streams[StreamLexical], res.Streams[StreamFused]
-		if reflect.DeepEqual(fused, lex) || !reflect.DeepEqual(fused, e.membersFirst(lex, MembersFirstWindow)) {
+		if reflect.DeepEqual(fused, lex) || !reflect.DeepEqual(fused, e.membersFirst(lex, MembersFirstWindow, false)) {
 			t.Errorf("%q: fused %v, lexical %v", q, fused, lex)
 		}
 		// A noun phrase names a thing: the order stays.
 		if res := search(e, "a "+q); !reflect.DeepEqual(res.Streams[StreamFused], res.Streams[StreamLexical]) {
 			t.Errorf("noun phrase: fused %v, lexical %v", res.Streams[StreamFused], res.Streams[StreamLexical])
 		}
+	}
+}
+
+// TestFuseOverloads: with Tuning.FuseOverloads an overload set ranks in
+// each stream where its best member does, so a set whose two members
+// each lead one stream comes before a sibling that is second in both,
+// and it is represented by the member the units' own fusion ranks best.
+func TestFuseOverloads(t *testing.T) {
+	const (
+		m1  = "A.java#A.m"
+		m2  = "A.java#A.m#2"
+		sib = "A.java#A.s"
+		b   = "B.java#B"
+	)
+	lists := []fuse.List{
+		{Name: StreamLexical, Weight: 1, IDs: []string{m1, sib, b, m2}},
+		{Name: StreamDense, Weight: 1, IDs: []string{m2, sib, b}},
+	}
+	rrf := func(ls []fuse.List) []fuse.Scored { return fuse.RRF(ls, fuse.DefaultK) }
+	units := rrf(lists)
+	if units[0].ID != sib {
+		t.Fatalf("units: %v first, want %s (the test's premise)", units[0].ID, sib)
+	}
+	got := fuseOverloads(units, lists, rrf)
+	var ids []string
+	for _, f := range got {
+		ids = append(ids, f.ID)
+	}
+	// m2 (lexical 4, dense 1) outranks m1 (lexical 1 only) among the units.
+	if want := []string{m2, sib, b}; !reflect.DeepEqual(ids, want) {
+		t.Errorf("fuseOverloads: %v, want %v", ids, want)
+	}
+	if r := got[0].Ranks; r[StreamLexical] != 1 || r[StreamDense] != 1 {
+		t.Errorf("the set's ranks: %v, want 1 in both streams", r)
+	}
+}
+
+// TestGettersLast: trivial getters (a body that only returns a field) are
+// recognised in Java, Go and Python, and within the window they go to its
+// end in their order; other units keep theirs.
+func TestGettersLast(t *testing.T) {
+	root := testtree.New(t, map[string]string{
+		"src/Timer.java": `package p;
+/** A timer that counts laps. */
+public class Timer {
+    private long lap;
+    /** Returns the time of the last lap. */
+    public long getLap() { return lap; }
+    public long lapTime() { return this.lap; }
+    /** Records a lap time without stopping the timer. */
+    public void split() { lap = System.nanoTime(); }
+    public long twice() { return lap * 2; }
+}`,
+		"timer.go": `package p
+
+type Timer struct{ lap int64 }
+
+// Lap returns the time of the last lap.
+func (t *Timer) Lap() int64 { return t.lap }
+
+// Split records a lap time.
+func (t *Timer) Split() { t.lap++ }
+`,
+		"timer.py": `class Timer:
+    @property
+    def lap(self):
+        # the last lap
+        return self._lap
+    def split(self):
+        self._lap = 1
+        return self._lap
+`,
+	})
+	tn := DefaultTuning()
+	tn.GettersLast = true
+	e, err := New(Config{Root: root, CacheDir: t.TempDir(), Tuning: &tn})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	if err := e.Build(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	const (
+		getLap  = "src/Timer.java#Timer.getLap"
+		lapTime = "src/Timer.java#Timer.lapTime"
+		split   = "src/Timer.java#Timer.split"
+		twice   = "src/Timer.java#Timer.twice"
+		goLap   = "timer.go#Timer.Lap"
+		goSplit = "timer.go#Timer.Split"
+		pyLap   = "timer.py#Timer.lap"
+		pySplit = "timer.py#Timer.split"
+	)
+	for id, want := range map[string]bool{getLap: true, lapTime: true, split: false, twice: false,
+		goLap: true, goSplit: false, pyLap: true, pySplit: false, "src/Timer.java#Timer": false} {
+		u := mustUnit(t, e, id)
+		if got := isTrivialGetter(&u); got != want {
+			t.Errorf("isTrivialGetter(%s) = %v, want %v (code %q)", id, got, want, u.Code)
+		}
+	}
+	for _, c := range []struct {
+		in, want []string
+		w        int
+	}{
+		{[]string{getLap, split, goLap, twice, pySplit}, []string{split, twice, pySplit, getLap, goLap}, 10},
+		{[]string{split, twice}, []string{split, twice}, 10},
+		// Only within the window: what lies beyond it keeps its place.
+		{[]string{getLap, split, twice, pySplit}, []string{split, getLap, twice, pySplit}, 2},
+	} {
+		if got := e.gettersLast(c.in, c.w); !reflect.DeepEqual(got, c.want) {
+			t.Errorf("gettersLast(%v, %d) = %v, want %v", c.in, c.w, got, c.want)
+		}
+	}
+	// In a search: a getter never leads the first page unless the query
+	// names a thing.
+	res, err := e.Search(ctx, Query{Text: "time of the last lap", K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lex, fused := res.Streams[StreamLexical], res.Streams[StreamFused]
+	if u, _ := e.Unit(lex[0]); !isTrivialGetter(&u) {
+		t.Fatalf("lexical %v: a getter should lead it (the test's premise)", lex)
+	}
+	if u, _ := e.Unit(fused[0]); isTrivialGetter(&u) {
+		t.Errorf("fused %v: a getter leads", fused)
+	}
+	res, err = e.Search(ctx, Query{Text: "the time of the last lap", K: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := e.Unit(res.Streams[StreamFused][0]); !isTrivialGetter(&u) {
+		t.Errorf("noun phrase: fused %v, lexical %v", res.Streams[StreamFused], res.Streams[StreamLexical])
 	}
 }

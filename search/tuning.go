@@ -45,6 +45,29 @@ type Tuning struct {
 	// the query names a thing ("a ...", "the ..."): Engine.membersFirst;
 	// chosen on the tuning sets (search/README.md, session 13).
 	MembersFirst bool
+	// ConstructorsLast extends MembersFirst to constructors: within the
+	// same window, a constructor (Python __init__/__new__) that no other
+	// member of its class ranks above moves to just below the best-ranked
+	// one (Engine.membersFirst). A constructor's doc restates its class's,
+	// so it matches a question about a method of the class as well as the
+	// class unit does.
+	ConstructorsLast bool
+	// GettersLast moves trivial getters (a method that only returns a
+	// field) to the end of the fused ranking's first MembersFirstWindow
+	// positions (Engine.gettersLast), unless the query names a thing, as
+	// for MembersFirst. Off: it gained on the tuning sets and lost 52 of
+	// java.util's 2,616 CodeSearchNet-style questions at Success@1, whose
+	// doc sentences often describe a getter ("Returns the number of
+	// elements in this list"; search/README.md, session 14).
+	GettersLast bool
+	// FuseOverloads fuses the streams' rankings of overload sets rather
+	// than of units (fuseOverloads): a set ranks in each stream where its
+	// best member does, so a set whose members each lead one stream is
+	// not split into two weaker results. A set is one hit either way
+	// (Hit.Overloads); this changes only where it ranks when several
+	// streams are fused. Off: it gained on the tuning sets and lost on
+	// Gson's (search/README.md, session 14).
+	FuseOverloads bool
 }
 
 // The fusion rules of Tuning.Fusion.
@@ -75,6 +98,10 @@ func DefaultTuning() Tuning {
 		Depth:        100,
 		RerankTopN:   20,
 		MembersFirst: true,
+		// Chosen on the tuning sets (search/README.md, session 14);
+		// GettersLast and FuseOverloads were chosen there too but lost
+		// on a reported set.
+		ConstructorsLast: true,
 	}
 }
 

@@ -77,6 +77,33 @@ func Convex(lists []List) []Scored {
 	})
 }
 
+// Grouped returns l ranked by groups instead of IDs: each ID replaced by
+// key(ID), a group listed once, at the rank of its first (best) member,
+// with that member's score. Fusing grouped lists ranks groups by the best
+// rank each stream gives any of their members, so two members that are
+// each first in one stream make a group that is first in both (the units
+// a search shows as one hit, such as an overload set). l itself is not
+// changed.
+func Grouped(l List, key func(id string) string) List {
+	out := List{Name: l.Name, Weight: l.Weight, IDs: make([]string, 0, len(l.IDs))}
+	if l.Scores != nil {
+		out.Scores = make([]float64, 0, len(l.IDs))
+	}
+	seen := make(map[string]bool, len(l.IDs))
+	for i, id := range l.IDs {
+		k := key(id)
+		if seen[k] {
+			continue
+		}
+		seen[k] = true
+		out.IDs = append(out.IDs, k)
+		if l.Scores != nil && i < len(l.Scores) {
+			out.Scores = append(out.Scores, l.Scores[i])
+		}
+	}
+	return out
+}
+
 // fuse adds up score(list index, 0-based rank) over the lists with
 // positive weight and sorts the result.
 func fuse(lists []List, score func(li, r int) float64) []Scored {

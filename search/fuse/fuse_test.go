@@ -2,6 +2,8 @@ package fuse
 
 import (
 	"math"
+	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -102,4 +104,35 @@ func TestConvexEdges(t *testing.T) {
 		}
 	}()
 	Convex([]List{{Name: "bad", Weight: 1, IDs: []string{"a"}}})
+}
+
+// TestGrouped: a group is listed once, at its best member's rank and
+// score, and fusing grouped lists puts a group whose members each lead
+// one stream above a unit that is second in both.
+func TestGrouped(t *testing.T) {
+	key := func(id string) string {
+		if i := strings.IndexByte(id, '/'); i >= 0 {
+			return id[:i]
+		}
+		return id
+	}
+	lex := List{Name: "lex", Weight: 1, IDs: []string{"a/1", "s", "b", "a/2"}, Scores: []float64{9, 8, 7, 6}}
+	g := Grouped(lex, key)
+	if want := []string{"a", "s", "b"}; !reflect.DeepEqual(g.IDs, want) || !reflect.DeepEqual(g.Scores, []float64{9, 8, 7}) {
+		t.Errorf("Grouped: %v %v", g.IDs, g.Scores)
+	}
+	if lex.IDs[0] != "a/1" || len(lex.IDs) != 4 {
+		t.Errorf("Grouped changed its input: %v", lex.IDs)
+	}
+	dense := List{Name: "dense", Weight: 1, IDs: []string{"a/2", "s", "b"}}
+	if units := RRF([]List{lex, dense}, 60); units[0].ID != "s" {
+		t.Fatalf("units: %v first, want s (the test's premise)", units[0].ID)
+	}
+	groups := RRF([]List{Grouped(lex, key), Grouped(dense, key)}, 60)
+	if groups[0].ID != "a" || groups[0].Ranks["lex"] != 1 || groups[0].Ranks["dense"] != 1 {
+		t.Errorf("groups: %+v first, want a ranked 1 in both", groups[0])
+	}
+	if d := Grouped(dense, key); d.Scores != nil {
+		t.Errorf("a list without scores got %v", d.Scores)
+	}
 }

@@ -552,14 +552,15 @@ func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry, cachedA
 // units.Extract's output or the file's format does (v2: units inside Java
 // anonymous classes, enum constants and lambdas, Python nested functions;
 // v3: package binenc instead of gob, which took most of a warm CLI run's
-// loading; v4: a checksum at the end, binenc.Summer), so that a cache from
-// an older binary is not read.
-const cacheFile = "units-v4.bin"
+// loading; v4: a checksum at the end, binenc.Summer; v5: a Java compact
+// constructor's signature carries its record's components), so that a
+// cache from an older binary is not read.
+const cacheFile = "units-v5.bin"
 
 // oldCacheFiles are earlier versions' caches, removed when a new one is saved.
-var oldCacheFiles = []string{"units-v3.bin", "units-v2.gob", "units.gob"}
+var oldCacheFiles = []string{"units-v4.bin", "units-v3.bin", "units-v2.gob", "units.gob"}
 
-const cacheMagic = "repilot-lsp unit cache v4\n"
+const cacheMagic = "repilot-lsp unit cache v5\n"
 
 // loadCache returns the cached entries and the cache file's mtime
 // (UnixNano; see load).

@@ -122,6 +122,12 @@ func (b *builder) javaMethod(n *sitter.Node, container string, doc *sitter.Node)
 		sig = string(b.src[n.StartByte():body.StartByte()])
 	}
 	sig = strings.TrimSuffix(collapse(sig), ";")
+	if n.Type() == "compact_constructor_declaration" {
+		// "public Discount {": its parameters are the record's components.
+		if p := javaRecordParams(n); p != nil {
+			sig += collapse(b.text(p))
+		}
+	}
 	u := Unit{Kind: kind, Name: b.text(nameNode), Container: container, Signature: sig, Code: b.text(n)}
 	if doc != nil {
 		u.Doc = CleanJavadoc(b.text(doc))
@@ -131,6 +137,31 @@ func (b *builder) javaMethod(n *sitter.Node, container string, doc *sitter.Node)
 		b.javaNested(body, join(container, u.Name))
 	}
 	return sig + ";"
+}
+
+// javaRecordParams returns the component list ("(String code, int
+// percent)") of the record whose body holds the compact constructor n, or
+// nil. A compact constructor declares no parameters: it takes the
+// record's components (JLS 17 section 8.10.4.2).
+func javaRecordParams(n *sitter.Node) *sitter.Node {
+	body := n.Parent()
+	if body == nil {
+		return nil
+	}
+	rec := body.Parent()
+	if rec == nil || rec.Type() != "record_declaration" {
+		return nil
+	}
+	if p := rec.ChildByFieldName("parameters"); p != nil {
+		return p
+	}
+	count := int(rec.NamedChildCount())
+	for i := 0; i < count; i++ {
+		if c := rec.NamedChild(i); c.Type() == "formal_parameters" {
+			return c
+		}
+	}
+	return nil
 }
 
 // javaBody adds a Class unit named name for a class body that has no type

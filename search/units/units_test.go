@@ -104,6 +104,26 @@ T.java#TypeAdapters.newFactory.create method 13:27-13:65 | Object create(Gson g)
 `)
 }
 
+// TestJavaRecord: a record is a Class unit; its compact constructor's
+// signature carries the record's components (it declares none itself),
+// not a bare "public Discount".
+func TestJavaRecord(t *testing.T) {
+	src := `/** A discount. */
+public record Discount(String code, int percent) {
+    /** Checks the percentage. */
+    public Discount {
+        if (percent > 100) throw new IllegalArgumentException();
+    }
+    Discount(String code) { this(code, 0); }
+}
+`
+	check(t, "D.java", src, `
+D.java#Discount class 1:0-7:1 | public record Discount(String code, int percent) | A discount. | public record Discount(String code, int percent) {⏎    public Discount(String code, int percent);⏎    Discount(String code);⏎}
+D.java#Discount.Discount constructor 3:4-5:5 | public Discount(String code, int percent) | Checks the percentage. | public Discount {⏎        if (percent > 100) throw new IllegalArgumentException();⏎    }
+D.java#Discount.Discount#2 constructor 6:4-6:44 | Discount(String code) |  | Discount(String code) { this(code, 0); }
+`)
+}
+
 func TestPython(t *testing.T) {
 	src := `import os
 
