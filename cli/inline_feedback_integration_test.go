@@ -71,6 +71,10 @@ func TestUnresolvedPrefixesRealJDTLS(t *testing.T) {
 		{"        items[size++] = ", "e + edit;", "edit;", []string{"e +"}},
 		{"        items[size++] = ", "Arrays + 1;", "edit;", []string{"Arrays +"}},
 		{"        items[size++] = ", "jav.util.Arrays.asList(edit);", "java.util.Arrays.asList(edit);", []string{"jav."}},
+		{"        items[size++] = ", "String.valueOf(1 + ed);", "String.valueOf(1 + size);", []string{"String.valueOf(1 + ed)"}},
+		// size is an int: "The primitive type int of size does not have a
+		// field length", and a primitive has no members.
+		{"        items[size++] = ", "\"a\" + size.length;", "\"a\" + size;", []string{"\"a\" + size."}},
 		// A cast: "x cannot be resolved to a type", and ")" after a
 		// name that may be a type rejects nothing.
 		{"        items[size++] = (", "Q) edit;", "Object) edit;", nil},

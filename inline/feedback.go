@@ -40,6 +40,7 @@ import (
 const (
 	unresolvedVariable = " cannot be resolved to a variable"
 	unresolvedName     = " cannot be resolved"
+	primitiveField     = "primitive field"
 )
 
 // expressionFollowers are the operators after which a simple name can only
@@ -59,20 +60,17 @@ var expressionFollowers = map[string]bool{
 // Prefixes end with the token after an unresolvable simple name (see the
 // file comment for when one is taken); nil when none is.
 func UnresolvedPrefixes(line, generated string, caretLine int, errs []engine.CompileError) []string {
-	var names map[string]string // identifier -> message kind (the suffix)
+	var names map[string]string // identifier -> message kind
 	for _, e := range errs {
-		for _, suf := range []string{unresolvedVariable, unresolvedName} {
-			x, ok := strings.CutSuffix(e.Message, suf)
-			if !ok || !isIdent(x) {
-				continue
-			}
-			if names == nil {
-				names = map[string]string{}
-			}
-			if names[x] != unresolvedVariable { // the stricter reading wins
-				names[x] = suf
-			}
-			break
+		x, kind, ok := unresolvedIn(e.Message)
+		if !ok {
+			continue
+		}
+		if names == nil {
+			names = map[string]string{}
+		}
+		if k, seen := names[x]; !seen || k == unresolvedName { // the narrower reading wins
+			names[x] = kind
 		}
 	}
 	if len(names) == 0 {
@@ -122,8 +120,11 @@ func UnresolvedPrefixes(line, generated string, caretLine int, errs []engine.Com
 		if f.Kind != javalex.Operator {
 			continue
 		}
-		arg := callArgument(toks, i)
+		arg := callArgument(toks, i) || afterOperator(toks, i)
 		switch {
+		case kind == primitiveField && f.Text == "." && !mayDeclare(toks, i):
+		case kind == primitiveField:
+			continue
 		case arg && (f.Text == "," || f.Text == ")") && kind == unresolvedVariable:
 		case mayDeclare(toks, i):
 			continue
@@ -134,7 +135,7 @@ func UnresolvedPrefixes(line, generated string, caretLine int, errs []engine.Com
 		}
 		// The error must be on the line of this occurrence.
 		at := caretLine + strings.Count(generated[:t.Start-len(line)], "\n")
-		if !hasError(errs, at, t.Text+kind) {
+		if !hasError(errs, at, t.Text, kind) {
 			continue
 		}
 		out = append(out, (line + generated)[len(line):f.End])
@@ -174,14 +175,69 @@ func callArgument(toks []javalex.Token, i int) bool {
 	return false
 }
 
-// hasError reports whether errs has message msg on line.
-func hasError(errs []engine.CompileError, line int, msg string) bool {
+// hasError reports whether errs has an error of kind about the name x on
+// line.
+func hasError(errs []engine.CompileError, line int, x, kind string) bool {
 	for _, e := range errs {
-		if e.Line == line && e.Message == msg {
+		if e.Line != line {
+			continue
+		}
+		if y, k, ok := unresolvedIn(e.Message); ok && y == x && k == kind {
 			return true
 		}
 	}
 	return false
+}
+
+// unresolvedIn reads a JDT LS message about a simple name: "X cannot be
+// resolved to a variable" (unresolvedVariable: no variable X in scope),
+// "X cannot be resolved" (unresolvedName: X is no variable, type or
+// package) or "The primitive type P of X does not have a field F"
+// (primitiveField: X is a variable of a primitive type, which has no
+// members, JLS 4.2; and a variable in scope is what the name X before "."
+// means, JLS 6.5.2).
+func unresolvedIn(msg string) (x, kind string, ok bool) {
+	if x, ok := strings.CutSuffix(msg, unresolvedVariable); ok && isIdent(x) {
+		return x, unresolvedVariable, true
+	}
+	if x, ok := strings.CutSuffix(msg, unresolvedName); ok && isIdent(x) {
+		return x, unresolvedName, true
+	}
+	if rest, ok := strings.CutPrefix(msg, "The primitive type "); ok {
+		if _, rest, ok := strings.Cut(rest, " of "); ok {
+			if x, _, ok := strings.Cut(rest, " does not have a field "); ok && isIdent(x) {
+				return x, primitiveField, true
+			}
+		}
+	}
+	return "", "", false
+}
+
+// afterOperator reports whether the token before toks[i] is an operator or
+// keyword after which a name is an expression's operand, never a type
+// (a cast's type follows "(" or "&", a type argument "<" or ","), a declared
+// name (after a type) or a lambda parameter (after "(" or ","): a binary
+// operator other than "<", ">", "&" and "|", an assignment, a prefix
+// operator, "return" or "throw".
+func afterOperator(toks []javalex.Token, i int) bool {
+	if i == 0 {
+		return false
+	}
+	p := toks[i-1]
+	switch p.Kind {
+	case javalex.Keyword:
+		return p.Text == "return" || p.Text == "throw"
+	case javalex.Operator:
+		return operandOperators[p.Text]
+	}
+	return false
+}
+
+var operandOperators = map[string]bool{
+	"+": true, "-": true, "*": true, "/": true, "%": true, "^": true, "<<": true,
+	"==": true, "!=": true, "<=": true, "&&": true, "||": true, "!": true, "~": true,
+	"++": true, "--": true, "=": true, "+=": true, "-=": true, "*=": true, "/=": true,
+	"%=": true, "^=": true, "&=": true, "|=": true, "<<=": true, ">>=": true, ">>>=": true,
 }
 
 // mayDeclare reports whether the identifier toks[i] may be the name a

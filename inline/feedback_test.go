@@ -55,6 +55,15 @@ func TestUnresolvedPrefixes(t *testing.T) {
 		{"        */ x = ", "e;", []engine.CompileError{v("e", 7)}, nil},
 		// Inside a literal.
 		{"        s = \"", "e;", []engine.CompileError{v("e", 7)}, nil},
+		// An operand of a binary operator: no type, lambda parameter or
+		// declared name, whatever follows.
+		{"        log(", "\".encoding\" + e);", []engine.CompileError{v("e", 7)}, []string{"\".encoding\" + e)"}},
+		{"        return ", "!ok, 1;", []engine.CompileError{v("ok", 7)}, []string{"!ok,"}},
+		{"        f(a < ", "x, y > z);", []engine.CompileError{v("x", 7)}, nil},
+		{"        Object o = (A & ", "x) y;", []engine.CompileError{v("x", 7)}, nil},
+		// A variable of a primitive type has no members.
+		{"        println(", "\"a\" + code.length);", []engine.CompileError{{Line: 7, Message: "The primitive type int of code does not have a field length"}}, []string{"\"a\" + code."}},
+		{"        int ", "code.length;", []engine.CompileError{{Line: 7, Message: "The primitive type int of code does not have a field length"}}, nil},
 		// A second line of a block suggestion.
 		{"        if (ok) {", "\n            e++;\n        }", []engine.CompileError{v("e", 8)}, []string{"\n            e++"}},
 	} {
