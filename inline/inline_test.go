@@ -762,9 +762,9 @@ func TestLineSuggestionDoesNotOverclose(t *testing.T) {
 		{"    x = ", "\n}", "a", ");", true},
 		{"    x = ", "\n}", "a[i", "]);", true},
 		{"    x = foo(a, ", "\n      c);\n}", "b", ")", true}, // the next line closes the call
-		{"    x = foo(", ");\n}", "a", ")", false},          // the line's own ")" ends the suggestion
-		{"    x = \"", "\n}", "a", ")\";", false},            // in a literal
-		{"    if (a) {", "\n}", "\n      b", ");", false},    // block mode
+		{"    x = foo(", ");\n}", "a", ")", false},            // the line's own ")" ends the suggestion
+		{"    x = \"", "\n}", "a", ")\";", false},             // in a literal
+		{"    if (a) {", "\n}", "\n      b", ");", false},     // block mode
 	} {
 		if got := newStopRule(c.prefix, c.suffix).overcloses(c.gen, c.tok); got != c.want {
 			t.Errorf("prefix %q suffix %q: overcloses(%q, %q) = %v, want %v", c.prefix, c.suffix, c.gen, c.tok, got, c.want)
