@@ -189,6 +189,9 @@ type Stats struct {
 	// because the file with them inserted has a syntax error on the
 	// caret's line that a local parse finds (syntax.go).
 	Unparsable int
+	// Fed: prefixes that later samples may not start with, read from a
+	// rejected sample's errors (an unresolvable name; feedback.go).
+	Fed int
 }
 
 // Service answers suggestion requests. It is safe for concurrent use.
@@ -330,7 +333,7 @@ func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error)
 		}
 		if rest, ok := typedThrough(last, hasLast, prefix, suffix); ok && !s.opts.Unguided && b.Compiler != nil {
 			st := Stats{}
-			ok, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, rest, &st)
+			ok, _, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, rest, &st)
 			s.addTotals(st)
 			if err != nil {
 				return err
@@ -448,6 +451,7 @@ func (s *Service) addTotals(st Stats) {
 	t.Blank += st.Blank
 	t.Repeated += st.Repeated
 	t.Unparsable += st.Unparsable
+	t.Fed += st.Fed
 }
 
 // Forget drops what the service remembers of a document (on didClose).
@@ -493,6 +497,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	rule := newStopRule(mprefix, suffix)
 	rule.heal = heal
 	lineEnd := lineEndAt(prefix, suffix)
+	caretLine := mprefix[strings.LastIndexByte(mprefix, '\n')+1:] // the caret line's text before the model's split
 	sug := &Suggestion{Offset: req.Offset}
 	st := &sug.Stats
 	var late atomic.Int64
@@ -566,7 +571,8 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		if budgeted {
 			gctx, cancel = context.WithDeadlineCause(ctx, end, errBudget)
 		}
-		text, complete, err := g.Sample(gctx, i)
+		raw, complete, err := g.Sample(gctx, i)
+		text := raw
 		cancel()
 		st.GenerateTime += time.Since(t0)
 		after := g.Stats()
@@ -631,7 +637,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			return sug, nil
 		}
 		cutBefore := st.ChecksSkipped + st.ChecksCut
-		ok, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, text, st)
+		ok, inserted, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, text, st)
 		if err != nil {
 			return nil, err
 		}
@@ -646,6 +652,16 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			return nil, nil // the deadline came before the check's answer
 		}
 		st.Rejected++
+		// A name the check found unresolvable where the sample's text
+		// fixes it as an expression fails in every continuation: later
+		// samples do not start with the text up to it (feedback.go).
+		for _, p := range UnresolvedPrefixes(caretLine, raw, spanOf(prefix, "").From, inserted) {
+			g.Reject(p)
+			st.Fed++
+			if traceSamples {
+				fmt.Fprintf(os.Stderr, "inline trace: no later sample starts with %q\n", p)
+			}
+		}
 	}
 	return nil, nil
 }
@@ -675,7 +691,7 @@ func truncations(st repair.Stats) int {
 // deadline (the request's budget's, ctx's too), a check that cannot finish by
 // then by the recent checks' durations is not started, and one cut by it
 // fails: the text is then not shown.
-func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends, uri, prefix, suffix, text string, st *Stats) (bool, error) {
+func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends, uri, prefix, suffix, text string, st *Stats) (ok bool, inserted []engine.CompileError, err error) {
 	t0 := time.Now()
 	defer func() { st.CheckTime += time.Since(t0) }()
 	compile := func(full string) ([]engine.CompileError, bool, error) {
@@ -706,9 +722,14 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 	}
 	newErrs, ok, err := compile(prefix + text + suffix)
 	if !ok || err != nil {
-		return false, err
+		return false, nil, err
 	}
 	span := spanOf(prefix, text)
+	for _, e := range newErrs {
+		if e.Line >= span.From && e.Line <= span.To {
+			inserted = append(inserted, e)
+		}
+	}
 	var old []engine.CompileError
 	if needOld(newErrs, span) {
 		k := keyOf(uri, prefix+suffix, "old")
@@ -716,7 +737,7 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 		if old, cached = s.olds.Get(k); !cached {
 			old, ok, err = compile(prefix + suffix)
 			if !ok || err != nil {
-				return false, err
+				return false, inserted, err
 			}
 			s.olds.Add(k, old)
 		}
@@ -725,7 +746,7 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 	if traceSamples && len(intro) > 0 {
 		fmt.Fprintf(os.Stderr, "inline trace: %q introduces %q\n", text, intro)
 	}
-	return len(intro) == 0, nil
+	return len(intro) == 0, inserted, nil
 }
 
 // The model's context is the document's text nearest the caret: at most

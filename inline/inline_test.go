@@ -740,3 +740,34 @@ func TestLineSuggestionDoesNotWrap(t *testing.T) {
 		t.Errorf("block mode: a line break inside a call must be allowed")
 	}
 }
+
+// In line mode a token that writes a ")" or "]" with no bracket of the
+// statement open is never proposed: "));" where one "(" is open, ")" where
+// the next line closes the call. The rest of the line's own closer still
+// ends the suggestion (cut), and block mode is left to the engine and the
+// check.
+func TestLineSuggestionDoesNotOverclose(t *testing.T) {
+	r := newStopRule("    x = foo(a, ", "\n  }\n}\n")
+	dist := []lm.Candidate{{Text: "b));", LogProb: -0.1}, {Text: "b);", LogProb: -0.5}, {Text: ")", LogProb: -1}}
+	out, where := r.apply("", dist)
+	if where[0] != -1 || len(out) != 2 || out[0].Text != "b);" || out[1].Text != ")" {
+		t.Fatalf("apply = %+v, %v; want b)); dropped, b); and ) kept", out, where)
+	}
+	for _, c := range []struct {
+		prefix, suffix, gen, tok string
+		want                     bool
+	}{
+		{"    x = foo(a, ", "\n}", "b)", ")", true},
+		{"    x = foo(a, ", "\n}", "b", "]", false}, // closes the "(" (depth only)
+		{"    x = ", "\n}", "a", ");", true},
+		{"    x = ", "\n}", "a[i", "]);", true},
+		{"    x = foo(a, ", "\n      c);\n}", "b", ")", true}, // the next line closes the call
+		{"    x = foo(", ");\n}", "a", ")", false},            // the line's own ")" ends the suggestion
+		{"    x = \"", "\n}", "a", ")\";", false},             // in a literal
+		{"    if (a) {", "\n}", "\n      b", ");", false},     // block mode
+	} {
+		if got := newStopRule(c.prefix, c.suffix).overcloses(c.gen, c.tok); got != c.want {
+			t.Errorf("prefix %q suffix %q: overcloses(%q, %q) = %v, want %v", c.prefix, c.suffix, c.gen, c.tok, got, c.want)
+		}
+	}
+}

@@ -194,6 +194,9 @@ type scanner struct {
 	// wrapped: in line mode, a line break in code came while a bracket
 	// was open (the statement would go on on the next line).
 	wrapped bool
+	// overclosed: in line mode, a ")" or "]" came with no bracket of the
+	// statement open (see overcloses).
+	overclosed bool
 }
 
 // step feeds one byte and reports whether the suggestion ends before it.
@@ -269,6 +272,9 @@ func (s *scanner) step(r stopRule, c byte) (stopBefore bool) {
 		if s.depth == 0 && r.lineRest && !r.block {
 			return true // closes a bracket the rest of the line closes
 		}
+		if s.depth <= 0 && !r.block {
+			s.overclosed = true
+		}
 		s.depth--
 	case '}':
 		if s.depth <= 0 {
@@ -341,6 +347,35 @@ func (r stopRule) wraps(generated, tok string) bool {
 	return false
 }
 
+// overcloses reports whether tok after generated writes, in line mode, a
+// ")" or "]" with no bracket of the caret's statement open, before the
+// suggestion ends. Such a token is never proposed (apply): the brackets open
+// at the caret are the statement's since its innermost unclosed "{"
+// (openBrackets) less those the lines after the caret close (closersAfter),
+// so the closer would close one of those ("{" first: a "}" at depth 0 ends
+// a line suggestion) or one a later line closes, and the file would not
+// parse (the syntax filter, syntax.go, drops such a sample after it is
+// written; on java.logging/, tuning, "));" where one "(" was open was the
+// commonest unparsable sample).
+func (r stopRule) overcloses(generated, tok string) bool {
+	if r.block {
+		return false
+	}
+	s := r.scan(generated)
+	if s.overclosed {
+		return false // already written: the engine or the check judges it
+	}
+	for i := 0; i < len(tok); i++ {
+		if s.step(r, tok[i]) || s.after(r) {
+			return false
+		}
+		if s.overclosed {
+			return true
+		}
+	}
+	return false
+}
+
 // cut returns where the suggestion ends within tok after generated: the
 // number of bytes of tok to keep, or -1 when it does not end in tok.
 func (r stopRule) cut(generated, tok string) int {
@@ -387,7 +422,7 @@ func (r stopRule) apply(generated string, dist []lm.Candidate) ([]lm.Candidate, 
 			continue
 		}
 		if !c.End {
-			if r.wraps(generated, c.Text) {
+			if r.wraps(generated, c.Text) || r.overcloses(generated, c.Text) {
 				where[i] = -1
 				continue
 			}

@@ -83,3 +83,21 @@ func TestExcludeAtTemperature(t *testing.T) {
 		t.Fatalf("same seed: %q, then %q", got, again)
 	}
 }
+
+// TestRejectPrunesPrefix: a prefix given to Reject is never the start of a
+// later sample: after the greedy "a" is excluded and "a" rejected as a
+// prefix, "ax" (a's extension, otherwise drawn third) never comes; "b"
+// does. An empty prefix rejects nothing.
+func TestRejectPrunesPrefix(t *testing.T) {
+	g := newExcludeSampler(t, 0)
+	g.Reject("")
+	text, complete, err := g.Sample(context.Background(), 0)
+	if err != nil || !complete || text != "a" {
+		t.Fatalf("first sample %q %v %v, want a", text, complete, err)
+	}
+	g.Exclude(text)
+	g.Reject("a")
+	if got := sampleAll(t, g, 10); !slices.Equal(got, []string{"b"}) {
+		t.Fatalf("texts after rejecting the prefix a: %q, want only b", got)
+	}
+}

@@ -76,6 +76,22 @@ func (g *GuidedSampler) Exclude(text string) {
 	g.s.tried.exclude(text, g.s.opts.Temperature)
 }
 
+// Reject adds prefix, a text that no acceptable sample of g's hunk starts
+// with, to the trie of rejected prefixes: later samples of g prune every
+// token whose text would make the generated text start with it, as they
+// prune a prefix found dead (Algorithm 2's trie). The caller vouches for
+// the fact (inline ghost text: a name its compile check found unresolvable
+// in a position the prefix fixes); the engine is not asked.
+func (g *GuidedSampler) Reject(prefix string) {
+	if prefix == "" {
+		return // would reject every text
+	}
+	if g.s.dead == nil {
+		g.s.dead = &deadPrefixes{}
+	}
+	g.s.dead.Add(prefix)
+}
+
 // Stats returns the counters of the samples so far (LMRequests, EngineCalls,
 // Pruned, MemoHits, ActiveChars, Samples).
 func (g *GuidedSampler) Stats() Stats { return *g.s.stats }
