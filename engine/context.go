@@ -817,7 +817,7 @@ func annotationEnd(toks []javalex.Token, j int) bool {
 	for j >= 2 && isOp(toks[j-1], ".") && toks[j-2].Kind == javalex.Ident {
 		j -= 2
 	}
-	return isOp(toks[j-1], "@")
+	return j >= 1 && isOp(toks[j-1], "@")
 }
 
 // contextualWords are identifiers that act as keywords somewhere (JLS 3.9
