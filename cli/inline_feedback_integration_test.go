@@ -2,8 +2,6 @@ package cli
 
 import (
 	"context"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -25,15 +23,7 @@ import (
 func TestUnresolvedPrefixesRealJDTLS(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	root, err := filepath.Abs("../testdata/bugs/undo-stack-extra-decrement/project")
-	if err != nil {
-		t.Fatal(err)
-	}
-	file := filepath.Join(root, "src/org/example/editor/UndoStack.java")
-	orig, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatal(err)
-	}
+	root, file, orig := undoStackFixture(t)
 	lines := strings.SplitAfter(string(orig), "\n")
 	if !strings.Contains(lines[14], "items[size++] = edit;") {
 		t.Fatalf("fixture changed: line 15 is %q", lines[14])

@@ -167,17 +167,25 @@ func (ed *ghostEditor) inline(ctx context.Context, offset int, trigger int) (str
 	return it.InsertText, nil
 }
 
-func TestGhostTextEndToEnd(t *testing.T) {
-	pl := realRepairer(t) // the shared engine's pool: ghost text acquires from it as serve's does
+// undoStackFixture returns the undo-stack fixture's project root, the
+// absolute path of its UndoStack.java and that file's bytes: the file the
+// ghost-text integration tests type into (they restore it themselves).
+func undoStackFixture(t *testing.T) (root, file string, orig []byte) {
+	t.Helper()
 	root, err := filepath.Abs("../testdata/bugs/undo-stack-extra-decrement/project")
 	if err != nil {
 		t.Fatal(err)
 	}
-	file := filepath.Join(root, "src/org/example/editor/UndoStack.java")
-	orig, err := os.ReadFile(file)
-	if err != nil {
+	file = filepath.Join(root, "src/org/example/editor/UndoStack.java")
+	if orig, err = os.ReadFile(file); err != nil {
 		t.Fatal(err)
 	}
+	return root, file, orig
+}
+
+func TestGhostTextEndToEnd(t *testing.T) {
+	pl := realRepairer(t) // the shared engine's pool: ghost text acquires from it as serve's does
+	root, file, orig := undoStackFixture(t)
 	rec := &recordingSuggester{s: inline.NewService(pl.InlineAcquire(), inline.Options{}), started: make(chan struct{}, 1)}
 	tee := &teeWriter{}
 	launch := proxy.JDTLSLauncher("", 0, io.Discard)
