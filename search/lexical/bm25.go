@@ -115,9 +115,10 @@ type BM25 struct {
 	NameB float64
 	// Synonyms is the query weight of each word that identifiers commonly
 	// use for a query word (tokenize.Synonyms: "change" adds set, update
-	// and replace; "call" adds invoke), added for words the query does not
-	// hold itself (0: off). A synonym covers a name word for the name
-	// boost at SynonymCover of a query word's credit.
+	// and replace; "call" adds invoke), added for terms the query does not
+	// hold yet, neither its own nor the doc-mined expansion's (0: off). Such
+	// a synonym covers a name word for the name boost at SynonymCover of a
+	// query word's credit.
 	Synonyms, SynonymCover float64
 
 	mu       sync.RWMutex
@@ -612,8 +613,8 @@ func (x *BM25) queryWords(query string) map[string]string {
 }
 
 // synonymTerms returns the terms of the synonyms of the query's words
-// (tokenize.Synonyms) that are not query terms themselves (qw), when
-// Synonyms > 0. A synonym that the analyzer drops as a stop word ("is",
+// (tokenize.Synonyms) that the weighted query qw does not hold yet (its own
+// terms and the doc-mined expansion's), when Synonyms > 0. A synonym that the analyzer drops as a stop word ("is",
 // "to") is kept lower-case, as the analyzer keeps it inside a multi-part
 // identifier ("isEmpty", "toArray").
 func (x *BM25) synonymTerms(query string, qw map[string]float64) map[string]bool {
