@@ -127,6 +127,8 @@ func (f *TuningFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&t.Expand, "expand", t.Expand, "weight of run-together name expansion (0: off)")
 	fs.StringVar(&f.Analyzer, "analyzer", "", "tokenizer switches: any of stem, stop, compounds, abbrev (comma-separated; \"none\" for none; default: all four)")
 	fs.Float64Var(&t.NameBoost, "name-boost", t.NameBoost, "score boost for units whose name the query covers (0: off)")
+	fs.Float64Var(&t.Synonyms, "synonyms", t.Synonyms, "query weight of the words identifiers use for the query's words (\"change\" -> set, update; 0: off)")
+	fs.Float64Var(&t.SynonymCover, "synonym-cover", t.SynonymCover, "credit of a name word covered by a synonym of a query word in the name boost (a query word's: 1)")
 	fs.Float64Var(&t.Assoc.Weight, "assoc", t.Assoc.Weight, "query weight of the name terms the workspace's doc comments associate with each query word (0: off)")
 	fs.IntVar(&t.Assoc.MinPair, "assoc-min-pair", t.Assoc.MinPair, "documented units a word and a name term must share to associate")
 	fs.IntVar(&t.Assoc.Top, "assoc-top", t.Assoc.Top, "associated terms per query word")

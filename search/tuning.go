@@ -26,6 +26,11 @@ type Tuning struct {
 	// ShortFields exempts name and signature from BM25F length
 	// normalisation (lexical.BM25.ShortFields; off).
 	ShortFields bool
+	// Synonyms and SynonymCover are lexical.BM25's fields of the same
+	// names: the query weight of the identifier words for the query's
+	// words (tokenize.Synonyms; 0: off) and their credit in the name boost
+	// (lexical.DefaultSynonyms, DefaultSynonymCover).
+	Synonyms, SynonymCover float64
 	// Assoc tunes the doc-mined expansion (lexical.Assoc); Weight and
 	// Reweight 0 turn it off.
 	Assoc AssocConfig
@@ -90,6 +95,9 @@ func DefaultTuning() Tuning {
 		Expand:    lexical.DefaultExpand,
 		NameBoost: lexical.DefaultNameBoost,
 		NameB:     lexical.DefaultNameB,
+		// Chosen on the tuning sets (search/README.md, session 15).
+		Synonyms:     lexical.DefaultSynonyms,
+		SynonymCover: lexical.DefaultSynonymCover,
 		Assoc: AssocConfig{Weight: lexical.DefaultAssocWeight, MinPair: lexical.DefaultAssocMinPair,
 			Top: lexical.DefaultAssocTop, Lift: lexical.DefaultAssocLift, Reweight: lexical.DefaultAssocReweight,
 			ReweightMin: lexical.DefaultAssocReweightMin, ReweightMax: lexical.DefaultAssocReweightMax},
@@ -115,6 +123,7 @@ func (t Tuning) clone() Tuning {
 func (t Tuning) newBM25() (*lexical.BM25, *lexical.Assoc) {
 	b := lexical.NewBM25(t.Analyzer, t.Weights)
 	b.K1, b.B, b.Expand, b.NameBoost, b.NameB, b.ShortFields = t.K1, t.B, t.Expand, t.NameBoost, t.NameB, t.ShortFields
+	b.Synonyms, b.SynonymCover = t.Synonyms, t.SynonymCover
 	c := t.Assoc
 	if c.Weight <= 0 && c.Reweight <= 0 {
 		return b, nil

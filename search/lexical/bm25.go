@@ -29,6 +29,14 @@ const (
 	DefaultNameBoost      = 0.5
 	DefaultContainerCover = 0.25
 	DefaultNameB          = 0.3
+	// DefaultSynonyms and DefaultSynonymCover (BM25.Synonyms and
+	// SynonymCover) were chosen on the realistic tuning sets and the
+	// CodeSearchNet-style tuning corpora only (search/README.md, session
+	// 15): weight 0.5 gained more realistic questions but cost the
+	// CodeSearchNet-style ones, whose doc sentences already use the code's
+	// own words.
+	DefaultSynonyms     = 0.25
+	DefaultSynonymCover = 1.0
 )
 
 type posting struct {
@@ -105,6 +113,13 @@ type BM25 struct {
 	// signature is exempt and the name keeps NameB. Set it before the first
 	// Upsert: it decides how terms are indexed.
 	NameB float64
+	// Synonyms is the query weight of each word that identifiers commonly
+	// use for a query word (tokenize.Synonyms: "change" adds set, update
+	// and replace; "call" adds invoke), added for terms the query does not
+	// hold yet, neither its own nor the doc-mined expansion's (0: off). Such
+	// a synonym covers a name word for the name boost at SynonymCover of a
+	// query word's credit.
+	Synonyms, SynonymCover float64
 
 	mu       sync.RWMutex
 	termIDs  map[string]int32
@@ -132,6 +147,7 @@ type BM25 struct {
 func NewBM25(an tokenize.Analyzer, w Weights) *BM25 {
 	return &BM25{an: an, w: w, K1: BM25K1, B: BM25B, Expand: DefaultExpand, NameBoost: DefaultNameBoost,
 		ContainerCover: DefaultContainerCover, NameB: DefaultNameB,
+		Synonyms: DefaultSynonyms, SynonymCover: DefaultSynonymCover,
 		termIDs: map[string]int32{}, byID: map[string]int32{}, surfaces: map[string]*surface{},
 		vocab: map[string]struct{}{}}
 }
@@ -428,6 +444,10 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 			qw[t] += w
 		}
 	}
+	syn := x.synonymTerms(query, qw)
+	for t := range syn {
+		qw[t] += x.Synonyms
+	}
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if x.alive == 0 {
@@ -533,9 +553,9 @@ func (x *BM25) SearchExcluding(ctx context.Context, query string, k int, exclude
 			terms[t] = true
 		}
 		x.segMu.Lock()
-		memo := map[string]bool{} // name parts repeat across units: stem each once per query
+		memo := map[string]float64{} // name parts repeat across units: stem each once per query
 		for _, doc := range touched {
-			if c := x.nameCoverage(&x.docs[doc], words, terms, memo); c > 0 {
+			if c := x.nameCoverage(&x.docs[doc], words, terms, syn, memo); c > 0 {
 				acc[doc] *= float32(1 + x.NameBoost*c)
 			}
 		}
@@ -592,11 +612,40 @@ func (x *BM25) queryWords(query string) map[string]string {
 	return words
 }
 
+// synonymTerms returns the terms of the synonyms of the query's words
+// (tokenize.Synonyms) that the weighted query qw does not hold yet (its own
+// terms and the doc-mined expansion's), when Synonyms > 0. A synonym that the analyzer drops as a stop word ("is",
+// "to") is kept lower-case, as the analyzer keeps it inside a multi-part
+// identifier ("isEmpty", "toArray").
+func (x *BM25) synonymTerms(query string, qw map[string]float64) map[string]bool {
+	if x.Synonyms <= 0 {
+		return nil
+	}
+	out := map[string]bool{}
+	tokenize.Words(query, func(_ string, parts []string) {
+		for _, p := range parts {
+			for _, w := range tokenize.Synonyms(strings.ToLower(p)) {
+				t, ok := x.an.Part(w)
+				if !ok {
+					if t = strings.ToLower(w); len(t) < max(2, x.an.MinLen) {
+						continue
+					}
+				}
+				if _, own := qw[t]; !own {
+					out[t] = true
+				}
+			}
+		}
+	})
+	return out
+}
+
 // nameCoverage is the weighted fraction of a unit's name words (run-together
 // names: their segments; container words weigh ContainerCover) that are
 // query words, share their term, or are abbreviations of a query word
-// ("min" for "minimum", tokenize.Expansion). The caller holds segMu.
-func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[string]bool, memo map[string]bool) float64 {
+// ("min" for "minimum", tokenize.Expansion); a word covered by a synonym
+// of a query word (syn) counts SynonymCover. The caller holds segMu.
+func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms, syn map[string]bool, memo map[string]float64) float64 {
 	var total, hit float64
 	for i, w := range d.name {
 		wt := 1.0
@@ -612,16 +661,19 @@ func (x *BM25) nameCoverage(d *bm25Doc, words map[string]string, terms map[strin
 				continue
 			}
 			total += wt
-			covered, ok := memo[s]
+			c, ok := memo[s]
 			if !ok {
-				covered = x.covers(s, words, terms)
+				switch {
+				case x.covers(s, words, terms):
+					c = 1
+				case len(syn) > 0 && x.SynonymCover > 0 && x.covers(s, nil, syn):
+					c = x.SynonymCover
+				}
 				if memo != nil {
-					memo[s] = covered
+					memo[s] = c
 				}
 			}
-			if covered {
-				hit += wt
-			}
+			hit += wt * c
 		}
 	}
 	if total == 0 {

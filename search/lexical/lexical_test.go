@@ -157,15 +157,15 @@ func TestNameBoostMembers(t *testing.T) {
 	x.an.Each("the minimum of this BigInteger", func(t string, _ int) { terms[t] = true })
 	x.segMu.Lock()
 	defer x.segMu.Unlock()
-	if c := x.nameCoverage(&x.docs[x.byID["ctor"]], words, terms, nil); c != 0 {
+	if c := x.nameCoverage(&x.docs[x.byID["ctor"]], words, terms, nil, nil); c != 0 {
 		t.Errorf("constructor coverage %v, want 0 (no name boost)", c)
 	}
-	if c := x.nameCoverage(&x.docs[x.byID["min"]], words, terms, nil); c != 1 {
+	if c := x.nameCoverage(&x.docs[x.byID["min"]], words, terms, nil, nil); c != 1 {
 		t.Errorf("BigInteger.min coverage %v, want 1 (min = minimum, container covered)", c)
 	}
 	c := DefaultContainerCover
 	want := (1 + c) / (1 + 2*c) // "min" and "big" covered, "decimal" not
-	if c := x.nameCoverage(&x.docs[x.byID["dmin"]], words, terms, map[string]bool{}); math.Abs(c-want) > 1e-9 {
+	if c := x.nameCoverage(&x.docs[x.byID["dmin"]], words, terms, nil, map[string]float64{}); math.Abs(c-want) > 1e-9 {
 		t.Errorf("BigDecimal.min coverage %v, want %v", c, want)
 	}
 }
@@ -201,12 +201,29 @@ func TestBM25NameB(t *testing.T) {
 }
 
 // TestMatch: Hit.Match is the idf-weighted share of the query's terms the
-// unit holds, so a query word that no unit has lowers every unit's match.
+// unit holds, so a query word that no unit has lowers every unit's match;
+// a unit found through a synonym only (Synonyms) holds none of them.
 func TestMatch(t *testing.T) {
-	x := NewBM25(tokenize.Default, DefaultWeights)
-	x.Upsert(corpus())
 	ctx := context.Background()
-	hs, _ := x.Search(ctx, "read config file", 4)
+	syn := NewBM25(tokenize.Default, DefaultWeights)
+	syn.Upsert(corpus())
+	hs, _ := syn.Search(ctx, "read config file", 4)
+	found := false
+	for _, h := range hs {
+		if h.ID == "c" { // parse_http_header: "parse" is a synonym of "read"
+			found = true
+			if h.Match != 0 {
+				t.Errorf("synonym-only hit %+v, want match 0", h)
+			}
+		}
+	}
+	if !found {
+		t.Errorf("read config file -> %+v, want c through the synonym parse", hs)
+	}
+	x := NewBM25(tokenize.Default, DefaultWeights)
+	x.Synonyms = 0
+	x.Upsert(corpus())
+	hs, _ = x.Search(ctx, "read config file", 4)
 	if len(hs) == 0 || hs[0].ID != "a" || math.Abs(hs[0].Match-1) > 1e-6 {
 		t.Fatalf("read config file -> %+v, want a with match 1", hs)
 	}
@@ -337,6 +354,34 @@ func TestStateRoundTrip(t *testing.T) {
 	for n := 0; n < ba.Len(); n += 1 + n/50 {
 		if _, err := NewAssoc(tokenize.Default).ReadState(ba.String()[:n]); err == nil {
 			t.Fatalf("an assoc state cut at %d of %d bytes was read", n, ba.Len())
+		}
+	}
+}
+
+// TestSynonyms checks BM25.Synonyms and SynonymCover: "change" in a query
+// reaches a setter's name (tokenize.Synonyms), which without them loses to
+// a unit that repeats the query's other word.
+func TestSynonyms(t *testing.T) {
+	ctx := context.Background()
+	us := []units.Unit{
+		{ID: "setter", Name: "setLabel", Signature: "void setLabel(String s)", Code: "{ this.s = s; }"},
+		{ID: "other", Name: "labelWidth", Signature: "int labelWidth()", Code: "{ return label.length() * label.width(); }"},
+	}
+	for _, c := range []struct {
+		syn, cover float64
+		first      string
+	}{{0, 0, "other"}, {0.5, 0, "setter"}, {0.5, 1, "setter"}} {
+		x := NewBM25(tokenize.Default, DefaultWeights)
+		x.Synonyms, x.SynonymCover = c.syn, c.cover
+		if err := x.Upsert(us); err != nil {
+			t.Fatal(err)
+		}
+		hs, err := x.Search(ctx, "change the label", 2)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hs) == 0 || hs[0].ID != c.first {
+			t.Errorf("synonyms %g, cover %g: %v, want %s first", c.syn, c.cover, ids(hs), c.first)
 		}
 	}
 }

@@ -63,3 +63,30 @@ func TestStopParts(t *testing.T) {
 		t.Errorf("without Stop: %q", got)
 	}
 }
+
+func TestSynonyms(t *testing.T) {
+	has := func(w, want string) bool {
+		for _, s := range Synonyms(w) {
+			if s == want {
+				return true
+			}
+		}
+		return false
+	}
+	for _, c := range [][2]string{{"change", "set"}, {"changes", "set"}, {"changing", "update"},
+		{"call", "invoke"}, {"cut", "truncate"}, {"lazily", "lazy"}, {"whether", "is"}} {
+		if !has(c[0], c[1]) {
+			t.Errorf("Synonyms(%q) = %v, want %q among them", c[0], Synonyms(c[0]), c[1])
+		}
+	}
+	if s := Synonyms("xyzzy"); s != nil {
+		t.Errorf("Synonyms(xyzzy) = %v, want nil", s)
+	}
+	for k, vs := range synonyms {
+		for _, v := range vs {
+			if synonymKey(v) == k {
+				t.Errorf("synonyms of %q hold the word itself (%q)", k, v)
+			}
+		}
+	}
+}
