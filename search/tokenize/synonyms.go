@@ -11,7 +11,10 @@ package tokenize
 // and their plain-English counterparts), like the abbreviation table; it
 // names no identifier of any evaluation corpus.
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // synonymTable: "question words: code words". Each question word maps to
 // every code word of its line; the lookup is by the question word's stem,
@@ -75,7 +78,7 @@ var synonyms = func() map[string][]string {
 		for _, k := range strings.Fields(keys) {
 			k = synonymKey(k)
 			for _, v := range strings.Fields(vals) {
-				if synonymKey(v) != k && !contains(m[k], v) {
+				if synonymKey(v) != k && !slices.Contains(m[k], v) {
 					m[k] = append(m[k], v)
 				}
 			}
@@ -83,15 +86,6 @@ var synonyms = func() map[string][]string {
 	}
 	return m
 }()
-
-func contains(s []string, v string) bool {
-	for _, x := range s {
-		if x == v {
-			return true
-		}
-	}
-	return false
-}
 
 // synonymKey is the table's key of a lower-case word: its stem (so
 // inflections meet), as Analyzer.Part stems.
