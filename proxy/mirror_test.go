@@ -35,7 +35,7 @@ func TestApplyChanges(t *testing.T) {
 		{"end before start", "abcd", []contentChange{{Range: rng(0, 3, 0, 1), Text: "x"}}, "", "before start"},
 	}
 	for _, c := range cases {
-		got, err := applyChanges(c.text, c.changes)
+		got, err := applyChanges(c.text, c.changes, 0)
 		if c.err != "" {
 			if err == nil || !strings.Contains(err.Error(), c.err) {
 				t.Errorf("%s: err %v, want %q", c.name, err, c.err)

@@ -13,12 +13,15 @@ import (
 	"io"
 	"log"
 	"os"
+	"path"
 	"runtime/debug"
 	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 )
@@ -282,6 +285,7 @@ func (p *proxy) clientLoop(in io.Reader) error {
 		p.log.Printf("%v; using the default limits", err)
 	}
 	r := jsonrpc.NewReaderLimits(in, lim)
+	p.mirror.setMax(lim.MaxBody)
 	for {
 		body, err := r.ReadBody()
 		if err != nil {
@@ -388,6 +392,12 @@ func (p *proxy) handleDocSync(m *jsonrpc.Message) {
 		p.log.Printf("%s: %v", m.Method, err)
 	}
 	send()
+	var big *tooLargeDocError
+	if errors.As(err, &big) {
+		p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning,
+			Message: fmt.Sprintf("Repilot: %s grew past %s; Repilot's features are off for it until it is opened again (Java features are not affected).",
+				path.Base(string(big.URI)), byteSize(big.Limit))})
+	}
 }
 
 // routeLocked decides, under p.mu, what happens to a client message and
