@@ -186,6 +186,11 @@ func (x *searchExt) Initialized(ctx context.Context, c proxy.Client) {
 			pr.Report(fmt.Sprintf("embedding %d units", st.Pending), -1)
 		default:
 			msg := fmt.Sprintf("%d units indexed", st.Units)
+			if st.TooLarge > 0 {
+				files := map[bool]string{true: "file", false: "files"}[st.TooLarge == 1]
+				msg += fmt.Sprintf("; %d %s over %d MiB skipped", st.TooLarge, files, units.MaxFileBytes>>20)
+				c.Logf("semantic search: %d %s over %d MiB not read, not indexed (units.MaxFileBytes)", st.TooLarge, files, units.MaxFileBytes>>20)
+			}
 			if st.Err != "" {
 				msg += " (" + st.Err + ")"
 			}
