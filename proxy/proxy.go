@@ -312,6 +312,18 @@ func (p *proxy) clientLoop(in io.Reader) error {
 			p.writeClient(errorBody(nil, Errorf(jsonrpc.CodeInvalidRequest, "invalid request: a message needs a method or an id")))
 			continue
 		}
+		if !jsonrpc.ValidID(m.ID) {
+			// JSON-RPC 2.0 "Error object": when the id cannot be read, the
+			// error's id is null. Neither JDT LS nor a feature sees it.
+			if m.IsResponse() {
+				p.log.Printf("editor sent a response whose id is neither a number nor a string (%.40s); dropped", m.ID)
+				continue
+			}
+			p.log.Printf("editor sent %.60q with an id that is neither a number nor a string (%.40s): answering InvalidRequest", m.Method, m.ID)
+			p.writeClient(errorBody(nil, Errorf(jsonrpc.CodeInvalidRequest,
+				"invalid request: %.60q has an id that is neither an integer nor a string (LSP base protocol)", m.Method)))
+			continue
+		}
 		if p.opts.Trace {
 			p.log.Printf("editor -> %s %s", describe(m), m.IDKey())
 		}
