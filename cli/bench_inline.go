@@ -523,6 +523,27 @@ func extractSources(archive, prefix, root string) (int, error) {
 	return n, nil
 }
 
+// maxBenchFileBytes bounds the files bench inline places carets in.
+const maxBenchFileBytes = 200_000
+
+// readAtMost reads the file at path when it holds at most n bytes; a larger
+// one is an error, read no further than n+1 bytes.
+func readAtMost(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, n+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > n {
+		return nil, fmt.Errorf("%s is over %d bytes", path, n)
+	}
+	return b, nil
+}
+
 // inlinePositions picks up to want positions, at most perFile per file, from
 // root's .java files in a seeded order; with midIdent, carets inside
 // identifiers (linePositions).
@@ -535,7 +556,8 @@ func inlinePositions(root string, want, perFile int, seed uint64, midIdent bool)
 		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "target" || d.Name() == "build" || d.Name() == "bin") {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(path, ".java") && d.Name() != "module-info.java" && d.Name() != "package-info.java" {
+		// Regular files only: a FIFO's open waits for a writer for good.
+		if d.Type().IsRegular() && strings.HasSuffix(path, ".java") && d.Name() != "module-info.java" && d.Name() != "package-info.java" {
 			files = append(files, path)
 		}
 		return nil
@@ -551,9 +573,9 @@ func inlinePositions(root string, want, perFile int, seed uint64, midIdent bool)
 		if len(out) >= want {
 			break
 		}
-		b, err := os.ReadFile(file)
-		if err != nil || len(b) > 200_000 {
-			continue
+		b, err := readAtMost(file, maxBenchFileBytes)
+		if err != nil {
+			continue // unreadable, or over the bound
 		}
 		var mid func(n int) int
 		if midIdent {
