@@ -188,3 +188,33 @@ func TestInlineRootIsTheFilesProject(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineMissingPositionIsAnError: a request or command without a
+// position (absent or null; LSP's TextDocumentPositionParams requires one)
+// is InvalidParams naming the position, not a suggestion at 0:0.
+func TestInlineMissingPositionIsAnError(t *testing.T) {
+	s := &fakeSuggester{}
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 3)
+	doc := map[string]any{"uri": javaURI}
+	for _, params := range []map[string]any{{"textDocument": doc}, {"textDocument": doc, "position": nil},
+		{"textDocument": doc, "context": map[string]any{"triggerKind": 1}}} {
+		r := e.response(e.request("textDocument/inlineCompletion", params))
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "position") {
+			t.Errorf("inlineCompletion %v: %s %+v, want InvalidParams naming the position", params, r.Result, r.Error)
+		}
+	}
+	for _, arg := range []map[string]any{{"uri": javaURI}, {"uri": javaURI, "position": nil}, {"uri": javaURI, "version": 3}} {
+		r := e.response(e.request("workspace/executeCommand", map[string]any{"command": inlinefeat.InlineSuggestCommand, "arguments": []any{arg}}))
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "position") {
+			t.Errorf("%s %v: %s %+v, want InvalidParams naming the position", inlinefeat.InlineSuggestCommand, arg, r.Result, r.Error)
+		}
+	}
+	s.mu.Lock()
+	n := len(s.reqs)
+	s.mu.Unlock()
+	if n != 0 {
+		t.Errorf("the suggester was called %d times without a position", n)
+	}
+}
