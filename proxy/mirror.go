@@ -173,20 +173,26 @@ var errTooLarge = fmt.Errorf("the text grew past its bound")
 // than limit bytes after any change is errTooLarge (limit <= 0: no bound); the
 // check comes before the text is built.
 func applyChanges(text string, changes []contentChange, limit int) (string, error) {
+	// One buffer for a run of ranged changes, its line index updated by
+	// each splice: building the index of the whole text again for each
+	// change (and copying the text) cost a scan of all of it per change.
+	var buf *textpos.Buffer
 	for i, c := range changes {
 		if c.Range == nil {
 			if limit > 0 && len(c.Text) > limit {
 				return "", errTooLarge
 			}
-			text = c.Text
+			text, buf = c.Text, nil
 			continue
 		}
-		mp := textpos.New(text)
-		start, err := mp.Offset(ToTextpos(c.Range.Start))
+		if buf == nil {
+			buf = textpos.NewBuffer(text)
+		}
+		start, err := buf.Offset(ToTextpos(c.Range.Start))
 		if err != nil {
 			return "", fmt.Errorf("change %d: start: %v", i, err)
 		}
-		end, err := mp.Offset(ToTextpos(c.Range.End))
+		end, err := buf.Offset(ToTextpos(c.Range.End))
 		if err != nil {
 			return "", fmt.Errorf("change %d: end: %v", i, err)
 		}
@@ -194,10 +200,13 @@ func applyChanges(text string, changes []contentChange, limit int) (string, erro
 			return "", fmt.Errorf("change %d: range end %d:%d before start %d:%d", i,
 				c.Range.End.Line, c.Range.End.Character, c.Range.Start.Line, c.Range.Start.Character)
 		}
-		if limit > 0 && len(text)-(end-start)+len(c.Text) > limit {
+		if limit > 0 && buf.Len()-(end-start)+len(c.Text) > limit {
 			return "", errTooLarge
 		}
-		text = text[:start] + c.Text + text[end:]
+		buf.Splice(start, end, c.Text)
+	}
+	if buf != nil {
+		text = buf.String()
 	}
 	return text, nil
 }
