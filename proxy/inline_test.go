@@ -218,3 +218,39 @@ func TestInlineMissingPositionIsAnError(t *testing.T) {
 		t.Errorf("the suggester was called %d times without a position", n)
 	}
 }
+
+// TestInlineAutomaticOnAnUnfollowedDocument: an automatic request on a
+// document the mirror does not hold (never opened, or dropped for growing
+// past the body limit) gets no suggestion rather than an error per
+// keystroke (VS Code's client shows its output channel on each failed
+// request); an invoked one, and the command, still get the error.
+func TestInlineAutomaticOnAnUnfollowedDocument(t *testing.T) {
+	t.Setenv(jsonrpc.EnvMaxBody, "16384")
+	s := &fakeSuggester{}
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 3)
+	for v := 4; v <= 5; v++ { // two edits of 9,000 bytes: past 16 KiB at the second
+		e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": v},
+			"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos(0, 0), "end": pos(0, 0)}, "text": "//" + strings.Repeat("x", 8998)}}})
+	}
+	e.expectMethod("window/showMessage")
+	for _, uri := range []string{javaURI, "file:///work/project/src/demo/Never.java"} {
+		req := func(trigger int) *jsonrpc.Message {
+			return e.response(e.request("textDocument/inlineCompletion", map[string]any{
+				"textDocument": map[string]any{"uri": uri}, "position": pos(4, 16), "context": map[string]any{"triggerKind": trigger}}))
+		}
+		if r := req(2); r.Error != nil || string(r.Result) != `{"items":[]}` {
+			t.Errorf("automatic on %s: %s %+v, want no items", uri, r.Result, r.Error)
+		}
+		if r := req(1); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("invoked on %s: %s %+v, want InvalidParams", uri, r.Result, r.Error)
+		}
+	}
+	s.mu.Lock()
+	n := len(s.reqs)
+	s.mu.Unlock()
+	if n != 0 {
+		t.Errorf("the suggester was called %d times", n)
+	}
+}

@@ -192,7 +192,13 @@ func (x *inlineExtension) complete(ctx context.Context, c proxy.Client, uri prot
 	}
 	doc, ok := c.Document(uri)
 	if !ok {
-		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s is not open in the editor", uri)
+		// Not followed (never opened, or dropped from the mirror, say for
+		// growing past its bound): an automatic request, sent per
+		// keystroke, gets nothing rather than an error each time.
+		if trig == inline.Automatic {
+			return empty, nil
+		}
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s is not open in the editor (or not followed by Repilot)", uri)
 	}
 	if len(doc.Text) > MaxDocumentBytes {
 		if trig == inline.Automatic {
