@@ -96,7 +96,8 @@ type benchRepairFlags struct {
 	backends []string
 	model    modelFlags
 	// requestTimeout and compileTimeout bound the engine's JDT LS requests
-	// and compile checks (0: the engine's defaults).
+	// and compile checks (more than 0; the flags default to the engine's
+	// defaults).
 	requestTimeout time.Duration
 	compileTimeout time.Duration
 }
@@ -180,6 +181,16 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	ctx, interrupted, stop := withSignals(ctx)
 	defer stop()
 	defer func() { err = interrupted(err) }()
+	// A timeout of 0 or less timed every engine request and compile check
+	// out at once: the benchmark ran, unguided and with nothing compilable.
+	for _, c := range []struct {
+		name string
+		val  time.Duration
+	}{{"--request-timeout", f.requestTimeout}, {"--compile-timeout", f.compileTimeout}} {
+		if c.val <= 0 {
+			return fmt.Errorf("%s %v: want more than 0", c.name, c.val)
+		}
+	}
 	bugs, err := f.corpus.load()
 	if err != nil {
 		return err

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -138,12 +139,43 @@ type inlineRow struct {
 	why map[string]int
 }
 
+// check refuses the numbers bench inline cannot run with, naming the flag:
+// a count below its least use (--per-file -1 panicked; --samples 0 ran one
+// sample under a row named "0 samples"), a negative budget (which meant no
+// budget), a temperature that is negative or not finite (NaN reached the
+// sampler).
+func (f benchInlineFlags) check() error {
+	for _, c := range []struct {
+		name     string
+		val, min int
+	}{{"--requests", f.requests, 1}, {"--per-file", f.perFile, 1}, {"--samples", f.samples, 1}, {"--compare-samples", f.compare, 0}} {
+		if c.val < c.min {
+			return fmt.Errorf("%s %d: want at least %d", c.name, c.val, c.min)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		val  time.Duration
+	}{{"--budget", f.budget}, {"--invoked-budget", f.invokedB}} {
+		if c.val < 0 {
+			return fmt.Errorf("%s %v: want 0 (none) or more", c.name, c.val)
+		}
+	}
+	if !(f.compareT >= 0) || math.IsInf(f.compareT, 1) {
+		return fmt.Errorf("--compare-temperature %g: want a finite number, at least 0", f.compareT)
+	}
+	return nil
+}
+
 func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.Writer) (err error) {
 	ctx, interrupted, stop := withSignals(ctx)
 	defer stop()
 	defer func() { err = interrupted(err) }()
 	if (f.project == "") == (f.corpus == "") {
 		return errors.New("give exactly one of --project DIR and --corpus ARCHIVE")
+	}
+	if err := f.check(); err != nil {
+		return err
 	}
 	if strings.HasPrefix(f.include, "java.base/") {
 		return errors.New("--include java.base/: the model trains on java.base, so those files would not be held out")
@@ -491,6 +523,27 @@ func extractSources(archive, prefix, root string) (int, error) {
 	return n, nil
 }
 
+// maxBenchFileBytes bounds the files bench inline places carets in.
+const maxBenchFileBytes = 200_000
+
+// readAtMost reads the file at path when it holds at most n bytes; a larger
+// one is an error, read no further than n+1 bytes.
+func readAtMost(path string, n int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(io.LimitReader(f, n+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(b)) > n {
+		return nil, fmt.Errorf("%s is over %d bytes", path, n)
+	}
+	return b, nil
+}
+
 // inlinePositions picks up to want positions, at most perFile per file, from
 // root's .java files in a seeded order; with midIdent, carets inside
 // identifiers (linePositions).
@@ -503,7 +556,8 @@ func inlinePositions(root string, want, perFile int, seed uint64, midIdent bool)
 		if d.IsDir() && path != root && (strings.HasPrefix(d.Name(), ".") || d.Name() == "target" || d.Name() == "build" || d.Name() == "bin") {
 			return filepath.SkipDir
 		}
-		if !d.IsDir() && strings.HasSuffix(path, ".java") && d.Name() != "module-info.java" && d.Name() != "package-info.java" {
+		// Regular files only: a FIFO's open waits for a writer for good.
+		if d.Type().IsRegular() && strings.HasSuffix(path, ".java") && d.Name() != "module-info.java" && d.Name() != "package-info.java" {
 			files = append(files, path)
 		}
 		return nil
@@ -519,9 +573,9 @@ func inlinePositions(root string, want, perFile int, seed uint64, midIdent bool)
 		if len(out) >= want {
 			break
 		}
-		b, err := os.ReadFile(file)
-		if err != nil || len(b) > 200_000 {
-			continue
+		b, err := readAtMost(file, maxBenchFileBytes)
+		if err != nil {
+			continue // unreadable, or over the bound
 		}
 		var mid func(n int) int
 		if midIdent {

@@ -4,8 +4,13 @@ package cli
 // engine (corpusFlags) and bench inline's carets (linePositions).
 
 import (
+	"os"
+	"path/filepath"
+	"runtime"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 )
@@ -58,5 +63,59 @@ func TestLinePositionsMidIdentifier(t *testing.T) {
 		if javalex.IsIdentPart(rune(src[p.caret])) && javalex.IsIdentPart(rune(src[p.caret-1])) {
 			t.Errorf("caret %d inside an identifier without mid", p.caret)
 		}
+	}
+}
+
+// TestInlinePositionsOpensOnlyRegularFiles: bench inline's caret picking
+// skips a FIFO named like a Java file (its open waited for a writer for
+// good) and does not read a file over its bound (a sparse 256 MiB one was
+// read whole before being skipped).
+func TestInlinePositionsOpensOnlyRegularFiles(t *testing.T) {
+	root := writeProject(t)
+	fifo := filepath.Join(root, "src/F.java")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skipf("no FIFO here: %v", err)
+	}
+	huge := filepath.Join(root, "src/Huge.java")
+	if err := os.WriteFile(huge, []byte("class Huge {\n  int f() {\n    return 1;\n  }\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Truncate(huge, 256<<20); err != nil {
+		t.Fatal(err)
+	}
+	type result struct {
+		ps  []inlinePos
+		err error
+	}
+	done := make(chan result, 1)
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	go func() {
+		ps, err := inlinePositions(root, 100, 100, 1, false)
+		done <- result{ps, err}
+	}()
+	select {
+	case r := <-done:
+		runtime.ReadMemStats(&after)
+		if r.err != nil {
+			t.Fatal(r.err)
+		}
+		for _, p := range r.ps {
+			if filepath.Base(p.file) != "A.java" {
+				t.Errorf("a caret in %s", p.file)
+			}
+		}
+		if len(r.ps) == 0 {
+			t.Error("no caret in A.java")
+		}
+		if n := after.TotalAlloc - before.TotalAlloc; n > 64<<20 {
+			t.Errorf("allocated %d MiB: the file over the bound was read", n>>20)
+		}
+	case <-time.After(20 * time.Second):
+		// Let the blocked open return before failing.
+		if w, err := os.OpenFile(fifo, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		t.Fatal("inlinePositions still blocked after 20s: it opened the FIFO")
 	}
 }

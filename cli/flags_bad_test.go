@@ -9,7 +9,10 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"math"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -128,5 +131,77 @@ func TestSamplingFlagsNameTheBadOne(t *testing.T) {
 	}
 	if err := good.apply(&repair.Options{}); err != nil {
 		t.Errorf("good flags refused: %v", err)
+	}
+}
+
+// TestBenchInlineRefusesNonsenseNumbers: bench inline names a bad count,
+// budget or temperature before it resolves JDT LS (here a missing one, so
+// that a case that got past the check fails without naming its flag):
+// --per-file -1 panicked, --samples 0 ran one sample under a row named
+// "0 samples", a negative budget meant none, NaN reached the sampler.
+func TestBenchInlineRefusesNonsenseNumbers(t *testing.T) {
+	root := writeProject(t)
+	good := func() benchInlineFlags {
+		return benchInlineFlags{project: root, jdtls: filepath.Join(t.TempDir(), "no-jdtls"), requests: 5, perFile: 4, seed: 1,
+			budget: time.Second, invokedB: time.Second, samples: 2}
+	}
+	cases := []struct {
+		flag string
+		set  func(*benchInlineFlags)
+	}{
+		{"--requests 0", func(f *benchInlineFlags) { f.requests = 0 }},
+		{"--requests -3", func(f *benchInlineFlags) { f.requests = -3 }},
+		{"--per-file -1", func(f *benchInlineFlags) { f.perFile = -1 }},
+		{"--per-file 0", func(f *benchInlineFlags) { f.perFile = 0 }},
+		{"--samples 0", func(f *benchInlineFlags) { f.samples = 0 }},
+		{"--compare-samples -2", func(f *benchInlineFlags) { f.compare = -2 }},
+		{"--budget -1s", func(f *benchInlineFlags) { f.budget = -time.Second }},
+		{"--invoked-budget -1s", func(f *benchInlineFlags) { f.invokedB = -time.Second }},
+		{"--compare-temperature NaN", func(f *benchInlineFlags) { f.compareT = math.NaN() }},
+		{"--compare-temperature -0.5", func(f *benchInlineFlags) { f.compareT = -0.5 }},
+		{"--compare-temperature +Inf", func(f *benchInlineFlags) { f.compareT = math.Inf(1) }},
+	}
+	for _, c := range cases {
+		f := good()
+		c.set(&f)
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					err = fmt.Errorf("panic: %v", r)
+				}
+			}()
+			err = runBenchInline(context.Background(), f, io.Discard, io.Discard)
+		}()
+		if err == nil || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("%s: err = %v; want an error naming %s", c.flag, err, c.flag)
+		}
+	}
+	if err := good().check(); err != nil {
+		t.Errorf("good flags refused: %v", err)
+	}
+}
+
+// TestBenchRepairRefusesTimeoutsOfZero: --request-timeout and
+// --compile-timeout of 0 or less timed every engine request and compile
+// check out at once (the benchmark ran unguided and compiled nothing); they
+// are refused, named, before the corpus is read (a missing one here, so
+// that a case that got past the check fails without naming its flag).
+func TestBenchRepairRefusesTimeoutsOfZero(t *testing.T) {
+	for _, c := range []struct {
+		flag      string
+		req, comp time.Duration
+	}{
+		{"--request-timeout 0s", 0, time.Minute},
+		{"--request-timeout -1s", -time.Second, time.Minute},
+		{"--compile-timeout 0s", time.Minute, 0},
+		{"--compile-timeout -2m0s", time.Minute, -2 * time.Minute},
+	} {
+		f := benchRepairFlags{corpus: corpusFlags{dir: filepath.Join(t.TempDir(), "no-corpus")}, variants: []string{"full"},
+			sampling: samplingFlags{samples: 1, maxTokens: 8, temperature: 1, topP: 1}, requestTimeout: c.req, compileTimeout: c.comp}
+		err := runBenchRepair(context.Background(), f, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.flag) {
+			t.Errorf("%s: err = %v; want an error naming %s", c.flag, err, c.flag)
+		}
 	}
 }

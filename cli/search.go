@@ -27,6 +27,7 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/search/lexical"
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
 	"github.com/repilot-lsp/repilot-lsp/search/tokenize"
+	"github.com/repilot-lsp/repilot-lsp/search/units"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
@@ -379,11 +380,14 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 		return err
 	}
 	defer e.Close()
-	units := -1 // the units indexed, once the index is built
+	indexed := -1 // the units indexed, once the index is built
 	if err := e.Build(ctx, func(p index.Progress) {
 		if p.Done {
-			units = p.Units
+			indexed = p.Units
 			fmt.Fprintf(stderr, "indexed %s, %s (%s from cache)\n", plural(p.Files, "file", "files"), plural(p.Units, "unit", "units"), plural(p.Reused, "file", "files"))
+			if p.TooLarge > 0 {
+				fmt.Fprintf(stderr, "skipped %s over %d MiB (not read)\n", plural(p.TooLarge, "file", "files"), units.MaxFileBytes>>20)
+			}
 		}
 	}); errors.Is(err, index.ErrCacheNotSaved) {
 		// The index is whole; only the next run starts cold.
@@ -417,7 +421,7 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 			"errors": res.Errors, "strong": res.Strong(),
 		})
 	}
-	if len(res.Hits) == 0 && units == 0 {
+	if len(res.Hits) == 0 && indexed == 0 {
 		fmt.Fprintf(stdout, "no results: %s holds no Java, Python or Go code to search (is --project the project's root?)\n", f.Project)
 		return nil
 	}

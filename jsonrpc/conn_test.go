@@ -150,3 +150,22 @@ func TestIDKeyCanonical(t *testing.T) {
 		t.Error("number 1 and string \"1\" share a key")
 	}
 }
+
+func TestValidID(t *testing.T) {
+	for _, c := range []struct {
+		id   string
+		want bool
+	}{
+		{``, true}, {`null`, true}, {` null `, true}, {`1`, true}, {`-3`, true}, {`1.5`, true}, {`"x"`, true}, {` "x"`, true},
+		{`{}`, false}, {`{"a":1}`, false}, {`[1]`, false}, {`true`, false}, {`false`, false}, {` {}`, false},
+	} {
+		if got := ValidID(json.RawMessage(c.id)); got != c.want {
+			t.Errorf("ValidID(%s) = %v, want %v", c.id, got, c.want)
+		}
+	}
+	// Decode leaves the raw id: a body's id runs through ValidID as sent.
+	m, err := Decode([]byte(`{"jsonrpc":"2.0","id":{"a":1},"method":"m"}`))
+	if err != nil || ValidID(m.ID) {
+		t.Errorf("Decode of an object id: %v, ValidID %v", err, ValidID(m.ID))
+	}
+}

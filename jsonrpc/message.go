@@ -67,6 +67,20 @@ func (m *Message) IsNotification() bool { return m.Method != "" && !m.IsRequest(
 // IsResponse reports whether m is a response (no method).
 func (m *Message) IsResponse() bool { return m.Method == "" }
 
+// ValidID reports whether id may be a message's id: absent or null (a
+// notification, or an error response to a message whose id could not be
+// read), a number or a string. LSP 3.17 "Base Protocol" allows integer |
+// string; JSON-RPC 2.0 allows numbers with fractions but no objects, arrays
+// or booleans. id is the raw JSON as Decode left it.
+func ValidID(id json.RawMessage) bool {
+	raw := bytes.TrimSpace(id)
+	if len(raw) == 0 || string(raw) == "null" {
+		return true
+	}
+	c := raw[0]
+	return c == '"' || c == '-' || ('0' <= c && c <= '9')
+}
+
 // IDKey returns a canonical string for m.ID, for use as a map key: numbers
 // and strings with the same spelling stay distinct ("1" vs "\"1\""), and
 // equal ids spelled differently on the wire get the same key (Neovim's JSON

@@ -23,7 +23,8 @@
 //     list and the features' capabilities.
 //   - lsp.go: the few LSP 3.17 shapes decoded locally, and message builders.
 //   - mirror.go: the document mirror (didOpen/didChange/didClose, UTF-16
-//     positions through package textpos).
+//     positions through package textpos; a document that edits grow past
+//     the editor's message body limit is dropped from it).
 //   - initialize.go: merging the proxy's capabilities into JDT LS's initialize
 //     result and into its dynamic registrations.
 //   - codeaction.go, command.go: the intercepted feature requests

@@ -713,3 +713,52 @@ func TestCommandSeesTheDocumentAsItArrived(t *testing.T) {
 		t.Errorf("the handler saw version %s; the command was sent at version 1", r.Result)
 	}
 }
+
+// TestMirrorBoundsEditedDocuments: didChange edits that grow a document past
+// the editor's message body limit ($REPILOT_LSP_MAX_BODY, which bounds a
+// didOpen's text) drop it from the mirror with one window/showMessage and
+// one log line: no Repilot action on it, while JDT LS still gets every
+// change byte for byte. Opening it again brings the features back.
+func TestMirrorBoundsEditedDocuments(t *testing.T) {
+	t.Setenv(jsonrpc.EnvMaxBody, "16384")
+	log := &logBuf{t: t}
+	e := startEditor(t, harness{repairer: &fakeRepairer{}, mutate: func(o *proxy.Options) { o.Log = log }})
+	f, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	f.expectMethod("textDocument/didOpen")
+	repairOffered := func() bool {
+		t.Helper()
+		got := titles(t, e.response(e.request("textDocument/codeAction", codeActionParams(javaURI, 5, 0, 6, 0))))
+		return strings.Contains(fmt.Sprint(got), repairfeat.RepairActionTitle)
+	}
+	if !repairOffered() {
+		t.Fatal("no repair action on a small document")
+	}
+	// 30 edits of 1000 bytes each: the text passes 16 KiB at the 17th.
+	line := "//" + strings.Repeat("x", 997) + "\n"
+	for v := 2; v <= 31; v++ {
+		body := fmt.Sprintf(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":%q,"version":%d},"contentChanges":[{"range":{"start":{"line":0,"character":0},"end":{"line":0,"character":0}},"text":%q}]}}`,
+			javaURI, v, line)
+		e.sendRaw(body)
+		if got := f.expectMethod("textDocument/didChange"); string(got.Raw) != body {
+			t.Fatalf("didChange %d reached JDT LS as %s", v, got.Raw)
+		}
+	}
+	msg := e.expectMethod("window/showMessage")
+	if !strings.Contains(string(msg.Params), "Greeter.java grew past 16 KiB") {
+		t.Errorf("showMessage %s", msg.Params)
+	}
+	if repairOffered() {
+		t.Error("a repair action on a document dropped from the mirror")
+	}
+	e.none("a second showMessage", 100*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "window/showMessage" })
+	if n := strings.Count(log.String(), "Greeter.java"); n != 1 {
+		t.Errorf("%d log lines name the document, want 1:\n%s", n, log.String())
+	}
+	// Opened again (as after a revert): followed again.
+	e.open(javaURI, greeter, 40)
+	f.expectMethod("textDocument/didOpen")
+	if !repairOffered() {
+		t.Error("no repair action after the document was opened again")
+	}
+}

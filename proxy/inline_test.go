@@ -188,3 +188,69 @@ func TestInlineRootIsTheFilesProject(t *testing.T) {
 		}
 	}
 }
+
+// TestInlineMissingPositionIsAnError: a request or command without a
+// position (absent or null; LSP's TextDocumentPositionParams requires one)
+// is InvalidParams naming the position, not a suggestion at 0:0.
+func TestInlineMissingPositionIsAnError(t *testing.T) {
+	s := &fakeSuggester{}
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 3)
+	doc := map[string]any{"uri": javaURI}
+	for _, params := range []map[string]any{{"textDocument": doc}, {"textDocument": doc, "position": nil},
+		{"textDocument": doc, "context": map[string]any{"triggerKind": 1}}} {
+		r := e.response(e.request("textDocument/inlineCompletion", params))
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "position") {
+			t.Errorf("inlineCompletion %v: %s %+v, want InvalidParams naming the position", params, r.Result, r.Error)
+		}
+	}
+	for _, arg := range []map[string]any{{"uri": javaURI}, {"uri": javaURI, "position": nil}, {"uri": javaURI, "version": 3}} {
+		r := e.response(e.request("workspace/executeCommand", map[string]any{"command": inlinefeat.InlineSuggestCommand, "arguments": []any{arg}}))
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "position") {
+			t.Errorf("%s %v: %s %+v, want InvalidParams naming the position", inlinefeat.InlineSuggestCommand, arg, r.Result, r.Error)
+		}
+	}
+	s.mu.Lock()
+	n := len(s.reqs)
+	s.mu.Unlock()
+	if n != 0 {
+		t.Errorf("the suggester was called %d times without a position", n)
+	}
+}
+
+// TestInlineAutomaticOnAnUnfollowedDocument: an automatic request on a
+// document the mirror does not hold (never opened, or dropped for growing
+// past the body limit) gets no suggestion rather than an error per
+// keystroke (VS Code's client shows its output channel on each failed
+// request); an invoked one, and the command, still get the error.
+func TestInlineAutomaticOnAnUnfollowedDocument(t *testing.T) {
+	t.Setenv(jsonrpc.EnvMaxBody, "16384")
+	s := &fakeSuggester{}
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 3)
+	for v := 4; v <= 5; v++ { // two edits of 9,000 bytes: past 16 KiB at the second
+		e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": v},
+			"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos(0, 0), "end": pos(0, 0)}, "text": "//" + strings.Repeat("x", 8998)}}})
+	}
+	e.expectMethod("window/showMessage")
+	for _, uri := range []string{javaURI, "file:///work/project/src/demo/Never.java"} {
+		req := func(trigger int) *jsonrpc.Message {
+			return e.response(e.request("textDocument/inlineCompletion", map[string]any{
+				"textDocument": map[string]any{"uri": uri}, "position": pos(4, 16), "context": map[string]any{"triggerKind": trigger}}))
+		}
+		if r := req(2); r.Error != nil || string(r.Result) != `{"items":[]}` {
+			t.Errorf("automatic on %s: %s %+v, want no items", uri, r.Result, r.Error)
+		}
+		if r := req(1); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams {
+			t.Errorf("invoked on %s: %s %+v, want InvalidParams", uri, r.Result, r.Error)
+		}
+	}
+	s.mu.Lock()
+	n := len(s.reqs)
+	s.mu.Unlock()
+	if n != 0 {
+		t.Errorf("the suggester was called %d times", n)
+	}
+}

@@ -12,6 +12,7 @@ import (
 
 	"go.lsp.dev/protocol"
 
+	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
@@ -20,9 +21,34 @@ import (
 type mirror struct {
 	mu   sync.RWMutex
 	docs map[protocol.DocumentURI]Document
+	// max bounds one document's text in bytes: the editor's message body
+	// limit (jsonrpc.Limits.MaxBody), which already bounds a didOpen's text,
+	// so that didChange edits cannot grow a document past what a didOpen
+	// could carry.
+	max int
+	// tooLarge holds the documents dropped for growing past max, until the
+	// editor opens or closes them again: their later didChanges are not
+	// followed, and not reported again.
+	tooLarge map[protocol.DocumentURI]bool
 }
 
-func newMirror() *mirror { return &mirror{docs: map[protocol.DocumentURI]Document{}} }
+func newMirror() *mirror {
+	return &mirror{docs: map[protocol.DocumentURI]Document{}, max: jsonrpc.MaxBodyBytes, tooLarge: map[protocol.DocumentURI]bool{}}
+}
+
+// tooLargeDocError reports a document that grew past the mirror's bound
+// through didChange edits: the mirror dropped it, so the features do not
+// see it until the editor opens it again; the notification itself still
+// goes to JDT LS unchanged.
+type tooLargeDocError struct {
+	URI   protocol.DocumentURI
+	Limit int // bytes
+}
+
+func (e *tooLargeDocError) Error() string {
+	return fmt.Sprintf("%s grew past %s (the editor's message body limit, $%s) through didChange edits: dropped from the document mirror, so Repilot's features are off for it until it is opened again; JDT LS still gets every change (but a restarted JDT LS does not get it re-opened)",
+		e.URI, byteSize(e.Limit), jsonrpc.EnvMaxBody)
+}
 
 // get returns the snapshot of uri.
 func (m *mirror) get(uri protocol.DocumentURI) (Document, bool) {
@@ -70,6 +96,7 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 			return fmt.Errorf("bad didOpen params: %v", err)
 		}
 		m.mu.Lock()
+		delete(m.tooLarge, p.TextDocument.URI)
 		m.docs[p.TextDocument.URI] = Document{URI: p.TextDocument.URI, LanguageID: string(p.TextDocument.LanguageID),
 			Version: p.TextDocument.Version, Text: p.TextDocument.Text}
 		m.mu.Unlock()
@@ -91,9 +118,17 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 		defer m.mu.Unlock()
 		d, ok := m.docs[uri]
 		if !ok {
+			if m.tooLarge[uri] {
+				return nil // reported once, when it was dropped
+			}
 			return fmt.Errorf("didChange for %s, which is not open", uri)
 		}
-		text, err := applyChanges(d.Text, p.ContentChanges)
+		text, err := applyChanges(d.Text, p.ContentChanges, m.max)
+		if err == errTooLarge {
+			delete(m.docs, uri)
+			m.tooLarge[uri] = true
+			return &tooLargeDocError{URI: uri, Limit: m.max}
+		}
 		if err != nil {
 			delete(m.docs, uri)
 			return fmt.Errorf("didChange for %s version %d: %v (document dropped from the mirror)", uri, p.TextDocument.Version, err)
@@ -114,24 +149,50 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 func (m *mirror) drop(uri protocol.DocumentURI) {
 	m.mu.Lock()
 	delete(m.docs, uri)
+	delete(m.tooLarge, uri)
 	m.mu.Unlock()
 }
 
+// setMax sets the bound on one document's text in bytes (n <= 0 keeps
+// the current bound).
+func (m *mirror) setMax(n int) {
+	if n <= 0 {
+		return
+	}
+	m.mu.Lock()
+	m.max = n
+	m.mu.Unlock()
+}
+
+// errTooLarge is applyChanges' error for a text that grew past its bound.
+var errTooLarge = fmt.Errorf("the text grew past its bound")
+
 // applyChanges applies content changes in order, each to the result of the
 // previous one (LSP 3.17 "DidChangeTextDocumentParams"). A change without a
-// range replaces the whole text; ranges are UTF-16 positions.
-func applyChanges(text string, changes []contentChange) (string, error) {
+// range replaces the whole text; ranges are UTF-16 positions. A text longer
+// than limit bytes after any change is errTooLarge (limit <= 0: no bound); the
+// check comes before the text is built.
+func applyChanges(text string, changes []contentChange, limit int) (string, error) {
+	// One buffer for a run of ranged changes, its line index updated by
+	// each splice: building the index of the whole text again for each
+	// change (and copying the text) cost a scan of all of it per change.
+	var buf *textpos.Buffer
 	for i, c := range changes {
 		if c.Range == nil {
-			text = c.Text
+			if limit > 0 && len(c.Text) > limit {
+				return "", errTooLarge
+			}
+			text, buf = c.Text, nil
 			continue
 		}
-		mp := textpos.New(text)
-		start, err := mp.Offset(ToTextpos(c.Range.Start))
+		if buf == nil {
+			buf = textpos.NewBuffer(text)
+		}
+		start, err := buf.Offset(ToTextpos(c.Range.Start))
 		if err != nil {
 			return "", fmt.Errorf("change %d: start: %v", i, err)
 		}
-		end, err := mp.Offset(ToTextpos(c.Range.End))
+		end, err := buf.Offset(ToTextpos(c.Range.End))
 		if err != nil {
 			return "", fmt.Errorf("change %d: end: %v", i, err)
 		}
@@ -139,7 +200,24 @@ func applyChanges(text string, changes []contentChange) (string, error) {
 			return "", fmt.Errorf("change %d: range end %d:%d before start %d:%d", i,
 				c.Range.End.Line, c.Range.End.Character, c.Range.Start.Line, c.Range.Start.Character)
 		}
-		text = text[:start] + c.Text + text[end:]
+		if limit > 0 && buf.Len()-(end-start)+len(c.Text) > limit {
+			return "", errTooLarge
+		}
+		buf.Splice(start, end, c.Text)
+	}
+	if buf != nil {
+		text = buf.String()
 	}
 	return text, nil
+}
+
+// byteSize spells n bytes for a message: "64 MiB", "8 KiB", "1000 bytes".
+func byteSize(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

@@ -13,12 +13,15 @@ import (
 	"io"
 	"log"
 	"os"
+	"path"
 	"runtime/debug"
 	"sort"
 	"strconv"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"go.lsp.dev/protocol"
 
 	"github.com/repilot-lsp/repilot-lsp/jsonrpc"
 )
@@ -282,6 +285,7 @@ func (p *proxy) clientLoop(in io.Reader) error {
 		p.log.Printf("%v; using the default limits", err)
 	}
 	r := jsonrpc.NewReaderLimits(in, lim)
+	p.mirror.setMax(lim.MaxBody)
 	for {
 		body, err := r.ReadBody()
 		if err != nil {
@@ -306,6 +310,18 @@ func (p *proxy) clientLoop(in io.Reader) error {
 		if m.Method == "" && len(m.ID) == 0 {
 			p.log.Printf("editor sent a message with neither method nor id: answering InvalidRequest")
 			p.writeClient(errorBody(nil, Errorf(jsonrpc.CodeInvalidRequest, "invalid request: a message needs a method or an id")))
+			continue
+		}
+		if !jsonrpc.ValidID(m.ID) {
+			// JSON-RPC 2.0 "Error object": when the id cannot be read, the
+			// error's id is null. Neither JDT LS nor a feature sees it.
+			if m.IsResponse() {
+				p.log.Printf("editor sent a response whose id is neither a number nor a string (%.40s); dropped", m.ID)
+				continue
+			}
+			p.log.Printf("editor sent %.60q with an id that is neither a number nor a string (%.40s): answering InvalidRequest", m.Method, m.ID)
+			p.writeClient(errorBody(nil, Errorf(jsonrpc.CodeInvalidRequest,
+				"invalid request: %.60q has an id that is neither an integer nor a string (LSP base protocol)", m.Method)))
 			continue
 		}
 		if p.opts.Trace {
@@ -388,6 +404,12 @@ func (p *proxy) handleDocSync(m *jsonrpc.Message) {
 		p.log.Printf("%s: %v", m.Method, err)
 	}
 	send()
+	var big *tooLargeDocError
+	if errors.As(err, &big) {
+		p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning,
+			Message: fmt.Sprintf("Repilot: %s grew past %s; Repilot's features are off for it until it is opened again (Java features are not affected).",
+				path.Base(string(big.URI)), byteSize(big.Limit))})
+	}
 }
 
 // routeLocked decides, under p.mu, what happens to a client message and

@@ -285,6 +285,35 @@ func TestMalformedMessages(t *testing.T) {
 	}
 }
 
+// TestIDsThatAreNeitherNumbersNorStrings: a request whose id is an object,
+// an array or a boolean (LSP's base protocol allows integer | string) is
+// answered with InvalidRequest and id null (JSON-RPC 2.0 "Error object")
+// and reaches neither JDT LS nor a feature; a response with such an id is
+// dropped. The messages around them are served as usual.
+func TestIDsThatAreNeitherNumbersNorStrings(t *testing.T) {
+	e := startEditor(t, harness{repairer: &fakeRepairer{}})
+	f, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	f.expectMethod("textDocument/didOpen")
+	for _, id := range []string{`{"a":1}`, `[7]`, `true`, `false`, ` {}`} {
+		for _, method := range []string{"textDocument/hover", "workspace/executeCommand", "textDocument/codeAction"} {
+			e.sendRaw(`{"jsonrpc":"2.0","id":` + id + `,"method":"` + method + `","params":{"textDocument":{"uri":"` + javaURI + `"},"position":{"line":0,"character":0},"command":"` + repairfeat.CommandRepairHunk + `"}}`)
+			r := e.expect("InvalidRequest for id "+id, func(m *jsonrpc.Message) bool { return m.IsResponse() })
+			if string(r.ID) != "null" || r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(r.Error.Message, "integer") {
+				t.Errorf("%s with id %s: %s, want InvalidRequest with id null", method, id, r.Raw)
+			}
+		}
+		e.sendRaw(`{"jsonrpc":"2.0","id":` + id + `,"result":{"applied":true}}`)
+	}
+	hover := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 0, "character": 0}})
+	if r := e.response(hover); r.Error != nil {
+		t.Errorf("hover after bad ids: %v", r.Error)
+	}
+	// JDT LS got the good hover and nothing of the bad messages.
+	f.expect("the good hover", func(m *jsonrpc.Message) bool { return m.Method == "textDocument/hover" && m.IDKey() == string(hover) })
+	f.none(t, 100*time.Millisecond, func(m *jsonrpc.Message) bool { return true })
+}
+
 func TestShutdownExit(t *testing.T) {
 	e := startEditor(t, harness{repairer: &fakeRepairer{}})
 	f, _ := e.initialize(false)

@@ -241,3 +241,16 @@ func TestSearchFollowsEdits(t *testing.T) {
 		return len(hs) > 0 && hs[0].Name == "Ship.scheduleDelivery"
 	})
 }
+
+// TestSearchQueryCutOnARuneBoundary: a query over the command's byte bound
+// is cut before the character the bound falls in, never inside it (UTF-8:
+// "é" is two bytes, and the bound falls in the middle of one here).
+func TestSearchQueryCutOnARuneBoundary(t *testing.T) {
+	e, _ := searchEditor(t)
+	q := "total" + strings.Repeat("é", 2000) // 4005 bytes; the 4000-byte bound splits an é
+	r := searchResult(t, e.response(e.request("workspace/executeCommand", map[string]any{
+		"workDoneToken": "w", "command": searchfeat.CommandSemanticSearch, "arguments": []any{map[string]any{"query": q}}})))
+	if want := "total" + strings.Repeat("é", 1997); r.Query != want {
+		t.Errorf("query cut to %d bytes ending in %q, want %d bytes of whole characters", len(r.Query), r.Query[len(r.Query)-4:], len(want))
+	}
+}

@@ -192,6 +192,7 @@ type Status struct {
 	Files      int    // files indexed so far
 	TotalFiles int    // files found
 	Units      int    // units indexed
+	TooLarge   int    // files skipped unread for being over units.MaxFileBytes
 	Embedded   int    // units with a vector (dense streams)
 	Pending    int    // units waiting for a vector
 	Err        string // the last background error, if any
@@ -415,7 +416,7 @@ func (e *Engine) Build(ctx context.Context, progress func(index.Progress)) error
 	}
 	err := e.idx.Build(ctx, func(p index.Progress) {
 		e.mu.Lock()
-		e.status.Files, e.status.TotalFiles = p.Files, p.TotalFiles
+		e.status.Files, e.status.TotalFiles, e.status.TooLarge = p.Files, p.TotalFiles, p.TooLarge
 		e.mu.Unlock()
 		if progress != nil {
 			progress(p)

@@ -7,6 +7,8 @@ package textpos
 
 import (
 	"fmt"
+	"slices"
+	"sort"
 	"unicode/utf16"
 	"unicode/utf8"
 )
@@ -55,28 +57,32 @@ func (m *Mapper) LineStart(line int) int {
 // Offset converts p to a byte offset. A character past the end of its line
 // clamps to the line end (as the specification asks), before a "\r\n" as
 // before a "\n"; a line past the end of the text is an error.
-func (m *Mapper) Offset(p Position) (int, error) {
+func (m *Mapper) Offset(p Position) (int, error) { return offsetIn(m.text, m.lines, p) }
+
+// offsetIn is Offset on text with line index lines (a Mapper's or a
+// Buffer's).
+func offsetIn[T string | []byte](text T, lines []int, p Position) (int, error) {
 	if p.Line < 0 || p.Character < 0 {
 		return 0, fmt.Errorf("textpos: negative position %d:%d", p.Line, p.Character)
 	}
-	if p.Line >= len(m.lines) {
-		if p.Line == len(m.lines) && p.Character == 0 {
-			return len(m.text), nil
+	if p.Line >= len(lines) {
+		if p.Line == len(lines) && p.Character == 0 {
+			return len(text), nil
 		}
-		return 0, fmt.Errorf("textpos: line %d beyond end of text (%d lines)", p.Line, len(m.lines))
+		return 0, fmt.Errorf("textpos: line %d beyond end of text (%d lines)", p.Line, len(lines))
 	}
-	start := m.lines[p.Line]
-	end := len(m.text)
-	if p.Line+1 < len(m.lines) {
-		end = m.lines[p.Line+1] - 1 // the '\n'
-		if end > start && m.text[end-1] == '\r' {
+	start := lines[p.Line]
+	end := len(text)
+	if p.Line+1 < len(lines) {
+		end = lines[p.Line+1] - 1 // the '\n'
+		if end > start && text[end-1] == '\r' {
 			end-- // a position cannot denote "\r|\n" (LSP 3.17 "Position")
 		}
 	}
 	units := 0
 	off := start
 	for off < end && units < p.Character {
-		r, size := utf8.DecodeRuneInString(m.text[off:])
+		r, size := utf8.DecodeRuneInString(string(text[off:min(off+utf8.UTFMax, len(text))]))
 		units += utf16.RuneLen(r)
 		if r == utf8.RuneError && size == 1 {
 			units = units - utf16.RuneLen(r) + 1
@@ -84,6 +90,62 @@ func (m *Mapper) Offset(p Position) (int, error) {
 		off += size
 	}
 	return off, nil
+}
+
+// Buffer is a text edited in place, with its line index kept up to date
+// by each edit: for applying many edits in a row (an editor's "replace
+// all" sends one per match) without building the index of, or copying,
+// the whole text for each. Positions map as a Mapper's do. Not safe for
+// concurrent use.
+type Buffer struct {
+	text  []byte
+	lines []int
+}
+
+// NewBuffer returns a Buffer holding text.
+func NewBuffer(text string) *Buffer {
+	return &Buffer{text: []byte(text), lines: New(text).lines}
+}
+
+// Offset is Mapper.Offset on the buffer's current text.
+func (b *Buffer) Offset(p Position) (int, error) { return offsetIn(b.text, b.lines, p) }
+
+// Len is the text's length in bytes.
+func (b *Buffer) Len() int { return len(b.text) }
+
+// String returns the text.
+func (b *Buffer) String() string { return string(b.text) }
+
+// Splice replaces text[start:end] by s (0 <= start <= end <= Len(); it
+// panics otherwise). Cost: moving the text after end, and the line starts
+// after it, once; s is the only text scanned.
+func (b *Buffer) Splice(start, end int, s string) {
+	if start < 0 || end < start || end > len(b.text) {
+		panic(fmt.Sprintf("textpos: Splice(%d, %d) of a %d-byte text", start, end, len(b.text)))
+	}
+	d := len(s) - (end - start)
+	// A line start l follows the "\n" at l-1: those at or before start
+	// stay, those in (start, end] go with the removed text, those after
+	// end move by d, and s brings its own.
+	i := sort.SearchInts(b.lines, start+1)
+	j := sort.SearchInts(b.lines, end+1)
+	var added []int
+	for k := 0; k < len(s); k++ {
+		if s[k] == '\n' {
+			added = append(added, start+k+1)
+		}
+	}
+	b.lines = slices.Replace(b.lines, i, j, added...)
+	for k := i + len(added); k < len(b.lines); k++ {
+		b.lines[k] += d
+	}
+	n := len(b.text)
+	if d > 0 {
+		b.text = append(b.text, make([]byte, d)...)
+	}
+	copy(b.text[end+d:], b.text[end:n])
+	copy(b.text[start:], s)
+	b.text = b.text[:n+d]
 }
 
 // Position converts a byte offset (clamped to [0, len(text)]) to an LSP position.

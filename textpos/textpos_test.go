@@ -1,6 +1,9 @@
 package textpos
 
-import "testing"
+import (
+	"fmt"
+	"testing"
+)
 
 func TestRoundTrip(t *testing.T) {
 	text := "a😀b\nçx\r\n\nlast"
@@ -39,5 +42,48 @@ func TestRoundTrip(t *testing.T) {
 	}
 	if _, err := m.Offset(Position{9, 0}); err == nil {
 		t.Error("line past end accepted")
+	}
+}
+
+// TestBufferSplice: after each of many random splices (line breaks, "\r\n",
+// multi-byte and astral characters in and out), a Buffer holds the text
+// and maps every position as a Mapper built afresh on that text does.
+func TestBufferSplice(t *testing.T) {
+	pieces := []string{"", "a", "\n", "\r\n", "é", "😀", "ab\ncd", "\n\n", "x\r", "\r"}
+	text := "a😀b\nçx\r\n\nlast"
+	b := NewBuffer(text)
+	seed := uint32(1)
+	next := func(n int) int { // xorshift: deterministic, no import
+		seed ^= seed << 13
+		seed ^= seed >> 17
+		seed ^= seed << 5
+		return int(seed % uint32(n))
+	}
+	for step := 0; step < 3000; step++ {
+		start := next(len(text) + 1)
+		end := start + next(len(text)-start+1)
+		if end-start > 8 {
+			end = start + next(9)
+		}
+		s := pieces[next(len(pieces))] + pieces[next(len(pieces))]
+		text = text[:start] + s + text[end:]
+		b.Splice(start, end, s)
+		if b.String() != text || b.Len() != len(text) {
+			t.Fatalf("step %d: text %q, want %q", step, b.String(), text)
+		}
+		m := New(text)
+		if fmt.Sprint(b.lines) != fmt.Sprint(m.lines) {
+			t.Fatalf("step %d: line starts %v, want %v", step, b.lines, m.lines)
+		}
+		for line := 0; line <= m.LineCount(); line++ {
+			for ch := 0; ch < 6; ch++ {
+				p := Position{line, ch}
+				got, gerr := b.Offset(p)
+				want, werr := m.Offset(p)
+				if got != want || (gerr == nil) != (werr == nil) {
+					t.Fatalf("step %d: Offset(%v) = %d, %v; Mapper says %d, %v", step, p, got, gerr, want, werr)
+				}
+			}
+		}
 	}
 }

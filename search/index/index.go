@@ -14,6 +14,7 @@ package index
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"crypto/sha256"
 	"errors"
@@ -40,10 +41,42 @@ type Change struct {
 }
 
 // Progress reports a build: Files of TotalFiles files done, Units found so
-// far, Reused of the files taken from the cache without parsing.
+// far, Reused of the files taken from the cache without parsing, TooLarge
+// of the files skipped unread for being over units.MaxFileBytes.
 type Progress struct {
-	Files, TotalFiles, Units, Reused int
-	Done                             bool
+	Files, TotalFiles, Units, Reused, TooLarge int
+	Done                                       bool
+}
+
+// ErrTooLarge is wrapped by UpdateFromDisk's error for a file over
+// units.MaxFileBytes: it is not read (beyond one byte past the bound, for
+// a file that grew after its size was taken) and has no units.
+var ErrTooLarge = errors.New("file over the index's size bound")
+
+// readBounded reads the regular file at abs whose size was size: at most
+// units.MaxFileBytes+1 bytes, and none when size is over the bound. A file
+// over the bound is ErrTooLarge.
+func readBounded(abs string, size int64) ([]byte, error) {
+	tooLarge := func(n int64) error {
+		return fmt.Errorf("%w: %s is %d bytes or more, over the %d-byte bound", ErrTooLarge, abs, n, units.MaxFileBytes)
+	}
+	if size > units.MaxFileBytes {
+		return nil, tooLarge(size)
+	}
+	f, err := os.Open(abs)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	buf.Grow(int(size) + bytes.MinRead)
+	if _, err := buf.ReadFrom(io.LimitReader(f, units.MaxFileBytes+1)); err != nil {
+		return nil, err
+	}
+	if buf.Len() > units.MaxFileBytes {
+		return nil, tooLarge(int64(buf.Len()))
+	}
+	return buf.Bytes(), nil
 }
 
 // Options configure an Index.
@@ -322,7 +355,10 @@ func (x *Index) UpdateFromDisk(ctx context.Context, path string) (Change, error)
 		// never opened (a FIFO's open waits for a writer for good).
 		return x.Remove(path), nil
 	}
-	text, err := os.ReadFile(abs)
+	text, err := readBounded(abs, st.Size())
+	if errors.Is(err, ErrTooLarge) {
+		return x.Remove(path), err
+	}
 	if err != nil {
 		return Change{}, err
 	}
@@ -427,9 +463,10 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 		x.byID = make(map[string]*units.Unit, n)
 	}
 	x.mu.Unlock()
-	// unchanged: every file came from the cache by its size and mtime and
-	// the cache holds no other file, so the cache need not be written again.
-	unchanged := cached != nil && len(cached) == len(jobs)
+	// unchanged: every file came from the cache by its size and mtime (or
+	// was skipped for its size) and the cache holds no other file, so the
+	// cache need not be written again.
+	unchanged := cached != nil
 	p := Progress{TotalFiles: len(jobs)}
 	seen := map[string]bool{}
 	const batchSize = 64
@@ -437,7 +474,7 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 	for start := 0; start < len(jobs); start += batchSize {
 		batch := jobs[start:min(start+batchSize, len(jobs))]
 		entries := make([]*fileEntry, len(batch))
-		reused := make([]bool, len(batch))
+		reused, tooLarge := make([]bool, len(batch)), make([]bool, len(batch))
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, x.opt.Workers)
 		for i, j := range batch {
@@ -447,8 +484,8 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 			go func() {
 				defer func() { <-sem; wg.Done() }()
 				var byStat bool
-				entries[i], reused[i], byStat = x.load(ctx, j.rel, j.abs, cached[j.rel], cachedAt)
-				if !byStat {
+				entries[i], reused[i], byStat, tooLarge[i] = x.load(ctx, j.rel, j.abs, cached[j.rel], cachedAt)
+				if !byStat && !tooLarge[i] {
 					unchangedMu.Lock()
 					unchanged = false
 					unchangedMu.Unlock()
@@ -466,8 +503,17 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 				p.Reused++
 			}
 			cur := x.files[j.rel]
+			if tooLarge[i] {
+				p.TooLarge++
+			}
 			if cur != nil && cur.Size == 0 {
 				continue // an editor buffer (Update) wins over the disk
+			}
+			if tooLarge[i] {
+				if cur != nil {
+					m[j.rel] = nil // grew past the bound: its units are gone
+				}
+				continue
 			}
 			if e := entries[i]; e != nil && (cur == nil || cur.Hash != e.Hash) {
 				m[j.rel] = e
@@ -483,6 +529,7 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 			progress(p)
 		}
 	}
+	unchanged = unchanged && len(cached) == len(jobs)-p.TooLarge
 	// Files indexed before (or in the cache) that are gone from disk.
 	gone := map[string]*fileEntry{}
 	x.mu.RLock()
@@ -518,34 +565,35 @@ var ErrCacheNotSaved = errors.New("index cache not saved")
 
 // load returns the entry for one file: the cached one when size and mtime
 // (byStat; the file is not read) or else the content hash match (reused),
-// a fresh extraction otherwise; nil when the file cannot be read or parsed.
+// a fresh extraction otherwise; nil when the file cannot be read or parsed,
+// or is over units.MaxFileBytes (tooLarge; it is not read).
 // cachedAt is the cache file's mtime (UnixNano): a file whose mtime is not
 // older may have changed again within the same clock tick after the cache
 // recorded it (same size, same mtime), so it is hashed (git's "racily
 // clean" entries).
-func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry, cachedAt int64) (e *fileEntry, reused, byStat bool) {
+func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry, cachedAt int64) (e *fileEntry, reused, byStat, tooLarge bool) {
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, false, false
+		return nil, false, false, false
 	}
 	size, mtime := st.Size(), st.ModTime().UnixNano()
 	if c != nil && c.Size == size && c.ModTime == mtime && mtime < cachedAt {
-		return c, true, true
+		return c, true, true, false
 	}
-	text, err := os.ReadFile(abs)
+	text, err := readBounded(abs, size)
 	if err != nil {
-		return nil, false, false
+		return nil, false, false, errors.Is(err, ErrTooLarge)
 	}
 	h := sha256.Sum256(text)
 	if c != nil && c.Hash == h {
 		c.Size, c.ModTime = size, mtime
-		return c, true, false
+		return c, true, false, false
 	}
 	us, err := units.Extract(ctx, rel, text)
 	if err != nil {
-		return nil, false, false
+		return nil, false, false, false
 	}
-	return &fileEntry{Hash: h, Size: size, ModTime: mtime, Units: us}, false, false
+	return &fileEntry{Hash: h, Size: size, ModTime: mtime, Units: us}, false, false, false
 }
 
 // cacheFile names the unit cache; its version changes whenever

@@ -142,6 +142,9 @@ func (x *inlineExtension) Execute(ctx context.Context, c proxy.Client, command s
 		}
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, position, version}): %s", command, msg)
 	}
+	if positionMissing(args[0]) {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s: bad argument (want {uri, position, version}): position is missing", command)
+	}
 	doc, ok := c.Document(a.URI)
 	if ok && a.Version != nil && *a.Version != doc.Version {
 		return nil, proxy.Errorf(jsonrpc.CodeContentModified, "the document changed (version %d, now %d)", *a.Version, doc.Version)
@@ -153,6 +156,16 @@ func (x *inlineExtension) Execute(ctx context.Context, c proxy.Client, command s
 	return x.complete(ctx, c, a.URI, a.Position, trig)
 }
 
+// positionMissing reports whether the JSON object raw has no "position"
+// member, or a null one: LSP 3.17 "TextDocumentPositionParams" requires it,
+// and decoding would read it as 0:0.
+func positionMissing(raw json.RawMessage) bool {
+	var p struct {
+		Position json.RawMessage `json:"position"`
+	}
+	return json.Unmarshal(raw, &p) != nil || len(p.Position) == 0 || string(p.Position) == "null"
+}
+
 // inlineCompletion answers textDocument/inlineCompletion.
 func (x *inlineExtension) inlineCompletion(ctx context.Context, c proxy.Client, raw json.RawMessage) (any, error) {
 	var p InlineCompletionParams
@@ -161,6 +174,9 @@ func (x *inlineExtension) inlineCompletion(ctx context.Context, c proxy.Client, 
 	}
 	if p.TextDocument.URI == "" {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: textDocument.uri is missing")
+	}
+	if positionMissing(raw) {
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "textDocument/inlineCompletion: bad params: position is missing")
 	}
 	trig := inline.Automatic
 	if p.Context.TriggerKind == 1 {
@@ -176,7 +192,13 @@ func (x *inlineExtension) complete(ctx context.Context, c proxy.Client, uri prot
 	}
 	doc, ok := c.Document(uri)
 	if !ok {
-		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s is not open in the editor", uri)
+		// Not followed (never opened, or dropped from the mirror, say for
+		// growing past its bound): an automatic request, sent per
+		// keystroke, gets nothing rather than an error each time.
+		if trig == inline.Automatic {
+			return empty, nil
+		}
+		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "%s is not open in the editor (or not followed by Repilot)", uri)
 	}
 	if len(doc.Text) > MaxDocumentBytes {
 		if trig == inline.Automatic {

@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
@@ -40,7 +41,8 @@ const SearchActionTitle = "Semantic search in repo"
 // answers ("?parse a date"); other queries go to JDT LS.
 const SymbolQueryPrefix = "?"
 
-// maxQueryBytes bounds a query taken from a selection.
+// maxQueryBytes bounds a query: the command's (a selection's text, say)
+// and workspace/symbol's.
 const maxQueryBytes = 4000
 
 // SearchArgs is the argument of CommandSemanticSearch: a query, or a
@@ -186,6 +188,11 @@ func (x *searchExt) Initialized(ctx context.Context, c proxy.Client) {
 			pr.Report(fmt.Sprintf("embedding %d units", st.Pending), -1)
 		default:
 			msg := fmt.Sprintf("%d units indexed", st.Units)
+			if st.TooLarge > 0 {
+				files := map[bool]string{true: "file", false: "files"}[st.TooLarge == 1]
+				msg += fmt.Sprintf("; %d %s over %d MiB skipped", st.TooLarge, files, units.MaxFileBytes>>20)
+				c.Logf("semantic search: %d %s over %d MiB not read, not indexed (units.MaxFileBytes)", st.TooLarge, files, units.MaxFileBytes>>20)
+			}
 			if st.Err != "" {
 				msg += " (" + st.Err + ")"
 			}
@@ -346,9 +353,7 @@ func (x *searchExt) Execute(ctx context.Context, c proxy.Client, command string,
 	if a.Query == "" {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the query is empty: select some text or pass {query}")
 	}
-	if len(a.Query) > maxQueryBytes {
-		a.Query = a.Query[:maxQueryBytes]
-	}
+	a.Query = clipBytes(a.Query, maxQueryBytes)
 	e, err := x.current()
 	if err != nil {
 		return nil, err
@@ -419,6 +424,18 @@ func summarize(r SearchResult) string {
 	return b.String()
 }
 
+// clipBytes cuts s to at most n bytes, before the UTF-8 character that
+// byte n falls in (never inside one).
+func clipBytes(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 func clipQuery(q string) string {
 	q = strings.Join(strings.Fields(q), " ")
 	if r := []rune(q); len(r) > 60 {
@@ -454,6 +471,7 @@ func (x *searchExt) workspaceSymbol(ctx context.Context, c proxy.Client, raw jso
 // calls.
 func (x *searchExt) WorkspaceSymbols(ctx context.Context, c proxy.Client, params *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	q := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(params.Query), SymbolQueryPrefix))
+	q = clipBytes(q, maxQueryBytes)
 	if q == "" {
 		return []protocol.SymbolInformation{}, nil
 	}
