@@ -39,6 +39,8 @@ local ok, err = pcall(function()
   assert(repilot.progress_line({ title = 'Publish Diagnostics', percentage = 25 }) == 'JDT LS: Publish Diagnostics (25%)',
     'JDT LS progress is not labelled as its own')
   assert(repilot.progress_line({ title = 'Repilot: repairing', message = 'sampling 3/20' }) == 'Repilot: repairing: sampling 3/20')
+  assert(repilot.progress_line({ title = 'Semantic search: indexing', message = '5/5 files, 16 units' }) == 'Semantic search: indexing: 5/5 files, 16 units',
+    'the proxy\'s search progress is labelled as JDT LS\'s')
   local items = repilot.search_items({ { location = { uri = 'file:///p/A.java', range = { start = { line = 4, character = 2 } } },
     name = 'f', signature = 'int f()', snippet = '  int f() {\n return 1; }' } })
   assert(items[1].filename == '/p/A.java' and items[1].lnum == 5 and items[1].col == 3 and items[1].text == 'int f() | return 1; }',

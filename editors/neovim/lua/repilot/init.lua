@@ -135,12 +135,19 @@ function M.format_progress(p)
   return s
 end
 
+--- Whether a progress title is the proxy's own work: "Repilot: ..." (repair,
+--- its warm-up) or "Semantic search..." (the index build and a search).
+function M.own_progress(title)
+  title = title or ''
+  return title:find('^Repilot') ~= nil or title:find('^Semantic search') ~= nil
+end
+
 --- The line shown for a progress value: Repilot's own progress as is, JDT
 --- LS's own (forwarded by the proxy: "Publish Diagnostics", "Building") with
 --- "JDT LS: " in front, so that it is not read as Repilot's work.
 function M.progress_line(p)
   local s = M.format_progress(p)
-  if (p.title or ''):find('^Repilot') then
+  if M.own_progress(p.title) then
     return s
   end
   return 'JDT LS: ' .. s
@@ -185,7 +192,7 @@ function M.on_progress(result, ctx)
     local p = by[tok]
     by[tok] = nil
     local title = p.title or ''
-    local own = title:find('^Repilot') ~= nil
+    local own = M.own_progress(title)
     show((own and '' or 'JDT LS: ') .. title .. ': ' .. (v.message or 'done'), nil, own)
   end
 end
