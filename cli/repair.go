@@ -459,13 +459,18 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 		fmt.Fprintf(w, "\n# %s not shown (ranked lower; --keep N prints more)\n", plural(more, "more candidate", "more candidates"))
 	}
 	if bt := res.BuggyTest; bt != nil {
-		if bt.Passed {
+		tail := lastLines(bt.Output, testTailLines)
+		switch {
+		case bt.Passed:
 			fmt.Fprintln(w, "\n# note: the test command passes on the buggy code as well, so it cannot tell a fix from the bug")
-		} else {
+		case len(tail) == 0: // a command that fails silently (`false`, `test -f x`)
+			fmt.Fprintln(w, "\n# no candidate passed the tests; on the buggy project they fail too, with no output")
+			fmt.Fprintln(w, "# (if this is not the failure you expected, check the test command)")
+		default:
 			fmt.Fprintln(w, "\n# no candidate passed the tests; on the buggy project they fail too, ending with")
 			fmt.Fprintln(w, "# (if this is not the failure you expected, check the test command):")
 		}
-		for _, l := range lastLines(bt.Output, testTailLines) {
+		for _, l := range tail {
 			fmt.Fprintf(w, "#   buggy: %s\n", l)
 		}
 	}

@@ -151,6 +151,10 @@ func TestWriteDiffsShowsBuggyTestRun(t *testing.T) {
 	}{
 		{repair.TestRun{Output: "[ERROR] No POM in this directory\n"},
 			[]string{"# no candidate passed the tests; on the buggy project they fail too", "#   buggy: [ERROR] No POM in this directory\n"}},
+		// A command that fails without a word: the header does not end
+		// with a colon and nothing under it.
+		{repair.TestRun{Output: "\n"},
+			[]string{"they fail too, with no output\n# (if this is not the failure you expected, check the test command)\n"}},
 		{repair.TestRun{Passed: true, Output: "OK (3 tests)\n"},
 			[]string{"# note: the test command passes on the buggy code as well", "#   buggy: OK (3 tests)\n"}},
 	} {

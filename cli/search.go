@@ -247,7 +247,7 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	}
 	if f.EmbedURL != "" {
 		if f.EmbedModel == "" {
-			return cfg, errors.New("--embed-url needs --embed-model")
+			return cfg, errors.New("--embed-url (env " + llm.EnvEmbedURL + ") needs --embed-model (env " + llm.EnvEmbedModel + ")")
 		}
 		if f.EmbedBatch < 1 {
 			return cfg, fmt.Errorf("--embed-batch %d: need at least 1", f.EmbedBatch)
@@ -270,7 +270,7 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	}
 	if f.ChatURL != "" {
 		if f.ChatModel == "" {
-			return cfg, errors.New("--chat-url needs --chat-model")
+			return cfg, errors.New("--chat-url (env " + llm.EnvChatURL + ") needs --chat-model (env " + llm.EnvChatModel + ")")
 		}
 		if cfg.Chat, err = llm.NewChat(llm.Config{BaseURL: f.ChatURL, Model: f.ChatModel}); err != nil {
 			return cfg, err
@@ -359,6 +359,13 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 	if err != nil {
 		return err
 	}
+	// No stream that reads embeddings (dense, and the dense halves of
+	// augment and generate, which need a chat server) is on: leave the
+	// embeddings server alone, so that --streams lexical searches while
+	// $REPILOT_SEARCH_EMBED_URL names a server that is down.
+	if st := cfg.Streams; !st.Dense && !((st.Augment || st.Generate) && cfg.Chat != nil) {
+		cfg.Embedder = nil
+	}
 	// A one-shot run keeps its analysed index for the next (the editor
 	// keeps its engine instead, and searches while it indexes).
 	cfg.Persist = true
@@ -400,7 +407,9 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 			fmt.Fprintf(stderr, "embedded %d/%d units\n", done, total)
 		}
 	}); err != nil {
-		return fmt.Errorf("embedding the project: %w", err)
+		// The server may have come from the environment: say how to search
+		// without it.
+		return fmt.Errorf("embedding the project: %w (the embeddings server is --embed-url or $%s; --streams lexical searches without it)", err, llm.EnvEmbedURL)
 	}
 	res, err := e.Search(ctx, search.Query{Text: query, K: f.k})
 	if err != nil {

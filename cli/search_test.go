@@ -184,7 +184,11 @@ func TestSearchFlagErrors(t *testing.T) {
 		{func(f *SearchFlags) { f.Streams = "lexical,magic" }, "unknown stream"},
 		{func(f *SearchFlags) { f.Streams, f.EmbedURL, f.ChatURL = "dense", "", "" }, "--streams dense: no stream can run (lexical needs no model; dense needs --embed-url"},
 		{func(f *SearchFlags) { f.Streams, f.EmbedURL, f.ChatURL = "rerank", "", "" }, "--streams rerank: no stream can run"},
-		{func(f *SearchFlags) { f.EmbedURL = "http://127.0.0.1:1/v1" }, "--embed-url needs --embed-model"},
+		// The URL may come from the environment: the message names both.
+		{func(f *SearchFlags) { f.EmbedURL = "http://127.0.0.1:1/v1" }, "--embed-url (env REPILOT_SEARCH_EMBED_URL) needs --embed-model (env REPILOT_SEARCH_EMBED_MODEL)"},
+		{func(f *SearchFlags) { f.ChatURL = "http://127.0.0.1:1/v1" }, "--chat-url (env REPILOT_SEARCH_CHAT_URL) needs --chat-model (env REPILOT_SEARCH_CHAT_MODEL)"},
+		// A server that is down: the error says how to search without it.
+		{func(f *SearchFlags) { f.EmbedURL, f.EmbedModel = "http://127.0.0.1:1/v1", "m" }, "--streams lexical searches without it"},
 	} {
 		f := searchCmdFlags{SearchFlags: testSearchFlags(root), k: 3}
 		c.mutate(&f.SearchFlags)
@@ -192,6 +196,22 @@ func TestSearchFlagErrors(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("want error containing %q, got %v", c.want, err)
 		}
+	}
+}
+
+// TestSearchLexicalSkipsEmbeddings: with an embeddings server that is down
+// (set in the environment, say), --streams lexical still searches: the
+// embeddings server is not asked.
+func TestSearchLexicalSkipsEmbeddings(t *testing.T) {
+	root := searchProject(t)
+	f := searchCmdFlags{SearchFlags: testSearchFlags(root), k: 3}
+	f.EmbedURL, f.EmbedModel, f.Streams = "http://127.0.0.1:1/v1", "m", "lexical"
+	var out, errOut bytes.Buffer
+	if err := runSearch(context.Background(), f, "x", &out, &errOut); err != nil {
+		t.Fatalf("--streams lexical with a server that is down: %v\n%s", err, errOut.String())
+	}
+	if strings.Contains(errOut.String(), "embedded") {
+		t.Errorf("the units were embedded: %s", errOut.String())
 	}
 }
 

@@ -5,11 +5,20 @@ import (
 	"strings"
 )
 
+// stampedRevision is the commit that scripts/install.sh writes with
+// -ldflags -X where Go cannot read it itself: in a linked git worktree, whose
+// .git is a file, Go finds no repository, or an enclosing checkout's
+// (golang/go#58218). A commit hash, "+dirty" appended when the tree had
+// uncommitted changes; empty in every other build, which reads the revision
+// from the build information.
+var stampedRevision string
+
 // version describes the running binary for --version: the module version
 // (or "devel" for a build from a working tree), the VCS revision it was
 // built from (12 hex digits, "+dirty" when the tree had uncommitted
 // changes; left out when the version is a pseudo-version that names it) and
-// the Go version, all read from the binary's build information.
+// the Go version, all read from the binary's build information, the revision
+// from stampedRevision when the build information has none.
 func version(info *debug.BuildInfo, ok bool) string {
 	if !ok || info == nil {
 		return "unknown (no build information)"
@@ -27,6 +36,12 @@ func version(info *debug.BuildInfo, ok bool) string {
 			if s.Value == "true" {
 				dirty = "+dirty"
 			}
+		}
+	}
+	if rev == "" && stampedRevision != "" {
+		rev, _, _ = strings.Cut(stampedRevision, "+")
+		if strings.HasSuffix(stampedRevision, "+dirty") {
+			dirty = "+dirty"
 		}
 	}
 	if len(rev) > 12 {

@@ -108,7 +108,16 @@ fi
 step "3/$steps building bin/repilot-lsp"
 # -buildvcs=auto: the commit goes into the binary (repilot-lsp --version) when
 # git can tell it, whatever GOFLAGS says; a tree without git builds as well.
-go build -buildvcs=auto -o bin/repilot-lsp ./cmd/repilot-lsp || die "go build failed"
+# In a linked git worktree (its .git is a file) Go finds no repository, or an
+# enclosing checkout's (golang/go#58218): the commit is stamped here instead.
+build_flags=(-buildvcs=auto)
+if git_dir=$(git rev-parse --absolute-git-dir 2>/dev/null) &&
+  [ "$git_dir" != "$(cd "$(git rev-parse --git-common-dir)" && pwd -P)" ]; then
+  rev=$(git rev-parse HEAD)
+  [ -z "$(git status --porcelain)" ] || rev="$rev+dirty"
+  build_flags=(-buildvcs=false -ldflags "-X github.com/repilot-lsp/repilot-lsp/cli.stampedRevision=$rev")
+fi
+go build "${build_flags[@]}" -o bin/repilot-lsp ./cmd/repilot-lsp || die "go build failed"
 info "built $root/bin/repilot-lsp"
 
 step "4/$steps Maven dependencies of the bug fixtures"

@@ -39,6 +39,13 @@ local ok, err = pcall(function()
   assert(repilot.progress_line({ title = 'Publish Diagnostics', percentage = 25 }) == 'JDT LS: Publish Diagnostics (25%)',
     'JDT LS progress is not labelled as its own')
   assert(repilot.progress_line({ title = 'Repilot: repairing', message = 'sampling 3/20' }) == 'Repilot: repairing: sampling 3/20')
+  assert(repilot.progress_line({ title = 'Semantic search: indexing', message = '5/5 files, 16 units' }) == 'Semantic search: indexing: 5/5 files, 16 units',
+    'the proxy\'s search progress is labelled as JDT LS\'s')
+  assert(repilot.final_progress('Repilot: repairing Cart.java line 30', '5 patches, 4 compilable'), 'a repair\'s end is not notified')
+  assert(not repilot.final_progress('Repilot: repairing Cart.java line 30', 'cancelled'),
+    'a cancelled repair is notified twice (its answer says so too)')
+  assert(not repilot.final_progress('Semantic search: indexing', '16 units indexed') and not repilot.final_progress('Publish Diagnostics', nil),
+    'the index build\'s or JDT LS\'s end is notified')
   local items = repilot.search_items({ { location = { uri = 'file:///p/A.java', range = { start = { line = 4, character = 2 } } },
     name = 'f', signature = 'int f()', snippet = '  int f() {\n return 1; }' } })
   assert(items[1].filename == '/p/A.java' and items[1].lnum == 5 and items[1].col == 3 and items[1].text == 'int f() | return 1; }',

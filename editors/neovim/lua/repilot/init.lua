@@ -40,7 +40,8 @@ M.defaults = {
   -- Offer patches that do not compile too (they are hidden by default).
   show_uncompilable = false,
   -- How $/progress is shown: 'echo' (the command line), 'notify'
-  -- (vim.notify for begin and end), or false (leave it to a progress plugin:
+  -- (vim.notify for the end of a repair or its warm-up, and JDT LS ready:
+  -- M.final_progress), or false (leave it to a progress plugin:
   -- the built-in handler still runs, so LspProgressUpdate still fires).
   progress = 'echo',
   -- Buffer-local K (hover), gd (definition) and omnifunc (<C-x><C-o>) on attach.
@@ -135,12 +136,27 @@ function M.format_progress(p)
   return s
 end
 
+--- Whether a progress title is the proxy's own work: "Repilot: ..." (repair,
+--- its warm-up) or "Semantic search..." (the index build and a search).
+function M.own_progress(title)
+  title = title or ''
+  return title:find('^Repilot') ~= nil or title:find('^Semantic search') ~= nil
+end
+
+--- Whether the end of a progress goes to vim.notify (and :messages): a
+--- repair's or the warm-up's end, except "cancelled", which the repair's own
+--- answer announces already ("repair of line 30 cancelled"). The others
+--- (JDT LS's, the search index's) are only echoed.
+function M.final_progress(title, message)
+  return (title or ''):find('^Repilot') ~= nil and message ~= 'cancelled'
+end
+
 --- The line shown for a progress value: Repilot's own progress as is, JDT
 --- LS's own (forwarded by the proxy: "Publish Diagnostics", "Building") with
 --- "JDT LS: " in front, so that it is not read as Repilot's work.
 function M.progress_line(p)
   local s = M.format_progress(p)
-  if (p.title or ''):find('^Repilot') then
+  if M.own_progress(p.title) then
     return s
   end
   return 'JDT LS: ' .. s
@@ -185,8 +201,8 @@ function M.on_progress(result, ctx)
     local p = by[tok]
     by[tok] = nil
     local title = p.title or ''
-    local own = title:find('^Repilot') ~= nil
-    show((own and '' or 'JDT LS: ') .. title .. ': ' .. (v.message or 'done'), nil, own)
+    local own = M.own_progress(title)
+    show((own and '' or 'JDT LS: ') .. title .. ': ' .. (v.message or 'done'), nil, M.final_progress(title, v.message))
   end
 end
 
