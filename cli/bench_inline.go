@@ -296,9 +296,9 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			continue // unguided: no engine, no check
 		}
 		t := r.svc.Totals()
-		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee (%d prefixes rejected from their unresolved names), %d requests ran out of the %v budget while sampling; under the budget, %d engine decisions answered unknown at the end of sampling, %d checks not started and %d cut by the deadline\n",
+		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee (%d with no error on the inserted lines, only elsewhere; %d prefixes rejected from their unresolved names), %d requests ran out of the %v budget while sampling; under the budget, %d engine decisions answered unknown at the end of sampling, %d checks not started and %d cut by the deadline\n",
 			r.name, t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
-			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.Fed, t.OverBudget, budget, t.LateUnknown, t.ChecksSkipped, t.ChecksCut)
+			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.RejectedElsewhere, t.Fed, t.OverBudget, budget, t.LateUnknown, t.ChecksSkipped, t.ChecksCut)
 		calls := make([]time.Duration, len(r.engineCalls)) // quantile works on durations
 		for i, n := range r.engineCalls {
 			calls[i] = time.Duration(n)
