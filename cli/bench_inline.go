@@ -316,7 +316,8 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 
 // whyNothing says how the samples of a request that showed nothing ended,
 // from the service's totals before and after it: the counts of samples
-// that failed the check ("rejected"), died with every token pruned
+// that failed the check ("rejected"; "of them only elsewhere": with no
+// error on the inserted lines, inline.Stats.RejectedElsewhere), died with every token pruned
 // ("dead"), reached the token limit ("truncated"), ended blank or repeated
 // a checked text, did not parse before the check ("unparsable"), and
 // "budget" when the generation ran out of its budget.
@@ -328,6 +329,7 @@ func whyNothing(before, after inline.Stats) string {
 		n    int
 	}{
 		{"rejected", after.Rejected - before.Rejected},
+		{"of them only elsewhere", after.RejectedElsewhere - before.RejectedElsewhere},
 		{"dead", after.Dead - before.Dead},
 		{"truncated", after.Truncated - before.Truncated},
 		{"blank", after.Blank - before.Blank},
