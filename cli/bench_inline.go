@@ -328,9 +328,9 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			continue // unguided: no engine, no check
 		}
 		t := r.svc.Totals()
-		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee (%d prefixes rejected from their unresolved names), %d requests ran out of the %v budget while sampling; under the budget, %d engine decisions answered unknown at the end of sampling, %d checks not started and %d cut by the deadline\n",
+		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee (%d with no error on the inserted lines, only elsewhere; %d prefixes rejected from their unresolved names), %d requests ran out of the %v budget while sampling; under the budget, %d engine decisions answered unknown at the end of sampling, %d checks not started and %d cut by the deadline\n",
 			r.name, t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
-			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.Fed, t.OverBudget, budget, t.LateUnknown, t.ChecksSkipped, t.ChecksCut)
+			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.RejectedElsewhere, t.Fed, t.OverBudget, budget, t.LateUnknown, t.ChecksSkipped, t.ChecksCut)
 		calls := make([]time.Duration, len(r.engineCalls)) // quantile works on durations
 		for i, n := range r.engineCalls {
 			calls[i] = time.Duration(n)
@@ -348,7 +348,8 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 
 // whyNothing says how the samples of a request that showed nothing ended,
 // from the service's totals before and after it: the counts of samples
-// that failed the check ("rejected"), died with every token pruned
+// that failed the check ("rejected"; "of them only elsewhere": with no
+// error on the inserted lines, inline.Stats.RejectedElsewhere), died with every token pruned
 // ("dead"), reached the token limit ("truncated"), ended blank or repeated
 // a checked text, did not parse before the check ("unparsable"), and
 // "budget" when the generation ran out of its budget.
@@ -360,6 +361,7 @@ func whyNothing(before, after inline.Stats) string {
 		n    int
 	}{
 		{"rejected", after.Rejected - before.Rejected},
+		{"of them only elsewhere", after.RejectedElsewhere - before.RejectedElsewhere},
 		{"dead", after.Dead - before.Dead},
 		{"truncated", after.Truncated - before.Truncated},
 		{"blank", after.Blank - before.Blank},

@@ -192,6 +192,16 @@ type Stats struct {
 	// Fed: prefixes that later samples may not start with, read from a
 	// rejected sample's errors (an unresolvable name; feedback.go).
 	Fed int
+	// RejectedElsewhere: of Rejected, the samples whose inserted lines had
+	// no error: every error that failed them lies outside the insertion
+	// (Introduced's rule (b)), an error the file as it stands lacks. On
+	// JDK modules extracted into a plain project these are mostly errors
+	// of the rest of the file (a package that conflicts with a JDK
+	// module's, "must override or implement a supertype method") that JDT
+	// LS does not report while the caret's line has a syntax error, so any
+	// text that completes the line fails with them (bench/README.md,
+	// "Ghost text", session 15).
+	RejectedElsewhere int
 }
 
 // Service answers suggestion requests. It is safe for concurrent use.
@@ -333,7 +343,7 @@ func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error)
 		}
 		if rest, ok := typedThrough(last, hasLast, prefix, suffix); ok && !s.opts.Unguided && b.Compiler != nil {
 			st := Stats{}
-			ok, _, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, rest, &st)
+			ok, _, _, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, rest, &st)
 			s.addTotals(st)
 			if err != nil {
 				return err
@@ -452,6 +462,7 @@ func (s *Service) addTotals(st Stats) {
 	t.Repeated += st.Repeated
 	t.Unparsable += st.Unparsable
 	t.Fed += st.Fed
+	t.RejectedElsewhere += st.RejectedElsewhere
 }
 
 // Forget drops what the service remembers of a document (on didClose).
@@ -637,7 +648,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			return sug, nil
 		}
 		cutBefore := st.ChecksSkipped + st.ChecksCut
-		ok, inserted, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, text, st)
+		ok, inserted, elsewhere, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, text, st)
 		if err != nil {
 			return nil, err
 		}
@@ -652,6 +663,9 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			return nil, nil // the deadline came before the check's answer
 		}
 		st.Rejected++
+		if elsewhere {
+			st.RejectedElsewhere++
+		}
 		// A name the check found unresolvable where the sample's text
 		// fixes it as an expression fails in every continuation: later
 		// samples do not start with the text up to it (feedback.go).
@@ -690,8 +704,10 @@ func truncations(st repair.Stats) int {
 // compiler cannot parse (engine.ErrUnparsable) or check in time fails. With a
 // deadline (the request's budget's, ctx's too), a check that cannot finish by
 // then by the recent checks' durations is not started, and one cut by it
-// fails: the text is then not shown.
-func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends, uri, prefix, suffix, text string, st *Stats) (ok bool, inserted []engine.CompileError, err error) {
+// fails: the text is then not shown. inserted are the new text's errors on
+// the inserted lines; elsewhere reports a failure for errors outside them
+// only (Stats.RejectedElsewhere).
+func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends, uri, prefix, suffix, text string, st *Stats) (ok bool, inserted []engine.CompileError, elsewhere bool, err error) {
 	t0 := time.Now()
 	defer func() { st.CheckTime += time.Since(t0) }()
 	compile := func(full string) ([]engine.CompileError, bool, error) {
@@ -722,7 +738,7 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 	}
 	newErrs, ok, err := compile(prefix + text + suffix)
 	if !ok || err != nil {
-		return false, nil, err
+		return false, nil, false, err
 	}
 	span := spanOf(prefix, text)
 	for _, e := range newErrs {
@@ -737,7 +753,7 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 		if old, cached = s.olds.Get(k); !cached {
 			old, ok, err = compile(prefix + suffix)
 			if !ok || err != nil {
-				return false, inserted, err
+				return false, inserted, false, err
 			}
 			s.olds.Add(k, old)
 		}
@@ -746,7 +762,7 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 	if traceSamples && len(intro) > 0 {
 		fmt.Fprintf(os.Stderr, "inline trace: %q introduces %q\n", text, intro)
 	}
-	return len(intro) == 0, inserted, nil
+	return len(intro) == 0, inserted, len(intro) > 0 && len(inserted) == 0, nil
 }
 
 // The model's context is the document's text nearest the caret: at most

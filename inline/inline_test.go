@@ -771,3 +771,42 @@ func TestLineSuggestionDoesNotOverclose(t *testing.T) {
 		}
 	}
 }
+
+// A rejection for an error outside the inserted lines (one the file as it
+// stands lacks) counts in RejectedElsewhere; one on the inserted line does
+// not, nor does a text that passes.
+func TestRejectedElsewhereCounts(t *testing.T) {
+	off := strings.Index(doc, "= ") + 2
+	req := Request{URI: "file:///A.java", Text: doc, Offset: off}
+	for _, tc := range []struct {
+		name      string
+		errs      []engine.CompileError // of the text with the suggestion inserted
+		shown     bool
+		elsewhere int
+	}{
+		{"clean", nil, true, 0},
+		{"on the inserted line", []engine.CompileError{{Line: 3, Message: "Type mismatch"}}, false, 0},
+		{"on the inserted line and elsewhere", []engine.CompileError{{Line: 1, Message: "The package p conflicts"}, {Line: 3, Message: "Type mismatch"}}, false, 0},
+		{"elsewhere only", []engine.CompileError{{Line: 1, Message: "The package p conflicts"}}, false, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := &funcCompiler{f: func(text string) []engine.CompileError {
+				if text == doc {
+					return nil // the file as it stands: no error
+				}
+				return tc.errs
+			}}
+			s := newTestService(&scriptModel{middle: "1 + 2;\n"}, c, Options{})
+			got, err := s.Suggest(context.Background(), req)
+			if err != nil || (got != nil) != tc.shown {
+				t.Fatalf("Suggest = %+v, %v; want shown %v", got, err, tc.shown)
+			}
+			if n := s.Totals().RejectedElsewhere; n != tc.elsewhere {
+				t.Errorf("RejectedElsewhere = %d, want %d", n, tc.elsewhere)
+			}
+			if r := s.Totals().Rejected; r != map[bool]int{true: 0, false: 1}[tc.shown] {
+				t.Errorf("Rejected = %d", r)
+			}
+		})
+	}
+}
