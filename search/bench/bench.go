@@ -449,6 +449,27 @@ func Score(rs []QueryResult) []StreamScore {
 	return out
 }
 
+// onlyStream returns the one retrieval stream (lexical, dense, augmented
+// or generated) that ran when the report has a fused row and no other
+// retrieval stream, else "".
+func (r *Report) onlyStream() string {
+	var ran []string
+	fused := false
+	for _, s := range r.Streams {
+		switch s.Stream {
+		case search.StreamFused:
+			fused = true
+		case search.StreamLexical, search.StreamDense, search.StreamAugLexical, search.StreamAugDense,
+			search.StreamGenDense, search.StreamGenParts, search.StreamGenLexical:
+			ran = append(ran, s.Stream)
+		}
+	}
+	if fused && len(ran) == 1 {
+		return ran[0]
+	}
+	return ""
+}
+
 // WriteText prints the report as a table.
 func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "repository  %s\n", r.Root)
@@ -469,6 +490,9 @@ func (r *Report) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "\n%-12s %8s %8s %8s %8s %8s\n", "stream", "queries", "S@1", "S@5", "S@10", "MRR")
 	for _, s := range r.Streams {
 		fmt.Fprintf(w, "%-12s %8d %7.1f%% %7.1f%% %7.1f%% %8.3f\n", s.Stream, s.Queries, 100*s.Success1, 100*s.Success5, 100*s.Success, s.MRR)
+	}
+	if one := r.onlyStream(); one != "" {
+		fmt.Fprintf(w, "(one stream ran: %s differs from %s only by the result order search applies to it: a class just below its best member, constructors after the other members, tests placed)\n", search.StreamFused, one)
 	}
 	m := r.Match
 	fmt.Fprintf(w, "\ntop hit strong (match >= %.2f): %d queries, fused S@1 %.1f%%, S@10 %.1f%%; weak: %d queries, S@1 %.1f%%, S@10 %.1f%%\n",

@@ -2,8 +2,10 @@ package bench
 
 import (
 	"math"
+	"strings"
 	"testing"
 
+	"github.com/repilot-lsp/repilot-lsp/search"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
 
@@ -68,5 +70,23 @@ func TestScore(t *testing.T) {
 	}
 	if f.Queries != 2 || f.Success1 != 0 || f.Success != 0.5 || f.MRR != 0.25 {
 		t.Errorf("fused %+v", f)
+	}
+}
+
+// TestWriteTextSaysWhenOneStreamRan: with only the lexical stream, the
+// fused row is the lexical list in search's result order, and the table
+// says so; with a second stream it does not.
+func TestWriteTextSaysWhenOneStreamRan(t *testing.T) {
+	rep := &Report{Streams: []StreamScore{{Stream: search.StreamLexical, Queries: 3}, {Stream: search.StreamFused, Queries: 3}}}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "one stream ran: fused differs from lexical only by the result order") {
+		t.Errorf("no note for a lone lexical stream:\n%s", b.String())
+	}
+	rep.Streams = append(rep.Streams, StreamScore{Stream: search.StreamDense, Queries: 3})
+	b.Reset()
+	rep.WriteText(&b)
+	if strings.Contains(b.String(), "one stream ran") {
+		t.Errorf("note with two streams:\n%s", b.String())
 	}
 }
