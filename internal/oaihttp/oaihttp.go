@@ -158,6 +158,12 @@ type Call struct {
 	Body []byte
 	// Attempts counts the HTTP attempts made for this request.
 	Attempts int
+	// Cut is the first attempt's error when the server closed the
+	// connection before its answer was complete (IsCut: it crashed, was
+	// killed or restarted mid-request); nil otherwise. The request is
+	// retried like a refused one, and a later attempt's error would hide
+	// this one, so callers report it beside the last error.
+	Cut error
 }
 
 type callKey struct{}
@@ -232,6 +238,9 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 				}
 				wait = RetryAfter(resp.Header.Get("Retry-After"))
 			}
+		}
+		if err != nil && cl.Cut == nil && IsCut(err) {
+			cl.Cut = err
 		}
 		if err != nil && (!retryableErr(err) || attempt >= t.retries || ctx.Err() != nil) {
 			return nil, err
@@ -328,6 +337,18 @@ func IsUnreachable(err error) bool {
 	}
 	var oe *net.OpError
 	return errors.As(err, &oe) && oe.Op == "dial"
+}
+
+// IsCut reports whether err says the server closed or reset the connection
+// before its answer was complete (io.EOF, io.ErrUnexpectedEOF, ECONNRESET):
+// a server that crashed, was killed or restarted with the request in
+// flight, or a keep-alive connection it closed under us. Timeouts are not
+// cuts.
+func IsCut(err error) bool {
+	if IsTimeout(err) {
+		return false
+	}
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // IsTimeout reports whether err is a network or client timeout.
