@@ -8,6 +8,8 @@
 //   - at most MaxConcurrent requests in flight;
 //   - retries after HTTP 429, 502, 503, 504 and refused or reset connections,
 //     waiting as Retry-After says, else an exponential backoff with jitter;
+//     a retry whose wait would end after the request context's deadline is
+//     not waited for: the last attempt's error or response is returned;
 //   - a bound on every response body (MaxResponseBytes): a larger one is a
 //     *TooLargeError naming the bound and its environment variable, read no
 //     further than the bound, and not retried;
@@ -251,6 +253,16 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		}
 		if wait > maxBackoff {
 			wait = maxBackoff
+		}
+		// A retry after the request's deadline cannot be sent: waiting for
+		// it would only turn this attempt's failure (a server down or
+		// killed) into the deadline's error, which callers with a budget
+		// (ghost text) read as "out of time" and drop silently.
+		if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
+			if err == nil {
+				return resp, nil
+			}
+			return nil, err
 		}
 		if err := t.Sleep(ctx, wait); err != nil {
 			return nil, err
