@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/lm/openai/llamatest"
+	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
 func TestLlamaServerKilledMidRequest(t *testing.T) {
@@ -85,5 +86,52 @@ func TestLlamaServerKilledMidRequest(t *testing.T) {
 				t.Errorf("%d goroutines after the failed request, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 			}
 		})
+	}
+}
+
+// TestLlamaServerKilledDuringRepair: a repair sampling from a llama-server
+// that is killed mid-run ends with an error naming the server, within the
+// request time limit, and leaves no goroutine behind.
+func TestLlamaServerKilledDuringRepair(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	srv := llamatest.StartRandom(ctx, t, "deepseek-coder", "tiny", llamatest.Options{Threads: 1})
+	eng, bug, root := sharedJDT(t)
+	const timeout = 20 * time.Second
+	m, err := New(Config{BaseURL: srv.URL, Timeout: timeout, RetryBackoff: 50 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := runtime.NumGoroutine()
+	done := make(chan error, 1)
+	go func() {
+		_, err := repair.NewService(repair.Backends{Model: m, Engine: eng, Compiler: eng}).Repair(ctx, repairRequest(t, bug, root, e2eOptions(1, 500)), nil)
+		done <- err
+	}()
+	for m.Client().Requests() < 5 {
+		select {
+		case err := <-done:
+			t.Fatalf("the repair ended (%v) before the server was killed", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	srv.Kill()
+	var got error
+	select {
+	case got = <-done:
+	case <-time.After(timeout):
+		t.Fatalf("the repair did not end %s after the server was killed", timeout)
+	}
+	if got == nil || !strings.Contains(got.Error(), srv.Root) {
+		t.Fatalf("repair error %v; want one naming the server %s", got, srv.Root)
+	}
+	t.Logf("%v", got)
+	deadline := time.Now().Add(5 * time.Second)
+	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
+		time.Sleep(50 * time.Millisecond)
+	}
+	if n := runtime.NumGoroutine(); n > before {
+		buf := make([]byte, 1<<16)
+		t.Errorf("%d goroutines after the failed repair, %d before:\n%s", n, before, buf[:runtime.Stack(buf, true)])
 	}
 }
