@@ -301,8 +301,12 @@ func NewShared(cfg Config, roots []string) (*Pool, error) {
 	if err != nil {
 		return nil, err
 	}
+	// The shared JDT LS is started by the first request and started again
+	// by the first request after it died (engineAlive): with sync.Once, one
+	// crash left the dead engine to every later bug of a bench run. A
+	// failed start is kept and returned to every request, as before.
 	var (
-		once sync.Once
+		mu   sync.Mutex
 		eng  *engine.JDT
 		eerr error
 	)
@@ -312,13 +316,21 @@ func NewShared(cfg Config, roots []string) (*Pool, error) {
 			return repair.Backends{}, nil, fmt.Errorf("project %s is not one of the shared engine's projects", root)
 		}
 		progress = tee(cfg.Progress, progress)
-		once.Do(func() {
-			ctx, cancel := context.WithTimeout(ctx, EngineStartTimeout)
-			defer cancel()
-			eng, eerr = StartEngine(ctx, EngineSpec{Home: home, Dir: dir, Root: roots[0], Folders: roots[1:], Progress: progress, Options: cfg.Engine})
-		})
-		if eerr != nil {
-			return repair.Backends{}, nil, eerr
+		mu.Lock()
+		if eng != nil && eng.Client().Err() != nil {
+			progress(fmt.Sprintf("the shared JDT LS ended (%v); starting it again", eng.Client().Err()), 0)
+			_ = eng.Close()
+			eng = nil
+		}
+		if eng == nil && eerr == nil {
+			sctx, cancel := context.WithTimeout(ctx, EngineStartTimeout)
+			eng, eerr = StartEngine(sctx, EngineSpec{Home: home, Dir: dir, Root: roots[0], Folders: roots[1:], Progress: progress, Options: cfg.Engine})
+			cancel()
+		}
+		cur, err := eng, eerr
+		mu.Unlock()
+		if err != nil {
+			return repair.Backends{}, nil, err
 		}
 		var model lm.Model = sharedModel
 		if model == nil {
@@ -328,10 +340,13 @@ func NewShared(cfg Config, roots []string) (*Pool, error) {
 			}
 			model = m
 		}
-		return repair.Backends{Model: model, Engine: eng, Compiler: eng}, func() error { return nil }, nil
+		return repair.Backends{Model: model, Engine: cur, Compiler: cur}, func() error { return nil }, nil
 	}
 	p := NewPool(start, cfg.MaxRoots)
+	p.alive = engineAlive // a root still holding the dead engine starts again, and gets the new one
 	p.onClose = func() error {
+		mu.Lock()
+		defer mu.Unlock()
 		if eng != nil {
 			return eng.Close()
 		}

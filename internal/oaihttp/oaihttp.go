@@ -8,6 +8,8 @@
 //   - at most MaxConcurrent requests in flight;
 //   - retries after HTTP 429, 502, 503, 504 and refused or reset connections,
 //     waiting as Retry-After says, else an exponential backoff with jitter;
+//     a retry whose wait would end after the request context's deadline is
+//     not waited for: the last attempt's error or response is returned;
 //   - a bound on every response body (MaxResponseBytes): a larger one is a
 //     *TooLargeError naming the bound and its environment variable, read no
 //     further than the bound, and not retried;
@@ -158,6 +160,12 @@ type Call struct {
 	Body []byte
 	// Attempts counts the HTTP attempts made for this request.
 	Attempts int
+	// Cut is the first attempt's error when the server closed the
+	// connection before its answer was complete (IsCut: it crashed, was
+	// killed or restarted mid-request); nil otherwise. The request is
+	// retried like a refused one, and a later attempt's error would hide
+	// this one, so callers report it beside the last error.
+	Cut error
 }
 
 type callKey struct{}
@@ -233,6 +241,9 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 				wait = RetryAfter(resp.Header.Get("Retry-After"))
 			}
 		}
+		if err != nil && cl.Cut == nil && IsCut(err) {
+			cl.Cut = err
+		}
 		if err != nil && (!retryableErr(err) || attempt >= t.retries || ctx.Err() != nil) {
 			return nil, err
 		}
@@ -242,6 +253,16 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 		}
 		if wait > maxBackoff {
 			wait = maxBackoff
+		}
+		// A retry after the request's deadline cannot be sent: waiting for
+		// it would only turn this attempt's failure (a server down or
+		// killed) into the deadline's error, which callers with a budget
+		// (ghost text) read as "out of time" and drop silently.
+		if dl, ok := ctx.Deadline(); ok && time.Now().Add(wait).After(dl) {
+			if err == nil {
+				return resp, nil
+			}
+			return nil, err
 		}
 		if err := t.Sleep(ctx, wait); err != nil {
 			return nil, err
@@ -328,6 +349,18 @@ func IsUnreachable(err error) bool {
 	}
 	var oe *net.OpError
 	return errors.As(err, &oe) && oe.Op == "dial"
+}
+
+// IsCut reports whether err says the server closed or reset the connection
+// before its answer was complete (io.EOF, io.ErrUnexpectedEOF, ECONNRESET):
+// a server that crashed, was killed or restarted with the request in
+// flight, or a keep-alive connection it closed under us. Timeouts are not
+// cuts.
+func IsCut(err error) bool {
+	if IsTimeout(err) {
+		return false
+	}
+	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
 }
 
 // IsTimeout reports whether err is a network or client timeout.

@@ -3,6 +3,7 @@ package oaihttp
 import (
 	"context"
 	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -65,5 +66,36 @@ func TestNewRejectsBadEnv(t *testing.T) {
 	t.Setenv(EnvMaxResponseBytes, "lots")
 	if _, err := New(Options{}); err == nil || !strings.Contains(err.Error(), EnvMaxResponseBytes) {
 		t.Fatalf("err = %v", err)
+	}
+}
+
+// TestRetryDoesNotSleepPastTheDeadline: against a server that is down, a
+// retry whose backoff would end after the request's deadline is not waited
+// for; the request fails at once with the connection error, not later with
+// the deadline's, which would hide that the server is down (ghost text's 1 s
+// budget ran out in the third backoff and the request showed nothing).
+func TestRetryDoesNotSleepPastTheDeadline(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens here now
+	tr, err := New(Options{MaxRetries: 3, RetryBackoff: 200 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	cl := &Call{}
+	req, _ := http.NewRequestWithContext(WithCall(ctx, cl), http.MethodPost, "http://"+addr+"/v1/completions", strings.NewReader("{}"))
+	began := time.Now()
+	_, err = tr.Do(req)
+	took := time.Since(began)
+	if err == nil || !IsUnreachable(err) || errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("error %v; want the refused connection, not the deadline", err)
+	}
+	if took >= 450*time.Millisecond || cl.Attempts != 2 {
+		t.Fatalf("%d attempts in %s; want 2 (the second backoff, 400 ms or more, would pass the 500 ms deadline), returned before it", cl.Attempts, took)
 	}
 }

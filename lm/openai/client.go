@@ -364,14 +364,26 @@ func (c *Client) wrap(ctx context.Context, op, endpoint string, err error, cl *o
 	case oaihttp.IsUnreachable(err):
 		e.Unreachable = true
 		e.Message = "cannot connect (" + oaihttp.InnerMessage(err) + "): is the model server running at this address?"
+	case oaihttp.IsCut(err):
+		e.Message = cutMessage(err)
 	default:
 		e.Message = oaihttp.InnerMessage(err)
+	}
+	// A server that died mid-request is retried, and the last attempt's
+	// error ("cannot connect") alone would read as a server never there.
+	if cl.Cut != nil && !oaihttp.IsCut(err) && ctx.Err() == nil {
+		e.Message = cutMessage(cl.Cut) + "; then " + e.Message
 	}
 	if e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden {
 		e.Message += " (check the API key: REPILOT_API_KEY, OPENAI_API_KEY or the editor setting)"
 	}
 	e.Message = c.red.Clean(e.Message)
 	return e
+}
+
+// cutMessage says that the server closed the connection mid-request.
+func cutMessage(err error) string {
+	return "the server closed the connection before its answer was complete (" + oaihttp.InnerMessage(err) + "): did it crash or restart? (see its log)"
 }
 
 func (c *Client) statusErr(op, endpoint string, status int, msg string, cl *oaihttp.Call) error {

@@ -221,6 +221,19 @@ func (s *Server) Close() error {
 	return nil
 }
 
+// Kill ends the server at once (SIGKILL: no clean shutdown, connections in
+// flight are cut) and waits for it to exit, as a crash would; Close
+// afterwards only removes the log file. It is for tests of a server that
+// dies mid-request.
+func (s *Server) Kill() {
+	if s == nil || s.cmd.Process == nil {
+		return
+	}
+	_ = s.cmd.Process.Signal(syscall.SIGKILL)
+	err := <-s.done
+	s.done <- err // for Close
+}
+
 // StartRandom starts a llama-server of the test's own (not Shared's) on
 // RandomModel(vocab, shape), with o's settings (o.Binary and o.Model are
 // filled in here), and stops it when the test ends (t.Cleanup). It applies
