@@ -3,6 +3,7 @@ package proxy_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -18,15 +19,20 @@ import (
 )
 
 // fakeSuggester suggests "x();" at every caret and records the requests.
+// With err set, it fails with err instead.
 type fakeSuggester struct {
 	mu   sync.Mutex
 	reqs []inline.Request
+	err  error
 }
 
 func (f *fakeSuggester) Suggest(ctx context.Context, req inline.Request) (*inline.Suggestion, error) {
 	f.mu.Lock()
 	f.reqs = append(f.reqs, req)
 	f.mu.Unlock()
+	if f.err != nil {
+		return nil, f.err
+	}
 	return &inline.Suggestion{Text: "x();", Offset: req.Offset}, nil
 }
 
@@ -252,5 +258,33 @@ func TestInlineAutomaticOnAnUnfollowedDocument(t *testing.T) {
 	s.mu.Unlock()
 	if n != 0 {
 		t.Errorf("the suggester was called %d times", n)
+	}
+}
+
+// TestInlineAutomaticFailureShownOnce: while the suggester fails (the model
+// server is down, say), automatic requests get no items and the editor one
+// window/showMessage for the failure, not an error per keystroke; an
+// invoked request gets the error itself.
+func TestInlineAutomaticFailureShownOnce(t *testing.T) {
+	s := &fakeSuggester{err: errors.New("lm/openai: cannot connect to http://127.0.0.1:9/v1/completions")}
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 3)
+	req := func(trigger int) *jsonrpc.Message {
+		return e.response(e.request("textDocument/inlineCompletion", map[string]any{
+			"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, 16), "context": map[string]any{"triggerKind": trigger}}))
+	}
+	for i := 0; i < 3; i++ {
+		if r := req(2); r.Error != nil || string(r.Result) != `{"items":[]}` {
+			t.Errorf("automatic %d: %s %+v, want no items", i, r.Result, r.Error)
+		}
+	}
+	m := e.expectMethod("window/showMessage")
+	if !strings.Contains(string(m.Params), "cannot connect") {
+		t.Errorf("showMessage %s, want the failure", m.Params)
+	}
+	e.none("a second showMessage for the same failure", 300*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "window/showMessage" })
+	if r := req(1); r.Error == nil || !strings.Contains(r.Error.Message, "cannot connect") {
+		t.Errorf("invoked: %s %+v, want the error", r.Result, r.Error)
 	}
 }

@@ -15,6 +15,8 @@ import (
 	"fmt"
 	"path"
 	"strings"
+	"sync"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -79,10 +81,33 @@ type InlineSuggestArgs struct {
 const MaxDocumentBytes = 1 << 20
 
 // inlineExtension serves ghost text from a Suggester.
-type inlineExtension struct{ s Suggester }
+type inlineExtension struct {
+	s Suggester
+
+	mu          sync.Mutex
+	lastFailure string    // the automatic requests' last error shown, "" after a success
+	shownAt     time.Time // when it was shown
+}
+
+// automaticErrorRepeat is how long the same automatic-request error stays
+// silent after the editor was told of it.
+const automaticErrorRepeat = 5 * time.Minute
 
 // New returns the ghost-text feature over s.
 func New(s Suggester) proxy.Extension { return &inlineExtension{s: s} }
+
+// firstAutomaticFailure reports whether an automatic request's error msg
+// should be shown to the user at now: it differs from the last one shown,
+// or that one was shown automaticErrorRepeat ago or more.
+func (x *inlineExtension) firstAutomaticFailure(msg string, now time.Time) bool {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if msg == x.lastFailure && now.Sub(x.shownAt) < automaticErrorRepeat {
+		return false
+	}
+	x.lastFailure, x.shownAt = msg, now
+	return true
+}
 
 func (*inlineExtension) Name() string       { return "inline" }
 func (*inlineExtension) Commands() []string { return []string{InlineSuggestCommand} }
@@ -223,8 +248,22 @@ func (x *inlineExtension) complete(ctx context.Context, c proxy.Client, uri prot
 		if ctx.Err() != nil || strings.Contains(err.Error(), inline.ErrSuperseded.Error()) {
 			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "inline completion cancelled: %v", err)
 		}
+		if trig == inline.Automatic {
+			// Sent per keystroke: an error each time would make VS Code's
+			// client open its output panel on every key while, say, the
+			// model server is down. The editor is told once per distinct
+			// failure (again after automaticErrorRepeat), the log has each.
+			c.Logf("ghost text (automatic) on %s failed: %v", path.Base(string(uri)), err)
+			if x.firstAutomaticFailure(err.Error(), time.Now()) {
+				c.ShowMessage(protocol.MessageTypeWarning, fmt.Sprintf("Repilot ghost text failed: %v (automatic suggestions stay silent while this lasts; Trigger Inline Suggestion shows the error)", err))
+			}
+			return empty, nil
+		}
 		return nil, fmt.Errorf("Repilot ghost text failed: %w", err)
 	}
+	x.mu.Lock()
+	x.lastFailure = ""
+	x.mu.Unlock()
 	if sug == nil {
 		return empty, nil
 	}
