@@ -38,6 +38,21 @@ func (f *fakeSuggester) Suggest(ctx context.Context, req inline.Request) (*inlin
 
 func (f *fakeSuggester) Forget(string) {}
 
+// calls is how many requests the suggester has had.
+func (f *fakeSuggester) calls() int {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return len(f.reqs)
+}
+
+// inlineCompletion sends textDocument/inlineCompletion for uri at 4:16
+// (after "int n = " in greeter) with triggerKind trigger (1 invoked, 2
+// automatic) and returns the response.
+func (e *testEditor) inlineCompletion(uri string, trigger int) *jsonrpc.Message {
+	return e.response(e.request("textDocument/inlineCompletion", map[string]any{
+		"textDocument": map[string]any{"uri": uri}, "position": pos(4, 16), "context": map[string]any{"triggerKind": trigger}}))
+}
+
 func TestInlineCapabilityOnlyWhenDeclared(t *testing.T) {
 	for _, declared := range []bool{false, true} {
 		e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(&fakeSuggester{})}})
@@ -125,10 +140,7 @@ func TestInlineDocumentBound(t *testing.T) {
 	e.initialize(false)
 	big := greeter + "//" + strings.Repeat("x", inlinefeat.MaxDocumentBytes-len(greeter)-2) + "\n"
 	e.open(javaURI, big, 3)
-	req := func(trigger int) *jsonrpc.Message {
-		return e.response(e.request("textDocument/inlineCompletion", map[string]any{
-			"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, 16), "context": map[string]any{"triggerKind": trigger}}))
-	}
+	req := func(trigger int) *jsonrpc.Message { return e.inlineCompletion(javaURI, trigger) }
 	if r := req(2); r.Error != nil || string(r.Result) != `{"items":[]}` {
 		t.Fatalf("automatic, document over the bound: %s %v, want no items", r.Result, r.Error)
 	}
@@ -140,10 +152,7 @@ func TestInlineDocumentBound(t *testing.T) {
 	if r := e.response(id); r.Error == nil || !strings.Contains(r.Error.Message, "up to 1024 KiB") {
 		t.Fatalf("command, document over the bound: %s %+v", r.Result, r.Error)
 	}
-	s.mu.Lock()
-	n := len(s.reqs)
-	s.mu.Unlock()
-	if n != 0 {
+	if n := s.calls(); n != 0 {
 		t.Fatalf("the suggester was called %d times on a document over the bound", n)
 	}
 	// At the bound it is called.
@@ -217,10 +226,7 @@ func TestInlineMissingPositionIsAnError(t *testing.T) {
 			t.Errorf("%s %v: %s %+v, want InvalidParams naming the position", inlinefeat.InlineSuggestCommand, arg, r.Result, r.Error)
 		}
 	}
-	s.mu.Lock()
-	n := len(s.reqs)
-	s.mu.Unlock()
-	if n != 0 {
+	if n := s.calls(); n != 0 {
 		t.Errorf("the suggester was called %d times without a position", n)
 	}
 }
@@ -242,10 +248,7 @@ func TestInlineAutomaticOnAnUnfollowedDocument(t *testing.T) {
 	}
 	e.expectMethod("window/showMessage")
 	for _, uri := range []string{javaURI, "file:///work/project/src/demo/Never.java"} {
-		req := func(trigger int) *jsonrpc.Message {
-			return e.response(e.request("textDocument/inlineCompletion", map[string]any{
-				"textDocument": map[string]any{"uri": uri}, "position": pos(4, 16), "context": map[string]any{"triggerKind": trigger}}))
-		}
+		req := func(trigger int) *jsonrpc.Message { return e.inlineCompletion(uri, trigger) }
 		if r := req(2); r.Error != nil || string(r.Result) != `{"items":[]}` {
 			t.Errorf("automatic on %s: %s %+v, want no items", uri, r.Result, r.Error)
 		}
@@ -253,10 +256,7 @@ func TestInlineAutomaticOnAnUnfollowedDocument(t *testing.T) {
 			t.Errorf("invoked on %s: %s %+v, want InvalidParams", uri, r.Result, r.Error)
 		}
 	}
-	s.mu.Lock()
-	n := len(s.reqs)
-	s.mu.Unlock()
-	if n != 0 {
+	if n := s.calls(); n != 0 {
 		t.Errorf("the suggester was called %d times", n)
 	}
 }
@@ -270,10 +270,7 @@ func TestInlineAutomaticFailureShownOnce(t *testing.T) {
 	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(s)}})
 	e.initialize(false)
 	e.open(javaURI, greeter, 3)
-	req := func(trigger int) *jsonrpc.Message {
-		return e.response(e.request("textDocument/inlineCompletion", map[string]any{
-			"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, 16), "context": map[string]any{"triggerKind": trigger}}))
-	}
+	req := func(trigger int) *jsonrpc.Message { return e.inlineCompletion(javaURI, trigger) }
 	for i := 0; i < 3; i++ {
 		if r := req(2); r.Error != nil || string(r.Result) != `{"items":[]}` {
 			t.Errorf("automatic %d: %s %+v, want no items", i, r.Result, r.Error)
