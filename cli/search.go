@@ -130,6 +130,7 @@ func (f *TuningFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.Float64Var(&t.NameBoost, "name-boost", t.NameBoost, "score boost for units whose name the query covers (0: off)")
 	fs.Float64Var(&t.Synonyms, "synonyms", t.Synonyms, "query weight of the words identifiers use for the query's words (\"change\" -> set, update; 0: off)")
 	fs.Float64Var(&t.SynonymCover, "synonym-cover", t.SynonymCover, "credit of a name word covered by a synonym of a query word in the name boost (a query word's: 1)")
+	fs.Float64Var(&t.Proximity, "proximity", t.Proximity, "lexical stream: multiply the score of each of the first 30 hits by 1 + this × the share of the query's neighbouring word pairs its name, signature and doc hold as a phrase (0: off)")
 	fs.Float64Var(&t.Assoc.Weight, "assoc", t.Assoc.Weight, "query weight of the name terms the workspace's doc comments associate with each query word (0: off)")
 	fs.IntVar(&t.Assoc.MinPair, "assoc-min-pair", t.Assoc.MinPair, "documented units a word and a name term must share to associate")
 	fs.IntVar(&t.Assoc.Top, "assoc-top", t.Assoc.Top, "associated terms per query word")

@@ -566,6 +566,9 @@ func (r *run) lexical(name, text string) []string {
 		r.fail(name, err)
 		return nil
 	}
+	if name == StreamLexical {
+		hs = proximityBoost(r.e.cfg.Tuning.Analyzer, text, hs, r.e.cfg.Tuning.Proximity, r.e.Unit)
+	}
 	ids := make([]string, len(hs))
 	scores := make([]float64, len(hs))
 	for i, h := range hs {

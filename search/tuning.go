@@ -31,6 +31,12 @@ type Tuning struct {
 	// words (tokenize.Synonyms; 0: off) and their credit in the name boost
 	// (lexical.DefaultSynonyms, DefaultSynonymCover).
 	Synonyms, SynonymCover float64
+	// Proximity is the weight of the phrase boost on the lexical stream's
+	// first ProximityDepth hits (proximityBoost): a hit's score is
+	// multiplied by 1 + Proximity × the share of the query's neighbouring
+	// word pairs that its name, signature and doc hold as a phrase (0:
+	// off). Chosen on the tuning sets (search/README.md, session 16).
+	Proximity float64
 	// Assoc tunes the doc-mined expansion (lexical.Assoc); Weight and
 	// Reweight 0 turn it off.
 	Assoc AssocConfig
@@ -75,6 +81,12 @@ type Tuning struct {
 	FuseOverloads bool
 }
 
+// DefaultProximity is Tuning.Proximity's default, chosen on the realistic
+// tuning sets and the CodeSearchNet-style tuning code bases only
+// (search/README.md, session 16): 0.3 and more gained more questions at
+// Success@1 but lost some at Success@5.
+const DefaultProximity = 0.2
+
 // The fusion rules of Tuning.Fusion.
 const (
 	// FusionRRF is reciprocal rank fusion (fuse.RRF with Tuning.RRFK).
@@ -98,6 +110,7 @@ func DefaultTuning() Tuning {
 		// Chosen on the tuning sets (search/README.md, session 15).
 		Synonyms:     lexical.DefaultSynonyms,
 		SynonymCover: lexical.DefaultSynonymCover,
+		Proximity:    DefaultProximity,
 		Assoc: AssocConfig{Weight: lexical.DefaultAssocWeight, MinPair: lexical.DefaultAssocMinPair,
 			Top: lexical.DefaultAssocTop, Lift: lexical.DefaultAssocLift, Reweight: lexical.DefaultAssocReweight,
 			ReweightMin: lexical.DefaultAssocReweightMin, ReweightMax: lexical.DefaultAssocReweightMax},

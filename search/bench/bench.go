@@ -119,6 +119,12 @@ type QueryResult struct {
 	// own ranking (single units, before overload sets and test placement;
 	// 0: not within depth), realistic queries only.
 	StreamRanks map[string]int `json:"stream_ranks,omitempty"`
+	// StreamTop gives the ID of each stream's first unit (the fused
+	// stream's after the reordering rules, before overload sets), realistic
+	// queries only. StreamRanks is the best rank of any target, so a query
+	// with two targets that each lead one stream shows rank 1 in every
+	// stream; StreamTop tells it from one target that leads them all.
+	StreamTop map[string]string `json:"stream_top,omitempty"`
 }
 
 // MatchScore splits the queries by whether the top hit was strong

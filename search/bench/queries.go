@@ -168,8 +168,12 @@ func RunQueries(ctx context.Context, opt QueriesOptions) (*QueriesReport, error)
 			}
 		}
 		qr.StreamRanks = map[string]int{}
+		qr.StreamTop = map[string]string{}
 		for name, ids := range res.Streams {
 			qr.StreamRanks[name] = 0
+			if len(ids) > 0 {
+				qr.StreamTop[name] = ids[0]
+			}
 			for i, id := range ids {
 				if u, ok := e.Unit(id); ok && isTarget(id, u.Path) {
 					qr.StreamRanks[name] = i + 1

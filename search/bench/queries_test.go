@@ -55,6 +55,13 @@ func TestRunQueries(t *testing.T) {
 		r[0].StreamRanks[search.StreamLexical] != 1 || r[0].StreamRanks[search.StreamFused] != 1 {
 		t.Errorf("query 1: top %v, stream ranks %v", r[0].Top, r[0].StreamRanks)
 	}
+	if top := r[0].StreamTop; top[search.StreamLexical] != "src/Dates.java#Dates.parseIsoDate" ||
+		top[search.StreamFused] != "src/Dates.java#Dates.parseIsoDate" {
+		t.Errorf("query 1: stream tops %v", top)
+	}
+	if top := r[1].StreamTop[search.StreamLexical]; top != "tools/retry.py#retry_with_backoff" {
+		t.Errorf("query 2: lexical top %q", top)
+	}
 	if r[1].StreamRanks[search.StreamLexical] != 1 {
 		t.Errorf("query 2 (a file target): stream ranks %v", r[1].StreamRanks)
 	}

@@ -1,7 +1,9 @@
 package fuse
 
 import (
+	"fmt"
 	"math"
+	"math/rand"
 	"reflect"
 	"strings"
 	"testing"
@@ -134,5 +136,44 @@ func TestGrouped(t *testing.T) {
 	}
 	if d := Grouped(dense, key); d.Scores != nil {
 		t.Errorf("a list without scores got %v", d.Scores)
+	}
+}
+
+// TestFirstInEveryListIsFirst: an ID that every list of positive weight
+// ranks first is fused first, by RRF with any k and weights and by
+// Convex with any scores (flat lists, ties and a zero-weight list that
+// ranks another ID first included). The search's reordering rules may
+// move it later (search/README.md, "An ID every stream ranks first").
+func TestFirstInEveryListIsFirst(t *testing.T) {
+	rng := rand.New(rand.NewSource(17))
+	pool := []string{"a", "b", "c", "d", "e", "f", "g"}
+	for trial := 0; trial < 500; trial++ {
+		top := pool[rng.Intn(len(pool))]
+		var lists []List
+		for n := 1 + rng.Intn(4); len(lists) < n; {
+			ids := []string{top}
+			for _, i := range rng.Perm(len(pool))[:1+rng.Intn(len(pool)-1)] {
+				if pool[i] != top {
+					ids = append(ids, pool[i])
+				}
+			}
+			scores := make([]float64, len(ids))
+			s := rng.Float64() * 10
+			for i := range scores {
+				scores[i] = s
+				if rng.Intn(3) > 0 { // some ties, and some flat lists
+					s -= rng.Float64()
+				}
+			}
+			lists = append(lists, List{Name: fmt.Sprint("l", len(lists)), Weight: 0.1 + 2*rng.Float64(), IDs: ids, Scores: scores})
+		}
+		lists = append(lists, List{Name: "off", Weight: 0, IDs: []string{"z", top}, Scores: []float64{2, 1}})
+		for name, got := range map[string][]Scored{
+			"rrf k=60": RRF(lists, 60), "rrf k=1": RRF(lists, 1), "convex": Convex(lists),
+		} {
+			if got[0].ID != top {
+				t.Fatalf("trial %d, %s: %s first, want %s (every list's first): %+v from %+v", trial, name, got[0].ID, top, got, lists)
+			}
+		}
 	}
 }
