@@ -26,14 +26,36 @@ type mirror struct {
 	// so that didChange edits cannot grow a document past what a didOpen
 	// could carry.
 	max int
-	// tooLarge holds the documents dropped for growing past max, until the
-	// editor opens or closes them again: their later didChanges are not
-	// followed, and not reported again.
-	tooLarge map[protocol.DocumentURI]bool
+	// lost holds the documents the editor has open that the mirror dropped
+	// (grown past max, or a didChange it could not apply), with why, until
+	// the editor opens or closes them again: their later didChanges are not
+	// followed and not reported again, and a restarted JDT LS cannot get
+	// them re-opened (restart tells the user which).
+	lost map[protocol.DocumentURI]string
 }
 
 func newMirror() *mirror {
-	return &mirror{docs: map[protocol.DocumentURI]Document{}, max: jsonrpc.MaxBodyBytes, tooLarge: map[protocol.DocumentURI]bool{}}
+	return &mirror{docs: map[protocol.DocumentURI]Document{}, max: jsonrpc.MaxBodyBytes, lost: map[protocol.DocumentURI]string{}}
+}
+
+// lostDocument is a document the editor has open but the mirror does not
+// follow (mirror.lost): its URI and why.
+type lostDocument struct {
+	URI protocol.DocumentURI
+	Why string
+}
+
+// lostDocs returns the documents the mirror dropped while the editor has
+// them open, sorted by URI.
+func (m *mirror) lostDocs() []lostDocument {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]lostDocument, 0, len(m.lost))
+	for u, why := range m.lost {
+		out = append(out, lostDocument{URI: u, Why: why})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
+	return out
 }
 
 // tooLargeDocError reports a document that grew past the mirror's bound
@@ -46,7 +68,7 @@ type tooLargeDocError struct {
 }
 
 func (e *tooLargeDocError) Error() string {
-	return fmt.Sprintf("%s grew past %s (the editor's message body limit, $%s) through didChange edits: dropped from the document mirror, so Repilot's features are off for it until it is opened again; JDT LS still gets every change (but a restarted JDT LS does not get it re-opened)",
+	return fmt.Sprintf("%s grew past %s (the editor's message body limit, $%s) through didChange edits: dropped from the document mirror, so Repilot's features are off for it until it is opened again; JDT LS still gets every change (a JDT LS restarted before then cannot get it re-opened: the user is told to reopen it)",
 		e.URI, byteSize(e.Limit), jsonrpc.EnvMaxBody)
 }
 
@@ -96,7 +118,7 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 			return fmt.Errorf("bad didOpen params: %v", err)
 		}
 		m.mu.Lock()
-		delete(m.tooLarge, p.TextDocument.URI)
+		delete(m.lost, p.TextDocument.URI)
 		m.docs[p.TextDocument.URI] = Document{URI: p.TextDocument.URI, LanguageID: string(p.TextDocument.LanguageID),
 			Version: p.TextDocument.Version, Text: p.TextDocument.Text}
 		m.mu.Unlock()
@@ -109,7 +131,7 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 				} `json:"textDocument"`
 			}
 			if json.Unmarshal(params, &id) == nil {
-				m.drop(id.TextDocument.URI)
+				m.lose(id.TextDocument.URI, "a didChange the proxy could not read")
 			}
 			return fmt.Errorf("bad didChange params: %v", err)
 		}
@@ -118,7 +140,7 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 		defer m.mu.Unlock()
 		d, ok := m.docs[uri]
 		if !ok {
-			if m.tooLarge[uri] {
+			if _, ok := m.lost[uri]; ok {
 				return nil // reported once, when it was dropped
 			}
 			return fmt.Errorf("didChange for %s, which is not open", uri)
@@ -126,11 +148,12 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 		text, err := applyChanges(d.Text, p.ContentChanges, m.max)
 		if err == errTooLarge {
 			delete(m.docs, uri)
-			m.tooLarge[uri] = true
+			m.lost[uri] = "it grew past " + byteSize(m.max)
 			return &tooLargeDocError{URI: uri, Limit: m.max}
 		}
 		if err != nil {
 			delete(m.docs, uri)
+			m.lost[uri] = "a change the proxy could not apply"
 			return fmt.Errorf("didChange for %s version %d: %v (document dropped from the mirror)", uri, p.TextDocument.Version, err)
 		}
 		d.Text = text
@@ -149,7 +172,18 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 func (m *mirror) drop(uri protocol.DocumentURI) {
 	m.mu.Lock()
 	delete(m.docs, uri)
-	delete(m.tooLarge, uri)
+	delete(m.lost, uri)
+	m.mu.Unlock()
+}
+
+// lose drops uri, which the editor still has open, and records why (only
+// for a document the mirror followed or had lost already).
+func (m *mirror) lose(uri protocol.DocumentURI, why string) {
+	m.mu.Lock()
+	if _, ok := m.docs[uri]; ok {
+		delete(m.docs, uri)
+		m.lost[uri] = why
+	}
 	m.mu.Unlock()
 }
 

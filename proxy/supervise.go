@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -375,6 +376,7 @@ func (p *proxy) restart(gen int) {
 		return
 	}
 	docs := p.mirror.all()
+	lost := p.mirror.lostDocs()
 	kept := p.queue[:0]
 	for _, q := range p.queue {
 		switch q.m.Method {
@@ -420,6 +422,26 @@ func (p *proxy) restart(gen int) {
 	msg := fmt.Sprintf("JDT LS restarted (#%d); re-opened %d documents, forwarded %d queued messages", gen, len(docs), flushed)
 	p.log.Print(msg)
 	p.notifyClient("window/logMessage", protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: msg})
+	if len(lost) > 0 {
+		p.reportLost(gen, lost)
+	}
+}
+
+// reportLost tells the user which open documents a restarted JDT LS did
+// not get re-opened: the mirror had dropped them (lost), so their text is
+// the editor's alone, and JDT LS works on the file on disk until the
+// editor opens them again (LSP has no request to make it send didOpen).
+func (p *proxy) reportLost(gen int, lost []lostDocument) {
+	var names, whys []string
+	for _, d := range lost {
+		names = append(names, path.Base(string(d.URI)))
+		whys = append(whys, fmt.Sprintf("%s (%s)", d.URI, d.Why))
+	}
+	p.log.Printf("JDT LS #%d did not get %d open documents re-opened, the proxy no longer has their text: %s",
+		gen, len(lost), strings.Join(whys, ", "))
+	p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning,
+		Message: fmt.Sprintf("Repilot: the restarted JDT LS sees the saved file, not your unsaved text, of %s (the proxy had stopped following it); close and reopen it to fix this.",
+			strings.Join(names, ", "))})
 }
 
 // giveUp leaves JDT LS down for good and tells the user why.
