@@ -503,9 +503,43 @@ func (p *proxy) serverLoop(s *backendProc) {
 		if p.opts.Trace {
 			p.log.Printf("JDT LS #%d -> %s %s", s.gen, describe(m), m.IDKey())
 		}
+		if !p.serverMessageOK(s, m) {
+			continue
+		}
 		p.safeFromServer(s, m)
 	}
 	p.serverExited(s)
+}
+
+// errorNote is ": <code> <message>" for an error response, else "".
+func errorNote(m *jsonrpc.Message) string {
+	if m.Error == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (error %d: %.200s)", m.Error.Code, m.Error.Message)
+}
+
+// serverMessageOK checks the envelope of a JDT LS message before it is
+// routed, as clientLoop checks the editor's: a message with neither method
+// nor id, or whose id is an object, an array or a boolean (LSP base
+// protocol: integer | string), is logged and never reaches the editor as a
+// malformed message; such a request is answered with InvalidRequest and id
+// null (JSON-RPC 2.0 "Error object"), so JDT LS does not wait for it.
+func (p *proxy) serverMessageOK(s *backendProc, m *jsonrpc.Message) bool {
+	switch {
+	case m.Method == "" && len(m.ID) == 0:
+		p.log.Printf("JDT LS #%d sent a message with neither method nor id (%.80s); dropped", s.gen, m.Raw)
+		return false
+	case jsonrpc.ValidID(m.ID):
+		return true
+	case m.IsResponse():
+		p.log.Printf("JDT LS #%d sent a response whose id is neither a number nor a string (%.40s); dropped", s.gen, m.ID)
+		return false
+	}
+	p.log.Printf("JDT LS #%d sent %.60q with an id that is neither a number nor a string (%.40s): answering InvalidRequest", s.gen, m.Method, m.ID)
+	s.write(errorBody(nil, Errorf(jsonrpc.CodeInvalidRequest,
+		"invalid request: %.60q has an id that is neither an integer nor a string (LSP base protocol)", m.Method)))
+	return false
 }
 
 // safeFromClient is fromClient with a panic reported as a bug (and, for a
@@ -555,7 +589,15 @@ func (p *proxy) fromServer(s *backendProc, m *jsonrpc.Message) {
 			f = nil
 		}
 		p.mu.Unlock()
-		if f != nil && f.hook != nil {
+		if f == nil {
+			// No editor request of this JDT LS waits for it (an id JDT LS
+			// made up or answered twice, or an error about a message it
+			// could not read, id null): the editor never sent it, and an
+			// answer to an id it never used is a protocol error there.
+			p.log.Printf("JDT LS #%d answered %.40s, which no request in flight has; dropped%s", s.gen, m.ID, errorNote(m))
+			return
+		}
+		if f.hook != nil {
 			p.writeClient(f.hook(m))
 			return
 		}
