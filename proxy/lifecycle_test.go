@@ -156,7 +156,9 @@ func TestRestartAfterInitializedWithoutParams(t *testing.T) {
 // proxy's queue for it grow without bound: past the bound it is killed and
 // restarted, and the new one gets the document as the editor last sent it.
 func TestHungJDTLSIsRestarted(t *testing.T) {
-	defer proxy.SetMaxServerQueue(1 << 20)()
+	// Restored after the proxy has stopped (the editor's clean-up, which
+	// runs first): restored by a defer, the proxy's read loop raced with it.
+	t.Cleanup(proxy.SetMaxServerQueue(1 << 20))
 	stuck := make(chan struct{})
 	defer close(stuck)
 	handle := func(f *fakeJDT, m *jsonrpc.Message) {
