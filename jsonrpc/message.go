@@ -202,9 +202,19 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 }
 
 // TooLargeError reports a body over Limits.MaxBody. The body was skipped,
-// so the stream is still framed and reading can go on.
+// so the stream is still framed and reading can go on. While it was
+// skipped, its envelope was read without keeping the body (skim.go): the
+// fields below are set when the body is a JSON object that has them.
 type TooLargeError struct {
 	Length, Limit int
+	// ID is the message's id (a number or a string; nil when absent,
+	// null, of another type or over 4 KiB).
+	ID json.RawMessage
+	// Method is the message's method ("" for a response).
+	Method string
+	// URI is params.textDocument.uri ("" when absent): the document a
+	// didOpen or didChange was for.
+	URI string
 }
 
 func (e *TooLargeError) Error() string {
@@ -292,10 +302,11 @@ func (r *Reader) ReadBody() ([]byte, error) {
 		return nil, fmt.Errorf("jsonrpc: message without Content-Length")
 	}
 	if length > r.lim.MaxBody {
-		if _, err := io.CopyN(io.Discard, r.br, int64(length)); err != nil {
+		id, method, uri, err := skimBody(r.br, int64(length))
+		if err != nil {
 			return nil, fmt.Errorf("jsonrpc: skipping a %d-byte body over the limit of %d: %w", length, r.lim.MaxBody, unexpected(err))
 		}
-		return nil, &TooLargeError{Length: length, Limit: r.lim.MaxBody}
+		return nil, &TooLargeError{Length: length, Limit: r.lim.MaxBody, ID: id, Method: method, URI: uri}
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(r.br, body); err != nil {

@@ -176,14 +176,11 @@ func (m *mirror) drop(uri protocol.DocumentURI) {
 	m.mu.Unlock()
 }
 
-// lose drops uri, which the editor still has open, and records why (only
-// for a document the mirror followed or had lost already).
+// lose drops uri, which the editor still has open, and records why.
 func (m *mirror) lose(uri protocol.DocumentURI, why string) {
 	m.mu.Lock()
-	if _, ok := m.docs[uri]; ok {
-		delete(m.docs, uri)
-		m.lost[uri] = why
-	}
+	delete(m.docs, uri)
+	m.lost[uri] = why
 	m.mu.Unlock()
 }
 

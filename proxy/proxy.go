@@ -291,7 +291,7 @@ func (p *proxy) clientLoop(in io.Reader) error {
 		if err != nil {
 			var tl *jsonrpc.TooLargeError
 			if errors.As(err, &tl) {
-				p.log.Printf("the editor sent a message too large to read: %v", err)
+				p.skippedFromClient(tl)
 				continue
 			}
 			if err == io.EOF {
@@ -338,6 +338,64 @@ func (p *proxy) clientLoop(in io.Reader) error {
 			return nil
 		}
 	}
+}
+
+// skippedFromClient handles an editor message over the body limit, which
+// the reader skipped after reading its envelope (jsonrpc.TooLargeError):
+// nothing of it may be lost without a word. A request is answered with
+// InvalidRequest naming the limit; a response is answered, to whoever asked
+// (JDT LS or the proxy), with an error in the editor's place, so that no one
+// waits for it; a didOpen or didChange leaves the document unfollowed by
+// the mirror, and a didChange also closes it in JDT LS, whose text would
+// otherwise stay wrong and take every later change at the wrong place (it
+// reads the file from disk then); the user is told which document, and to
+// reopen it.
+func (p *proxy) skippedFromClient(tl *jsonrpc.TooLargeError) {
+	what := tl.Method
+	if what == "" {
+		what = "a response"
+	}
+	p.log.Printf("the editor sent a message too large to read (%s, id %s, document %q): %v", what, orNone(tl.ID), tl.URI, tl)
+	limit := fmt.Sprintf("%s, over the limit of %s ($%s)", byteSize(tl.Length), byteSize(tl.Limit), jsonrpc.EnvMaxBody)
+	switch {
+	case tl.Method != "" && len(tl.ID) > 0:
+		p.replyError(tl.ID, Errorf(jsonrpc.CodeInvalidRequest, "%.60s: the message is %s; it was not read", tl.Method, limit))
+	case tl.Method == "" && len(tl.ID) > 0:
+		m := &jsonrpc.Message{ID: tl.ID, Error: Errorf(jsonrpc.CodeInternalError, "the editor's answer was %s; it was not read", limit)}
+		m.Raw = errorBody(tl.ID, m.Error)
+		p.clientResponse(m)
+	case (tl.Method == "textDocument/didOpen" || tl.Method == "textDocument/didChange") && tl.URI != "":
+		uri := protocol.DocumentURI(tl.URI)
+		p.mu.Lock()
+		p.mirror.lose(uri, fmt.Sprintf("a %s of %s", path.Base(tl.Method), limit))
+		send := func() {}
+		if tl.Method == "textDocument/didChange" {
+			if b, err := notificationBody("textDocument/didClose", protocol.DidCloseTextDocumentParams{
+				TextDocument: protocol.TextDocumentIdentifier{URI: uri}}); err == nil {
+				m, err := jsonrpc.Decode(b)
+				if err == nil {
+					send = p.routeLocked(m, nil)
+				}
+			}
+		}
+		p.mu.Unlock()
+		send()
+		msg := fmt.Sprintf("Repilot: an edit of %s was %s and could not be passed on: Java features now see the saved file, not your text. Save it, then close and reopen it.",
+			path.Base(tl.URI), limit)
+		if tl.Method == "textDocument/didOpen" {
+			msg = fmt.Sprintf("Repilot: %s was opened with a text of %s and could not be passed on: Java features see the saved file, not your text.",
+				path.Base(tl.URI), limit)
+		}
+		p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+	}
+}
+
+// orNone is id, or "none" when it is empty.
+func orNone(id json.RawMessage) string {
+	if len(id) == 0 {
+		return "none"
+	}
+	return string(id)
 }
 
 func describe(m *jsonrpc.Message) string {
