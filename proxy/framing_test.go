@@ -169,3 +169,33 @@ func TestTooLargeMessagesAreAnswered(t *testing.T) {
 		t.Errorf("after the restart: %s", w.Params)
 	}
 }
+
+// TestTooLargeJDTLSAnswerIsAnError: an answer from JDT LS over the body
+// limit (64 MiB) reaches the editor as an error answer to its request, and
+// a JDT LS request over it is answered with an error; before, the editor's
+// request and JDT LS's waited forever.
+func TestTooLargeJDTLSAnswerIsAnError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends 64 MiB twice")
+	}
+	pad := strings.Repeat("a", jsonrpc.MaxBodyBytes)
+	handle := func(f *fakeJDT, m *jsonrpc.Message) {
+		if m.Method == "textDocument/hover" {
+			f.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"contents":"` + pad + `"}}`)
+			return
+		}
+		defaultHandle(f, m)
+	}
+	e := startEditor(t, harness{handle: handle})
+	f, _ := e.initialize(false)
+	id := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 0, "character": 0}})
+	r := e.response(id)
+	if r.Error == nil || !strings.Contains(r.Error.Message, "not read") {
+		t.Errorf("hover answered over the limit reached the editor as %.200s", r.Raw)
+	}
+	f.send(`{"jsonrpc":"2.0","id":"big-1","method":"workspace/configuration","params":{"x":"` + pad + `"}}`)
+	a := f.expect("an answer to the request over the limit", func(m *jsonrpc.Message) bool { return m.IsResponse() && m.IDKey() == `"big-1"` })
+	if a.Error == nil {
+		t.Errorf("JDT LS's request over the limit answered %s", a.Raw)
+	}
+}

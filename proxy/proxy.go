@@ -390,6 +390,33 @@ func (p *proxy) skippedFromClient(tl *jsonrpc.TooLargeError) {
 	}
 }
 
+// skippedFromServer handles a JDT LS message over the body limit, skipped
+// after its envelope was read: an answer becomes an error answer for
+// whoever waits for it (the editor's request, or the proxy's own), and a
+// request is answered with an error, so that no one waits for what was not
+// read; notifications are only logged.
+func (p *proxy) skippedFromServer(s *backendProc, tl *jsonrpc.TooLargeError) {
+	p.log.Printf("JDT LS #%d sent a message too large to read (%s, id %s): %v", s.gen, orElse(tl.Method, "a response"), orNone(tl.ID), tl)
+	if len(tl.ID) == 0 {
+		return
+	}
+	limit := fmt.Sprintf("%s, over the limit of %s ($%s)", byteSize(tl.Length), byteSize(tl.Limit), jsonrpc.EnvMaxBody)
+	if tl.Method != "" {
+		s.write(errorBody(tl.ID, Errorf(jsonrpc.CodeRequestFailed, "%.60s: the message is %s; it was not read", tl.Method, limit)))
+		return
+	}
+	e := Errorf(jsonrpc.CodeRequestFailed, "JDT LS's answer was %s; it was not read", limit)
+	p.safeFromServer(s, &jsonrpc.Message{ID: tl.ID, Error: e, Raw: errorBody(tl.ID, e)})
+}
+
+// orElse is s, or def when s is empty.
+func orElse(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
 // orNone is id, or "none" when it is empty.
 func orNone(id json.RawMessage) string {
 	if len(id) == 0 {
@@ -545,7 +572,7 @@ func (p *proxy) serverLoop(s *backendProc) {
 		if err != nil {
 			var tl *jsonrpc.TooLargeError
 			if errors.As(err, &tl) {
-				p.log.Printf("JDT LS #%d sent a message too large to read: %v", s.gen, err)
+				p.skippedFromServer(s, tl)
 				continue
 			}
 			if err != io.EOF {
