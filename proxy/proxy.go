@@ -238,11 +238,16 @@ type proxy struct {
 	cmdDynamic  bool                 // our commands ride on JDT LS's dynamic registration
 	cmdRegID    string               // ... the one they were injected into
 	crashes     []time.Time          // recent unexpected exits
-	shutdown    bool                 // the client sent shutdown
-	exiting     bool                 // the proxy is stopping
-	wroteClient atomic.Bool          // set after the first write error to the editor
-	clientGone  chan struct{}        // closed after the first write error to the editor
-	clientErr   error                // that error, set before clientGone closes
+	// pendingInit is the editor's initialize, held when the JDT LS it went
+	// to exited before answering it and a restart is under way: the
+	// restarted JDT LS gets it and answers it (restart), so that a crash
+	// during the first start does not fail the editor's start.
+	pendingInit *lostRequest
+	shutdown    bool          // the client sent shutdown
+	exiting     bool          // the proxy is stopping
+	wroteClient atomic.Bool   // set after the first write error to the editor
+	clientGone  chan struct{} // closed after the first write error to the editor
+	clientErr   error         // that error, set before clientGone closes
 }
 
 func newProxy(ctx context.Context, out io.Writer, opts Options) *proxy {

@@ -270,6 +270,13 @@ func (p *proxy) serverExited(s *backendProc) {
 	var dropped []queued
 	if restart {
 		p.state = stateStarting
+		for i, f := range lost {
+			if f.method == "initialize" { // the editor's, unanswered: the restart answers it
+				p.pendingInit = &lost[i]
+				lost = append(lost[:i:i], lost[i+1:]...)
+				break
+			}
+		}
 	} else {
 		p.state = stateDead
 		p.deadReason = fmt.Sprintf("it exited unexpectedly %d times within %v and was not restarted; restart the language server", len(p.crashes), p.opts.RestartWindow)
@@ -337,18 +344,35 @@ func (p *proxy) restart(gen int) {
 	}
 	p.mu.Lock()
 	if p.exiting || p.shutdown {
+		pend := p.pendingInit
+		p.pendingInit = nil
 		p.mu.Unlock()
 		p.log.Printf("JDT LS #%d started while the proxy was stopping; killing it", gen)
 		_ = s.b.Kill()
 		go func() { _, _ = io.Copy(io.Discard, s.b.Stdout); _ = s.b.Wait() }()
+		if pend != nil {
+			p.answerWithError(pend.id, Errorf(jsonrpc.CodeRequestFailed, "JDT LS exited before answering initialize, and the proxy is stopping"), pend.hook)
+		}
 		return
 	}
 	p.srv, p.gen = s, gen
 	initRaw, initialized := p.initRaw, p.initialized
+	pend := p.pendingInit
+	p.pendingInit = nil
+	if pend != nil {
+		// The editor's own initialize, which the JDT LS that exited never
+		// answered: this one answers it, through the same merge.
+		p.inflight[string(pend.id)] = &inflight{method: "initialize", gen: gen, hook: pend.hook}
+	}
 	p.mu.Unlock()
 	p.startLoop(s)
 
-	if initRaw != nil {
+	if pend != nil {
+		p.log.Printf("JDT LS #%d gets the editor's initialize, which JDT LS #%d did not answer", gen, gen-1)
+		if b, err := requestBody(pend.id, "initialize", initRaw); err == nil {
+			s.write(b)
+		}
+	} else if initRaw != nil {
 		ctx, cancel := context.WithTimeout(p.ctx, p.opts.InitTimeout)
 		_, err := p.call(ctx, s, "initialize", initRaw)
 		cancel()
@@ -451,7 +475,12 @@ func (p *proxy) giveUp(reason string) {
 	p.deadReason = reason
 	q := p.queue
 	p.queue = nil
+	pend := p.pendingInit
+	p.pendingInit = nil
 	p.mu.Unlock()
+	if pend != nil {
+		p.answerWithError(pend.id, Errorf(jsonrpc.CodeRequestFailed, "JDT LS exited before answering initialize and is not running: %s", reason), pend.hook)
+	}
 	msg := "JDT LS is not running: " + reason
 	p.log.Print(msg)
 	p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeError, Message: msg})
