@@ -496,9 +496,13 @@ func (p *proxy) handleDocSync(m *jsonrpc.Message) {
 	send()
 	var big *tooLargeDocError
 	if errors.As(err, &big) {
-		p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning,
-			Message: fmt.Sprintf("Repilot: %s grew past %s; Repilot's features are off for it until it is opened again (Java features are not affected).",
-				path.Base(string(big.URI)), byteSize(big.Limit))})
+		msg := fmt.Sprintf("Repilot: %s grew past %s; Repilot's features are off for it until it is opened again (Java features are not affected).",
+			path.Base(string(big.URI)), byteSize(big.Limit))
+		if big.All {
+			msg = fmt.Sprintf("Repilot: the open documents passed %s in all with %s; Repilot's features are off for it until it is opened again with fewer documents open (Java features are not affected).",
+				byteSize(maxTotalFactor*big.Limit), path.Base(string(big.URI)))
+		}
+		p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
 	}
 }
 
