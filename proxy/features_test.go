@@ -826,3 +826,39 @@ func TestRestartReportsDocumentsItCannotReopen(t *testing.T) {
 		t.Errorf("after Big.java was opened again, the warning says %s", warn.Params)
 	}
 }
+
+// TestOwnRequestsAreBounded: the requests the proxy answers itself that
+// run at once are bounded; one past the bound, and one that reuses the id
+// of a request still running, are answered at once with an error instead
+// of starting more work, and those running are answered as usual. Before,
+// every request started a goroutine, and a reused id made the first
+// request impossible to cancel.
+func TestOwnRequestsAreBounded(t *testing.T) {
+	t.Cleanup(proxy.SetMaxOwnInFlight(3))
+	x := &lateReader{release: make(chan struct{})}
+	e := startEditor(t, harness{exts: []proxy.Extension{x}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	var ids []json.RawMessage
+	for range 3 {
+		ids = append(ids, e.request("workspace/executeCommand", map[string]any{"command": "test.late"}))
+	}
+	e.sendRaw(`{"jsonrpc":"2.0","id":` + string(ids[0]) + `,"method":"workspace/executeCommand","params":{"command":"test.late"}}`)
+	if r := e.response(ids[0]); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest {
+		t.Errorf("a request reusing a running one's id: %s", r.Raw)
+	}
+	over := e.request("workspace/executeCommand", map[string]any{"command": "test.late"})
+	if r := e.response(over); r.Error == nil || !strings.Contains(r.Error.Message, "still running") {
+		t.Errorf("a request past the bound: %s", r.Raw)
+	}
+	close(x.release)
+	for _, id := range ids {
+		if r := e.response(id); r.Error != nil {
+			t.Errorf("request %s: %v", id, r.Error)
+		}
+	}
+	// Room again.
+	if r := e.response(e.request("workspace/executeCommand", map[string]any{"command": "test.late"})); r.Error != nil {
+		t.Errorf("after the others ended: %v", r.Error)
+	}
+}
