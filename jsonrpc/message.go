@@ -179,22 +179,34 @@ const (
 // DefaultLimits are the limits of NewReader.
 var DefaultLimits = Limits{MaxHeaderLine: 4096, MaxHeaders: 16, MaxBody: MaxBodyBytes}
 
+// MaxLimits bounds what LimitsFromEnv accepts: a body of 1 GiB, a header
+// line of 1 MiB (the reader's buffer is that large, allocated at once),
+// 1,000 header lines. A larger setting is a mistake, and would let a peer
+// make the reader allocate it.
+var MaxLimits = Limits{MaxHeaderLine: 1 << 20, MaxHeaders: 1000, MaxBody: 1 << 30}
+
 // LimitsFromEnv returns DefaultLimits with each limit whose variable getenv
 // returns as a positive integer replaced by it; a variable that is set but
-// not a positive integer is an error naming it.
+// not a positive integer, or over its bound in MaxLimits, is an error
+// naming it.
 func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	l := DefaultLimits
 	for _, v := range []struct {
 		env string
 		p   *int
-	}{{EnvMaxHeaderLine, &l.MaxHeaderLine}, {EnvMaxHeaders, &l.MaxHeaders}, {EnvMaxBody, &l.MaxBody}} {
+		max int
+	}{{EnvMaxHeaderLine, &l.MaxHeaderLine, MaxLimits.MaxHeaderLine}, {EnvMaxHeaders, &l.MaxHeaders, MaxLimits.MaxHeaders},
+		{EnvMaxBody, &l.MaxBody, MaxLimits.MaxBody}} {
 		s := getenv(v.env)
 		if s == "" {
 			continue
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil || n <= 0 {
-			return DefaultLimits, fmt.Errorf("$%s=%q: want a positive number of bytes", v.env, s)
+			return DefaultLimits, fmt.Errorf("$%s=%q: want a positive number", v.env, s)
+		}
+		if n > v.max {
+			return DefaultLimits, fmt.Errorf("$%s=%q: want at most %d", v.env, s, v.max)
 		}
 		*v.p = n
 	}
