@@ -5,6 +5,7 @@ package proxy
 // documents), and shuts it down when the editor goes.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -69,27 +70,51 @@ func JDTLSLauncher(home string, heapMB int, logw io.Writer) Launcher {
 	}
 }
 
-// lineWriter prefixes each line written to w.
+// lineWriter prefixes each line written to w. A line longer than
+// maxLogLine is cut there (the rest of it is dropped, and the cut said), so
+// that a process writing without newlines cannot grow the buffer without
+// bound.
 type lineWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
 	prefix string
 	buf    []byte
+	skip   bool // dropping the rest of a line that was cut
 }
+
+// maxLogLine bounds one line of JDT LS's stderr in the log: 16 KiB.
+const maxLogLine = 16 << 10
 
 func (l *lineWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.buf = append(l.buf, b...)
-	for {
-		i := strings.IndexByte(string(l.buf), '\n')
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		chunk := b
+		if i >= 0 {
+			chunk = b[:i]
+		}
+		if !l.skip {
+			room := maxLogLine - len(l.buf)
+			if len(chunk) > room {
+				l.buf = append(l.buf, chunk[:room]...)
+				fmt.Fprintf(l.w, "%s%s [line cut at %d bytes]\n", l.prefix, l.buf, maxLogLine)
+				l.buf, l.skip = l.buf[:0], true
+			} else {
+				l.buf = append(l.buf, chunk...)
+			}
+		}
 		if i < 0 {
 			break
 		}
-		fmt.Fprintf(l.w, "%s%s\n", l.prefix, l.buf[:i])
-		l.buf = l.buf[i+1:]
+		if !l.skip {
+			fmt.Fprintf(l.w, "%s%s\n", l.prefix, l.buf)
+		}
+		l.buf, l.skip = l.buf[:0], false
+		b = b[i+1:]
 	}
-	return len(b), nil
+	return n, nil
 }
 
 // CacheDir is the cache root, jdtls.CacheDir: $REPILOT_CACHE, else
