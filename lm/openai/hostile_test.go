@@ -181,7 +181,10 @@ func TestCutCompletionIsRetriedOnceVisibly(t *testing.T) {
 			_, err := c.CreateCompletion(context.Background(), CompletionRequest{Prompt: "x", MaxTokens: 1})
 			return err
 		},
-		"infill": func() error { _, err := c.Infill(context.Background(), InfillRequest{Prefix: "x", MaxTokens: 1}); return err },
+		"infill": func() error {
+			_, err := c.Infill(context.Background(), InfillRequest{Prefix: "x", MaxTokens: 1})
+			return err
+		},
 	} {
 		hits.Store(0)
 		logs.Store(0)
