@@ -174,7 +174,12 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 				} `json:"textDocument"`
 			}
 			if json.Unmarshal(params, &id) == nil {
-				m.lose(id.TextDocument.URI, "a didChange the proxy could not read")
+				m.mu.Lock()
+				if _, ok := m.docs[id.TextDocument.URI]; ok { // only a followed one: the map stays bounded by didOpens
+					m.setLocked(id.TextDocument.URI, Document{}, false)
+					m.lost[id.TextDocument.URI] = "a didChange the proxy could not read"
+				}
+				m.mu.Unlock()
 			}
 			return fmt.Errorf("bad didChange params: %v", err)
 		}

@@ -152,3 +152,21 @@ func TestMirrorBoundsAllDocuments(t *testing.T) {
 		t.Errorf("after closing a: %v, %d bytes in all", err, m.total)
 	}
 }
+
+// TestMirrorLostIsBounded: unreadable didChanges for documents never
+// opened leave no trace, so an editor cannot grow the mirror's list of
+// lost documents with them.
+func TestMirrorLostIsBounded(t *testing.T) {
+	m := newMirror()
+	for i := range 100 {
+		m.apply("textDocument/didChange", []byte(`{"textDocument":{"uri":"file:///n`+strings.Repeat("x", i)+`.java","version":"bad"},"contentChanges":7}`))
+	}
+	if n := len(m.lostDocs()); n != 0 {
+		t.Errorf("%d lost documents after didChanges for documents never opened", n)
+	}
+	m.apply("textDocument/didOpen", []byte(`{"textDocument":{"uri":"file:///a.java","languageId":"java","version":1,"text":"x"}}`))
+	m.apply("textDocument/didChange", []byte(`{"textDocument":{"uri":"file:///a.java","version":"bad"},"contentChanges":7}`))
+	if lost := m.lostDocs(); len(lost) != 1 || lost[0].URI != "file:///a.java" {
+		t.Errorf("an open document with an unreadable change: lost %+v", lost)
+	}
+}
