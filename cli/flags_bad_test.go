@@ -51,6 +51,8 @@ func TestRepairRefusesNonsenseNumbers(t *testing.T) {
 		{"--model-concurrency", func(f *repairFlags) { f.model.concurrency = 0 }},
 		{"--model-concurrency", func(f *repairFlags) { f.model.concurrency = -4 }},
 		{"--model-retries", func(f *repairFlags) { f.model.retries = -1 }},
+		{"--model-retries", func(f *repairFlags) { f.model.retries = 1000 }},
+		{"--model-concurrency", func(f *repairFlags) { f.model.concurrency = 1 << 20 }},
 	}
 	for _, c := range cases {
 		f := good()
@@ -71,10 +73,15 @@ func TestModelFlagsRefuseNonsense(t *testing.T) {
 		{timeout: -time.Second, concurrency: 1},
 		{timeout: time.Second, concurrency: 0},
 		{timeout: time.Second, concurrency: 1, retries: -2},
+		{timeout: time.Second, concurrency: 1, retries: 11},
+		{timeout: time.Second, concurrency: 257},
 	} {
 		if _, err := f.resolve(env); err == nil {
 			t.Errorf("resolve(%+v) = nil error; want the bad flag refused", f)
 		}
+	}
+	if _, err := (modelFlags{timeout: time.Second, concurrency: 256, retries: 10}).resolve(env); err != nil {
+		t.Errorf("good flags refused: %v", err)
 	}
 	if _, err := (modelFlags{timeout: time.Second, concurrency: 1}).resolve(env); err != nil {
 		t.Errorf("good flags refused: %v", err)

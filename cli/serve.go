@@ -6,6 +6,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"log"
 	"os"
 	"os/signal"
 	"sync"
@@ -76,6 +77,17 @@ func runServe(cmd *cobra.Command, args []string) error {
 		defer f.Close()
 		logw = f
 	}
+	// What the libraries log through the standard logger (the model
+	// transport's retries after a cut connection, internal/oaihttp) goes
+	// to serve's log too, in the proxy's format.
+	log.SetOutput(logw)
+	log.SetPrefix("repilot-lsp: ")
+	log.SetFlags(log.LstdFlags | log.Lmicroseconds)
+	defer func() {
+		log.SetOutput(os.Stderr)
+		log.SetPrefix("")
+		log.SetFlags(log.LstdFlags)
+	}()
 	if hint := serveTTYHint(os.Stdin); hint != "" {
 		fmt.Fprintln(os.Stderr, hint)
 	}

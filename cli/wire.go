@@ -66,9 +66,21 @@ func addModelFlags(fs *pflag.FlagSet, f *modelFlags) {
 	fs.BoolVar(&f.noSpeculate, "no-speculate", false, "ask the model server token by token (one request per token) instead of speculative guided decoding")
 }
 
+// Upper bounds of the model flags. A retry waits up to 8 s (doubling from
+// 250 ms, internal/oaihttp), so 10 retries give a server that is down about
+// 50 s before a request fails; with --model-retries 1000 each request to a
+// server that is down retried until its deadline (the model check's 2
+// minutes, a repair's 10 in serve) instead of failing within seconds. 256 requests in flight is past any
+// llama-server's slots (-np) and a large vLLM batch.
+const (
+	maxModelRetries     = 10
+	maxModelConcurrency = 256
+)
+
 // resolve turns the flags and, for flags left empty, the environment (getenv)
 // into a backend.ModelConfig. Errors, with a server set: --model-timeout not
-// above 0, --model-concurrency below 1, --model-retries below 0 (the HTTP
+// above 0, --model-concurrency below 1 or above 256, --model-retries below 0
+// or above 10 (the HTTP
 // client would replace them by its defaults silently); --api-key-env names a variable other than the
 // default that is unset (the message names the variable, never a value).
 func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, error) {
@@ -89,6 +101,12 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		return backend.ModelConfig{}, fmt.Errorf("--model-concurrency %d: want at least 1", f.concurrency)
 	case f.retries < 0:
 		return backend.ModelConfig{}, fmt.Errorf("--model-retries %d: want at least 0 (0: no retries)", f.retries)
+	case f.retries > maxModelRetries:
+		return backend.ModelConfig{}, fmt.Errorf("--model-retries %d: want at most %d (each retry waits up to 8 s: %d would keep a request to a server that is down going for %s)",
+			f.retries, maxModelRetries, f.retries, (time.Duration(f.retries) * 8 * time.Second).Round(time.Minute))
+	case f.concurrency > maxModelConcurrency:
+		return backend.ModelConfig{}, fmt.Errorf("--model-concurrency %d: want at most %d (each is a request in flight and a sample drawn at once)",
+			f.concurrency, maxModelConcurrency)
 	}
 	keyEnv := f.apiKeyEnv
 	if keyEnv == "" {

@@ -49,7 +49,9 @@ func TestJDTLSChildHelper(t *testing.T) {
 func TestKill9EndsJDTLSChildren(t *testing.T) {
 	home, jdk, pids := standInJDTLS(t)
 	helper := exec.Command(os.Args[0], "-test.run=^TestJDTLSChildHelper$", "-test.v")
-	helper.Env = append(os.Environ(), childHelperVar+"="+home, "JAVA_HOME="+jdk)
+	// The helper is killed before its t.TempDir clean-up can run: its
+	// temporary folders go under this test's, which removes them.
+	helper.Env = append(os.Environ(), childHelperVar+"="+home, "JAVA_HOME="+jdk, "TMPDIR="+t.TempDir())
 	out := &strings.Builder{}
 	helper.Stdout, helper.Stderr = out, out
 	if err := helper.Start(); err != nil {

@@ -58,7 +58,11 @@ func (c *Conn) Run(ctx context.Context) error {
 		if err != nil {
 			var perr *Error
 			var tl *TooLargeError
-			if errors.As(err, &perr) || errors.As(err, &tl) { // bad JSON or skipped body: keep reading
+			if errors.As(err, &tl) {
+				c.skipped(tl)
+				continue
+			}
+			if errors.As(err, &perr) { // bad JSON: keep reading
 				continue
 			}
 			break
@@ -88,6 +92,29 @@ func (c *Conn) Run(ctx context.Context) error {
 	c.mu.Unlock()
 	close(c.done)
 	return err
+}
+
+// skipped answers for a message over the body limit that the reader
+// skipped (its envelope read on the way): a response ends the Call waiting
+// for it with an error naming the limit, a request is answered with one,
+// so that neither side waits for what was not read.
+func (c *Conn) skipped(tl *TooLargeError) {
+	if len(tl.ID) == 0 {
+		return
+	}
+	e := &Error{Code: CodeRequestFailed, Message: tl.Error()}
+	if tl.Method != "" {
+		_ = c.w.Write(&Message{ID: tl.ID, Error: e})
+		return
+	}
+	key := CanonicalID(tl.ID)
+	c.mu.Lock()
+	ch, ok := c.pending[key]
+	delete(c.pending, key)
+	c.mu.Unlock()
+	if ok {
+		ch <- &Message{ID: tl.ID, Error: e}
+	}
 }
 
 // Done is closed when Run has returned.

@@ -169,3 +169,46 @@ func TestValidID(t *testing.T) {
 		t.Errorf("Decode of an object id: %v, ValidID %v", err, ValidID(m.ID))
 	}
 }
+
+// TestConnTooLargeAnswerEndsTheCall: an answer over the body limit ends the
+// Call waiting for it with an error naming the limit, and a request over it
+// is answered with an error; before, the Call waited for its context (the
+// engine's JDT LS requests: their time limit) and the peer forever.
+func TestConnTooLargeAnswerEndsTheCall(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	answered := make(chan struct{})
+	client := NewConn(a, a, "c/", func(_ context.Context, m *Message) (any, error) {
+		if m.Method == "peer/answered" {
+			close(answered)
+		}
+		return nil, nil
+	})
+	go client.Run(context.Background())
+	pad := strings.Repeat("z", MaxBodyBytes)
+	go func() {
+		r, w := NewReader(b), NewWriter(b)
+		m, err := r.Read()
+		if err != nil {
+			return
+		}
+		_ = w.WriteBody([]byte(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":"` + pad + `"}`))
+		_ = w.WriteBody([]byte(`{"jsonrpc":"2.0","id":9,"method":"peer/ask","params":"` + pad + `"}`))
+		if m, err := r.Read(); err == nil && m.Error != nil && string(m.ID) == "9" {
+			_ = w.WriteBody([]byte(`{"jsonrpc":"2.0","method":"peer/answered"}`))
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	err := client.Call(ctx, "big", nil, nil)
+	var e *Error
+	if !errors.As(err, &e) || !strings.Contains(err.Error(), EnvMaxBody) {
+		t.Fatalf("call answered over the limit: %v", err)
+	}
+	select {
+	case <-answered:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the peer's request over the limit was not answered with an error")
+	}
+}

@@ -102,4 +102,18 @@ func TestLimitsFromEnv(t *testing.T) {
 	if _, err := LimitsFromEnv(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), EnvMaxHeaderLine) {
 		t.Fatalf("bad value: %v", err)
 	}
+	// Settings so large that a peer could make the reader allocate them
+	// (the header line's is the reader's buffer, allocated at once) are
+	// refused, naming the bound.
+	for k, v := range map[string]string{EnvMaxHeaderLine: "10000000000", EnvMaxBody: "2147483648", EnvMaxHeaders: "1000000"} {
+		_, err := LimitsFromEnv(func(name string) string {
+			if name == k {
+				return v
+			}
+			return ""
+		})
+		if err == nil || !strings.Contains(err.Error(), k) || !strings.Contains(err.Error(), "at most") {
+			t.Errorf("$%s=%s: %v; want it refused", k, v, err)
+		}
+	}
 }

@@ -179,22 +179,34 @@ const (
 // DefaultLimits are the limits of NewReader.
 var DefaultLimits = Limits{MaxHeaderLine: 4096, MaxHeaders: 16, MaxBody: MaxBodyBytes}
 
+// MaxLimits bounds what LimitsFromEnv accepts: a body of 1 GiB, a header
+// line of 1 MiB (the reader's buffer is that large, allocated at once),
+// 1,000 header lines. A larger setting is a mistake, and would let a peer
+// make the reader allocate it.
+var MaxLimits = Limits{MaxHeaderLine: 1 << 20, MaxHeaders: 1000, MaxBody: 1 << 30}
+
 // LimitsFromEnv returns DefaultLimits with each limit whose variable getenv
 // returns as a positive integer replaced by it; a variable that is set but
-// not a positive integer is an error naming it.
+// not a positive integer, or over its bound in MaxLimits, is an error
+// naming it.
 func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 	l := DefaultLimits
 	for _, v := range []struct {
 		env string
 		p   *int
-	}{{EnvMaxHeaderLine, &l.MaxHeaderLine}, {EnvMaxHeaders, &l.MaxHeaders}, {EnvMaxBody, &l.MaxBody}} {
+		max int
+	}{{EnvMaxHeaderLine, &l.MaxHeaderLine, MaxLimits.MaxHeaderLine}, {EnvMaxHeaders, &l.MaxHeaders, MaxLimits.MaxHeaders},
+		{EnvMaxBody, &l.MaxBody, MaxLimits.MaxBody}} {
 		s := getenv(v.env)
 		if s == "" {
 			continue
 		}
 		n, err := strconv.Atoi(s)
 		if err != nil || n <= 0 {
-			return DefaultLimits, fmt.Errorf("$%s=%q: want a positive number of bytes", v.env, s)
+			return DefaultLimits, fmt.Errorf("$%s=%q: want a positive number", v.env, s)
+		}
+		if n > v.max {
+			return DefaultLimits, fmt.Errorf("$%s=%q: want at most %d", v.env, s, v.max)
 		}
 		*v.p = n
 	}
@@ -202,9 +214,19 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 }
 
 // TooLargeError reports a body over Limits.MaxBody. The body was skipped,
-// so the stream is still framed and reading can go on.
+// so the stream is still framed and reading can go on. While it was
+// skipped, its envelope was read without keeping the body (skim.go): the
+// fields below are set when the body is a JSON object that has them.
 type TooLargeError struct {
 	Length, Limit int
+	// ID is the message's id (a number or a string; nil when absent,
+	// null, of another type or over 4 KiB).
+	ID json.RawMessage
+	// Method is the message's method ("" for a response).
+	Method string
+	// URI is params.textDocument.uri ("" when absent): the document a
+	// didOpen or didChange was for.
+	URI string
 }
 
 func (e *TooLargeError) Error() string {
@@ -292,10 +314,11 @@ func (r *Reader) ReadBody() ([]byte, error) {
 		return nil, fmt.Errorf("jsonrpc: message without Content-Length")
 	}
 	if length > r.lim.MaxBody {
-		if _, err := io.CopyN(io.Discard, r.br, int64(length)); err != nil {
+		id, method, uri, err := skimBody(r.br, int64(length))
+		if err != nil {
 			return nil, fmt.Errorf("jsonrpc: skipping a %d-byte body over the limit of %d: %w", length, r.lim.MaxBody, unexpected(err))
 		}
-		return nil, &TooLargeError{Length: length, Limit: r.lim.MaxBody}
+		return nil, &TooLargeError{Length: length, Limit: r.lim.MaxBody, ID: id, Method: method, URI: uri}
 	}
 	body := make([]byte, length)
 	if _, err := io.ReadFull(r.br, body); err != nil {

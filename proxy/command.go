@@ -92,6 +92,13 @@ func (p *proxy) handleProgressCancel(m *jsonrpc.Message) {
 	p.forward(m, nil)
 }
 
+// maxOwnInFlight bounds the requests the proxy answers itself that may run
+// at once (commands, ghost text): each holds a goroutine and a snapshot of
+// the mirror's map, and an editor that sends them faster than they end
+// (one that never cancels, or a hostile one) must not grow the proxy
+// without bound. Editors keep a few in flight.
+var maxOwnInFlight = 256
+
 // runOwn answers client request m with fn's result, on a goroutine, with a
 // ctx that $/cancelRequest for m cancels. token is the request's
 // workDoneToken, if any.
@@ -99,8 +106,24 @@ func (p *proxy) runOwn(m *jsonrpc.Message, token json.RawMessage, what string, f
 	ctx, cancel := context.WithCancel(p.ctx)
 	key := m.IDKey()
 	p.mu.Lock()
-	p.active[key] = cancel
+	n := len(p.active)
+	_, dup := p.active[key]
+	if n < maxOwnInFlight && !dup {
+		p.active[key] = cancel
+	}
 	p.mu.Unlock()
+	switch {
+	case dup:
+		cancel()
+		p.log.Printf("%s: the editor sent request id %s again while the first is unanswered: answering InvalidRequest", what, key)
+		p.replyError(m.ID, Errorf(jsonrpc.CodeInvalidRequest, "request id %.40s is already in use by a request not yet answered", key))
+		return
+	case n >= maxOwnInFlight:
+		cancel()
+		p.log.Printf("%s: %d of the proxy's own requests are unanswered already: refused", what, n)
+		p.replyError(m.ID, Errorf(jsonrpc.CodeRequestFailed, "%d Repilot requests are still running; cancel some or wait", n))
+		return
+	}
 	// The documents as they stand now, on the read loop: the handler runs on
 	// a goroutine, by when a didChange sent after this request may already
 	// have been applied (a repair at the current version then failed with

@@ -29,3 +29,11 @@ func SetMaxServerQueue(n int) func() {
 	maxServerQueue = n
 	return func() { maxServerQueue = old }
 }
+
+// SetMaxOwnInFlight sets how many of the proxy's own requests may run at
+// once (maxOwnInFlight) and returns a func that restores it.
+func SetMaxOwnInFlight(n int) func() {
+	old := maxOwnInFlight
+	maxOwnInFlight = n
+	return func() { maxOwnInFlight = old }
+}

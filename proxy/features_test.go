@@ -762,3 +762,103 @@ func TestMirrorBoundsEditedDocuments(t *testing.T) {
 		t.Error("no repair action after the document was opened again")
 	}
 }
+
+// TestRestartReportsDocumentsItCannotReopen: a JDT LS restarted after the
+// mirror dropped an open document (grown past the body limit, or a change
+// it could not apply) cannot get that document re-opened, since the proxy
+// no longer has its text: the others are re-opened, and the user is told
+// which documents JDT LS now reads from disk and to reopen them. Before,
+// the restart re-opened the others without a word about these.
+func TestRestartReportsDocumentsItCannotReopen(t *testing.T) {
+	t.Setenv(jsonrpc.EnvMaxBody, "16384")
+	log := &logBuf{t: t}
+	e := startEditor(t, harness{repairer: &fakeRepairer{}, mutate: func(o *proxy.Options) { o.Log = log }})
+	f1, _ := e.initialize(false)
+	const big, bad = "file:///work/project/src/Big.java", "file:///work/project/src/Bad.java"
+	e.open(javaURI, greeter, 1)
+	e.open(big, greeter, 1)
+	e.open(bad, greeter, 1)
+	for range 3 {
+		f1.expectMethod("textDocument/didOpen")
+	}
+	for v := 2; v <= 3; v++ { // two edits of 10,000 bytes: past 16 KiB at the second
+		e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": big, "version": v},
+			"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 0, "character": 0},
+				"end": map[string]any{"line": 0, "character": 0}}, "text": strings.Repeat("x", 10000)}}})
+		f1.expectMethod("textDocument/didChange")
+	}
+	e.expectMethod("window/showMessage") // grew past 16 KiB
+	e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": bad, "version": 2},
+		"contentChanges": []any{map[string]any{"range": map[string]any{"start": map[string]any{"line": 99, "character": 0},
+			"end": map[string]any{"line": 99, "character": 0}}, "text": "y"}}})
+	f1.expectMethod("textDocument/didChange")
+	f1.crash()
+	e.expectMethod("window/showMessage") // restarting
+	f2 := e.server()
+	f2.expectMethod("initialize")
+	f2.expectMethod("initialized")
+	open := f2.expectMethod("textDocument/didOpen")
+	if !strings.Contains(string(open.Params), javaURI) {
+		t.Errorf("re-opened %s", open.Params)
+	}
+	f2.none(t, 100*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "textDocument/didOpen" })
+	warn := e.expectMethod("window/showMessage")
+	for _, want := range []string{"Big.java", "Bad.java", "reopen"} {
+		if !strings.Contains(string(warn.Params), want) {
+			t.Errorf("the warning after the restart %s does not name %q", warn.Params, want)
+		}
+	}
+	if !strings.Contains(log.String(), "it grew past 16 KiB") || !strings.Contains(log.String(), "could not apply") {
+		t.Errorf("the log does not say why each was not re-opened:\n%s", log.String())
+	}
+	// Opened again, a document is followed, and re-opened by the next restart.
+	e.open(big, greeter, 3)
+	f2.expectMethod("textDocument/didOpen")
+	f2.crash()
+	e.expectMethod("window/showMessage")
+	f3 := e.server()
+	f3.expectMethod("initialize")
+	f3.expectMethod("initialized")
+	f3.expectMethod("textDocument/didOpen")
+	f3.expectMethod("textDocument/didOpen")
+	warn = e.expectMethod("window/showMessage")
+	if strings.Contains(string(warn.Params), "Big.java") || !strings.Contains(string(warn.Params), "Bad.java") {
+		t.Errorf("after Big.java was opened again, the warning says %s", warn.Params)
+	}
+}
+
+// TestOwnRequestsAreBounded: the requests the proxy answers itself that
+// run at once are bounded; one past the bound, and one that reuses the id
+// of a request still running, are answered at once with an error instead
+// of starting more work, and those running are answered as usual. Before,
+// every request started a goroutine, and a reused id made the first
+// request impossible to cancel.
+func TestOwnRequestsAreBounded(t *testing.T) {
+	t.Cleanup(proxy.SetMaxOwnInFlight(3))
+	x := &lateReader{release: make(chan struct{})}
+	e := startEditor(t, harness{exts: []proxy.Extension{x}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	var ids []json.RawMessage
+	for range 3 {
+		ids = append(ids, e.request("workspace/executeCommand", map[string]any{"command": "test.late"}))
+	}
+	e.sendRaw(`{"jsonrpc":"2.0","id":` + string(ids[0]) + `,"method":"workspace/executeCommand","params":{"command":"test.late"}}`)
+	if r := e.response(ids[0]); r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest {
+		t.Errorf("a request reusing a running one's id: %s", r.Raw)
+	}
+	over := e.request("workspace/executeCommand", map[string]any{"command": "test.late"})
+	if r := e.response(over); r.Error == nil || !strings.Contains(r.Error.Message, "still running") {
+		t.Errorf("a request past the bound: %s", r.Raw)
+	}
+	close(x.release)
+	for _, id := range ids {
+		if r := e.response(id); r.Error != nil {
+			t.Errorf("request %s: %v", id, r.Error)
+		}
+	}
+	// Room again.
+	if r := e.response(e.request("workspace/executeCommand", map[string]any{"command": "test.late"})); r.Error != nil {
+		t.Errorf("after the others ended: %v", r.Error)
+	}
+}

@@ -119,3 +119,83 @@ func TestSelectAllEndsAtLineCount(t *testing.T) {
 		}
 	}
 }
+
+// TestTooLargeMessagesAreAnswered: what the editor sends over the body
+// limit is skipped unread, but not lost without a word: a request gets
+// InvalidRequest naming the limit; an answer to JDT LS's request reaches
+// JDT LS as an error in the editor's place; a didChange closes the
+// document in JDT LS (whose text would otherwise be wrong from then on)
+// and the user is told to reopen it, and a restart does not re-open it.
+// Before, the request was never answered, JDT LS waited for its answer,
+// and JDT LS went on with the text before the lost change.
+func TestTooLargeMessagesAreAnswered(t *testing.T) {
+	t.Setenv(jsonrpc.EnvMaxBody, "4096")
+	e := startEditor(t, harness{})
+	f, _ := e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	f.expectMethod("textDocument/didOpen")
+	pad := strings.Repeat("a", 5000)
+
+	e.sendRaw(`{"jsonrpc":"2.0","id":77,"method":"textDocument/hover","params":{"x":"` + pad + `"}}`)
+	r := e.expect("the answer to the request over the limit", func(m *jsonrpc.Message) bool { return m.IsResponse() })
+	if string(r.ID) != "77" || r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest || !strings.Contains(r.Error.Message, jsonrpc.EnvMaxBody) {
+		t.Errorf("request over the limit answered %s", r.Raw)
+	}
+
+	f.send(`{"jsonrpc":"2.0","id":"cfg-1","method":"workspace/configuration","params":{"items":[{"section":"java"}]}}`)
+	e.expectMethod("workspace/configuration")
+	e.sendRaw(`{"jsonrpc":"2.0","id":"cfg-1","result":["` + pad + `"]}`)
+	a := f.expect("the editor's answer", func(m *jsonrpc.Message) bool { return m.IsResponse() && m.IDKey() == `"cfg-1"` })
+	if a.Error == nil || !strings.Contains(a.Error.Message, "not read") {
+		t.Errorf("JDT LS got %s for its request whose answer was over the limit", a.Raw)
+	}
+
+	e.sendRaw(`{"jsonrpc":"2.0","method":"textDocument/didChange","params":{"textDocument":{"uri":"` + javaURI + `","version":2},"contentChanges":[{"text":"` + pad + `"}]}}`)
+	c := f.expectMethod("textDocument/didClose")
+	if !strings.Contains(string(c.Params), javaURI) {
+		t.Errorf("didClose %s", c.Params)
+	}
+	msg := e.expectMethod("window/showMessage")
+	if !strings.Contains(string(msg.Params), "Greeter.java") || !strings.Contains(string(msg.Params), "reopen") {
+		t.Errorf("showMessage %s", msg.Params)
+	}
+	f.crash()
+	e.expectMethod("window/showMessage") // restarting
+	f2 := e.server()
+	f2.expectMethod("initialize")
+	f2.expectMethod("initialized")
+	f2.none(t, 100*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "textDocument/didOpen" })
+	if w := e.expectMethod("window/showMessage"); !strings.Contains(string(w.Params), "Greeter.java") {
+		t.Errorf("after the restart: %s", w.Params)
+	}
+}
+
+// TestTooLargeJDTLSAnswerIsAnError: an answer from JDT LS over the body
+// limit (64 MiB) reaches the editor as an error answer to its request, and
+// a JDT LS request over it is answered with an error; before, the editor's
+// request and JDT LS's waited forever.
+func TestTooLargeJDTLSAnswerIsAnError(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sends 64 MiB twice")
+	}
+	pad := strings.Repeat("a", jsonrpc.MaxBodyBytes)
+	handle := func(f *fakeJDT, m *jsonrpc.Message) {
+		if m.Method == "textDocument/hover" {
+			f.send(`{"jsonrpc":"2.0","id":` + string(m.ID) + `,"result":{"contents":"` + pad + `"}}`)
+			return
+		}
+		defaultHandle(f, m)
+	}
+	e := startEditor(t, harness{handle: handle})
+	f, _ := e.initialize(false)
+	id := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 0, "character": 0}})
+	r := e.response(id)
+	if r.Error == nil || !strings.Contains(r.Error.Message, "not read") {
+		t.Errorf("hover answered over the limit reached the editor as %.200s", r.Raw)
+	}
+	f.send(`{"jsonrpc":"2.0","id":"big-1","method":"workspace/configuration","params":{"x":"` + pad + `"}}`)
+	a := f.expect("an answer to the request over the limit", func(m *jsonrpc.Message) bool { return m.IsResponse() && m.IDKey() == `"big-1"` })
+	if a.Error == nil {
+		t.Errorf("JDT LS's request over the limit answered %s", a.Raw)
+	}
+}

@@ -272,8 +272,12 @@ func TestRealJDTLS(t *testing.T) {
 	outR, outW := io.Pipe()
 	runErr := make(chan error, 1)
 	ctx, cancel := context.WithCancel(context.Background())
+	// Made before the clean-up below that stops the proxy, so that it is
+	// removed after (t.TempDir on the goroutine could come later, and be
+	// removed while JDT LS still wrote there).
+	stateDir := t.TempDir()
 	go func() {
-		runErr <- proxy.Run(ctx, inR, outW, proxy.Options{Launch: launch, StateDir: t.TempDir(), Log: testLog{t},
+		runErr <- proxy.Run(ctx, inR, outW, proxy.Options{Launch: launch, StateDir: stateDir, Log: testLog{t},
 			Extensions: []proxy.Extension{repairfeat.New(&fakeRepairer{result: onePatch()}, repairfeat.Options{})}})
 		outW.Close()
 	}()

@@ -156,7 +156,9 @@ func TestRestartAfterInitializedWithoutParams(t *testing.T) {
 // proxy's queue for it grow without bound: past the bound it is killed and
 // restarted, and the new one gets the document as the editor last sent it.
 func TestHungJDTLSIsRestarted(t *testing.T) {
-	defer proxy.SetMaxServerQueue(1 << 20)()
+	// Restored after the proxy has stopped (the editor's clean-up, which
+	// runs first): restored by a defer, the proxy's read loop raced with it.
+	t.Cleanup(proxy.SetMaxServerQueue(1 << 20))
 	stuck := make(chan struct{})
 	defer close(stuck)
 	handle := func(f *fakeJDT, m *jsonrpc.Message) {
@@ -197,4 +199,45 @@ func TestHungJDTLSIsRestarted(t *testing.T) {
 		}
 		return false
 	})
+}
+
+// TestCrashDuringFirstInitialize: JDT LS exiting before it answered the
+// editor's initialize (killed, out of memory, a damaged workspace) is
+// restarted, and the restarted one answers the editor's initialize, merged
+// as usual; the editor's start does not fail. When the restarts run out,
+// the editor gets the error. Before, the editor got "JDT LS exited
+// unexpectedly before answering initialize" while the proxy restarted JDT
+// LS anyway.
+func TestCrashDuringFirstInitialize(t *testing.T) {
+	for _, crashes := range []int{1, 3} {
+		handle := func(f *fakeJDT, m *jsonrpc.Message) {
+			if f.gen <= crashes && m.Method == "initialize" {
+				go f.crash()
+				return
+			}
+			defaultHandle(f, m)
+		}
+		e := startEditor(t, harness{repairer: &fakeRepairer{}, handle: handle,
+			mutate: func(o *proxy.Options) { o.MaxRestarts = 2 }})
+		id := e.request("initialize", map[string]any{"processId": nil, "rootUri": "file://" + testRoot, "capabilities": clientCaps(false)})
+		r := e.response(id)
+		if crashes > 2 {
+			if r.Error == nil || !strings.Contains(r.Error.Message, "initialize") {
+				t.Errorf("%d crashes, 2 restarts: initialize answered %s; want an error", crashes, r.Raw)
+			}
+			continue
+		}
+		if r.Error != nil || !strings.Contains(string(r.Result), repairfeat.CommandRepairHunk) {
+			t.Fatalf("%d crash: initialize answered %s; want JDT LS #2's result with our commands merged", crashes, r.Raw)
+		}
+		e.server() // the one that exited
+		f2 := e.server()
+		if n := strings.Count(f2.expectMethod("initialize").IDKey(), "repilot/"); n != 0 {
+			t.Errorf("JDT LS #2 got the proxy's initialize, not the editor's")
+		}
+		e.notify("initialized", map[string]any{})
+		f2.expectMethod("initialized")
+		e.open(javaURI, greeter, 1)
+		f2.expectMethod("textDocument/didOpen")
+	}
 }

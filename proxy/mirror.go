@@ -26,14 +26,66 @@ type mirror struct {
 	// so that didChange edits cannot grow a document past what a didOpen
 	// could carry.
 	max int
-	// tooLarge holds the documents dropped for growing past max, until the
-	// editor opens or closes them again: their later didChanges are not
-	// followed, and not reported again.
-	tooLarge map[protocol.DocumentURI]bool
+	// lost holds the documents the editor has open that the mirror dropped
+	// (grown past max, or a didChange it could not apply), with why, until
+	// the editor opens or closes them again: their later didChanges are not
+	// followed and not reported again, and a restarted JDT LS cannot get
+	// them re-opened (restart tells the user which).
+	lost map[protocol.DocumentURI]string
+	// total is the bytes of text of docs; it is kept at most maxTotalFactor
+	// times max: a document that would pass it is not followed (lost), so
+	// that many open documents cannot grow the proxy without bound, nor a
+	// restart's re-opening of them pass the bound of what may wait for
+	// JDT LS (maxServerQueue, four times max), which would take the new
+	// JDT LS for hung.
+	total int
 }
 
+// maxTotalFactor bounds the mirror's text in all, in bodies of the largest
+// size: 128 MiB at the default body limit.
+const maxTotalFactor = 2
+
 func newMirror() *mirror {
-	return &mirror{docs: map[protocol.DocumentURI]Document{}, max: jsonrpc.MaxBodyBytes, tooLarge: map[protocol.DocumentURI]bool{}}
+	return &mirror{docs: map[protocol.DocumentURI]Document{}, max: jsonrpc.MaxBodyBytes, lost: map[protocol.DocumentURI]string{}}
+}
+
+// setLocked replaces uri's document by d, or drops it (ok false), keeping
+// total.
+func (m *mirror) setLocked(uri protocol.DocumentURI, d Document, ok bool) {
+	if old, had := m.docs[uri]; had {
+		m.total -= len(old.Text)
+		delete(m.docs, uri)
+	}
+	if ok {
+		m.docs[uri] = d
+		m.total += len(d.Text)
+	}
+}
+
+// fitsLocked says whether uri's text may become n bytes within the bound
+// on all documents' text.
+func (m *mirror) fitsLocked(uri protocol.DocumentURI, n int) bool {
+	return m.total-len(m.docs[uri].Text)+n <= maxTotalFactor*m.max
+}
+
+// lostDocument is a document the editor has open but the mirror does not
+// follow (mirror.lost): its URI and why.
+type lostDocument struct {
+	URI protocol.DocumentURI
+	Why string
+}
+
+// lostDocs returns the documents the mirror dropped while the editor has
+// them open, sorted by URI.
+func (m *mirror) lostDocs() []lostDocument {
+	m.mu.RLock()
+	defer m.mu.RUnlock()
+	out := make([]lostDocument, 0, len(m.lost))
+	for u, why := range m.lost {
+		out = append(out, lostDocument{URI: u, Why: why})
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].URI < out[j].URI })
+	return out
 }
 
 // tooLargeDocError reports a document that grew past the mirror's bound
@@ -43,10 +95,17 @@ func newMirror() *mirror {
 type tooLargeDocError struct {
 	URI   protocol.DocumentURI
 	Limit int // bytes
+	// All is set when the bound passed is the one on all documents' text
+	// (maxTotalFactor times Limit), not on this one's.
+	All bool
 }
 
 func (e *tooLargeDocError) Error() string {
-	return fmt.Sprintf("%s grew past %s (the editor's message body limit, $%s) through didChange edits: dropped from the document mirror, so Repilot's features are off for it until it is opened again; JDT LS still gets every change (but a restarted JDT LS does not get it re-opened)",
+	if e.All {
+		return fmt.Sprintf("%s would take the open documents' text past %s in all (twice the editor's message body limit, $%s): not followed by the document mirror, so Repilot's features are off for it until it is opened again, with fewer or smaller documents open; JDT LS still gets it (a restarted JDT LS cannot get it re-opened: the user is told to reopen it)",
+			e.URI, byteSize(maxTotalFactor*e.Limit), jsonrpc.EnvMaxBody)
+	}
+	return fmt.Sprintf("%s grew past %s (the editor's message body limit, $%s) through didChange edits: dropped from the document mirror, so Repilot's features are off for it until it is opened again; JDT LS still gets every change (a JDT LS restarted before then cannot get it re-opened: the user is told to reopen it)",
 		e.URI, byteSize(e.Limit), jsonrpc.EnvMaxBody)
 }
 
@@ -95,11 +154,17 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 		if err := json.Unmarshal(params, &p); err != nil {
 			return fmt.Errorf("bad didOpen params: %v", err)
 		}
+		uri := p.TextDocument.URI
 		m.mu.Lock()
-		delete(m.tooLarge, p.TextDocument.URI)
-		m.docs[p.TextDocument.URI] = Document{URI: p.TextDocument.URI, LanguageID: string(p.TextDocument.LanguageID),
-			Version: p.TextDocument.Version, Text: p.TextDocument.Text}
-		m.mu.Unlock()
+		defer m.mu.Unlock()
+		delete(m.lost, uri)
+		if !m.fitsLocked(uri, len(p.TextDocument.Text)) {
+			m.setLocked(uri, Document{}, false)
+			m.lost[uri] = "the open documents passed " + byteSize(maxTotalFactor*m.max) + " in all"
+			return &tooLargeDocError{URI: uri, Limit: m.max, All: true}
+		}
+		m.setLocked(uri, Document{URI: uri, LanguageID: string(p.TextDocument.LanguageID),
+			Version: p.TextDocument.Version, Text: p.TextDocument.Text}, true)
 	case "textDocument/didChange":
 		var p didChangeParams
 		if err := json.Unmarshal(params, &p); err != nil {
@@ -109,7 +174,12 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 				} `json:"textDocument"`
 			}
 			if json.Unmarshal(params, &id) == nil {
-				m.drop(id.TextDocument.URI)
+				m.mu.Lock()
+				if _, ok := m.docs[id.TextDocument.URI]; ok { // only a followed one: the map stays bounded by didOpens
+					m.setLocked(id.TextDocument.URI, Document{}, false)
+					m.lost[id.TextDocument.URI] = "a didChange the proxy could not read"
+				}
+				m.mu.Unlock()
 			}
 			return fmt.Errorf("bad didChange params: %v", err)
 		}
@@ -118,24 +188,30 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 		defer m.mu.Unlock()
 		d, ok := m.docs[uri]
 		if !ok {
-			if m.tooLarge[uri] {
+			if _, ok := m.lost[uri]; ok {
 				return nil // reported once, when it was dropped
 			}
 			return fmt.Errorf("didChange for %s, which is not open", uri)
 		}
 		text, err := applyChanges(d.Text, p.ContentChanges, m.max)
 		if err == errTooLarge {
-			delete(m.docs, uri)
-			m.tooLarge[uri] = true
+			m.setLocked(uri, Document{}, false)
+			m.lost[uri] = "it grew past " + byteSize(m.max)
 			return &tooLargeDocError{URI: uri, Limit: m.max}
 		}
 		if err != nil {
-			delete(m.docs, uri)
+			m.setLocked(uri, Document{}, false)
+			m.lost[uri] = "a change the proxy could not apply"
 			return fmt.Errorf("didChange for %s version %d: %v (document dropped from the mirror)", uri, p.TextDocument.Version, err)
+		}
+		if !m.fitsLocked(uri, len(text)) {
+			m.setLocked(uri, Document{}, false)
+			m.lost[uri] = "the open documents passed " + byteSize(maxTotalFactor*m.max) + " in all"
+			return &tooLargeDocError{URI: uri, Limit: m.max, All: true}
 		}
 		d.Text = text
 		d.Version = p.TextDocument.Version
-		m.docs[uri] = d
+		m.setLocked(uri, d, true)
 	case "textDocument/didClose":
 		var p protocol.DidCloseTextDocumentParams
 		if err := json.Unmarshal(params, &p); err != nil {
@@ -148,8 +224,16 @@ func (m *mirror) apply(method string, params json.RawMessage) error {
 
 func (m *mirror) drop(uri protocol.DocumentURI) {
 	m.mu.Lock()
-	delete(m.docs, uri)
-	delete(m.tooLarge, uri)
+	m.setLocked(uri, Document{}, false)
+	delete(m.lost, uri)
+	m.mu.Unlock()
+}
+
+// lose drops uri, which the editor still has open, and records why.
+func (m *mirror) lose(uri protocol.DocumentURI, why string) {
+	m.mu.Lock()
+	m.setLocked(uri, Document{}, false)
+	m.lost[uri] = why
 	m.mu.Unlock()
 }
 

@@ -4,6 +4,7 @@ package proxy
 // table-driven.
 
 import (
+	"errors"
 	"strings"
 	"testing"
 	"time"
@@ -109,4 +110,63 @@ func TestManyChangesInOneDidChange(t *testing.T) {
 		t.Errorf("300 changes at once differ from one by one (%v)", err)
 	}
 	_ = got
+}
+
+// TestMirrorBoundsAllDocuments: the open documents' text is bounded in all
+// (twice the body limit): a didOpen or didChange that would pass it leaves
+// that document unfollowed (lost, with why), and closing others makes room
+// again. Before, each document was bounded but their number was not.
+func TestMirrorBoundsAllDocuments(t *testing.T) {
+	m := newMirror()
+	m.setMax(1000)
+	open := func(name string, n int) error {
+		return m.apply("textDocument/didOpen", []byte(`{"textDocument":{"uri":"file:///`+name+`.java","languageId":"java","version":1,"text":"`+strings.Repeat("x", n)+`"}}`))
+	}
+	if err := open("a", 900); err != nil {
+		t.Fatal(err)
+	}
+	if err := open("b", 700); err != nil {
+		t.Fatal(err)
+	}
+	var big *tooLargeDocError
+	if err := open("c", 500); !errors.As(err, &big) || !big.All {
+		t.Fatalf("a third document past 2000 bytes in all: %v", err)
+	}
+	if _, ok := m.get("file:///c.java"); ok {
+		t.Error("the document past the bound is followed")
+	}
+	if lost := m.lostDocs(); len(lost) != 1 || !strings.Contains(lost[0].Why, "in all") {
+		t.Errorf("lost %+v", lost)
+	}
+	if err := open("c", 400); err != nil || m.total != 2000 {
+		t.Errorf("opened again within the bound: %v, %d bytes in all", err, m.total)
+	}
+	if err := m.apply("textDocument/didChange", []byte(`{"textDocument":{"uri":"file:///c.java","version":2},"contentChanges":[{"text":"`+strings.Repeat("y", 401)+`"}]}`)); !errors.As(err, &big) || !big.All {
+		t.Errorf("a change past the bound in all: %v", err)
+	}
+	if m.total != 1600 {
+		t.Errorf("%d bytes in all after c was dropped; want 1600", m.total)
+	}
+	m.apply("textDocument/didClose", []byte(`{"textDocument":{"uri":"file:///a.java"}}`))
+	if err := open("c", 1000); err != nil || m.total != 1700 {
+		t.Errorf("after closing a: %v, %d bytes in all", err, m.total)
+	}
+}
+
+// TestMirrorLostIsBounded: unreadable didChanges for documents never
+// opened leave no trace, so an editor cannot grow the mirror's list of
+// lost documents with them.
+func TestMirrorLostIsBounded(t *testing.T) {
+	m := newMirror()
+	for i := range 100 {
+		m.apply("textDocument/didChange", []byte(`{"textDocument":{"uri":"file:///n`+strings.Repeat("x", i)+`.java","version":"bad"},"contentChanges":7}`))
+	}
+	if n := len(m.lostDocs()); n != 0 {
+		t.Errorf("%d lost documents after didChanges for documents never opened", n)
+	}
+	m.apply("textDocument/didOpen", []byte(`{"textDocument":{"uri":"file:///a.java","languageId":"java","version":1,"text":"x"}}`))
+	m.apply("textDocument/didChange", []byte(`{"textDocument":{"uri":"file:///a.java","version":"bad"},"contentChanges":7}`))
+	if lost := m.lostDocs(); len(lost) != 1 || lost[0].URI != "file:///a.java" {
+		t.Errorf("an open document with an unreadable change: lost %+v", lost)
+	}
 }

@@ -238,11 +238,16 @@ type proxy struct {
 	cmdDynamic  bool                 // our commands ride on JDT LS's dynamic registration
 	cmdRegID    string               // ... the one they were injected into
 	crashes     []time.Time          // recent unexpected exits
-	shutdown    bool                 // the client sent shutdown
-	exiting     bool                 // the proxy is stopping
-	wroteClient atomic.Bool          // set after the first write error to the editor
-	clientGone  chan struct{}        // closed after the first write error to the editor
-	clientErr   error                // that error, set before clientGone closes
+	// pendingInit is the editor's initialize, held when the JDT LS it went
+	// to exited before answering it and a restart is under way: the
+	// restarted JDT LS gets it and answers it (restart), so that a crash
+	// during the first start does not fail the editor's start.
+	pendingInit *lostRequest
+	shutdown    bool          // the client sent shutdown
+	exiting     bool          // the proxy is stopping
+	wroteClient atomic.Bool   // set after the first write error to the editor
+	clientGone  chan struct{} // closed after the first write error to the editor
+	clientErr   error         // that error, set before clientGone closes
 }
 
 func newProxy(ctx context.Context, out io.Writer, opts Options) *proxy {
@@ -291,7 +296,7 @@ func (p *proxy) clientLoop(in io.Reader) error {
 		if err != nil {
 			var tl *jsonrpc.TooLargeError
 			if errors.As(err, &tl) {
-				p.log.Printf("the editor sent a message too large to read: %v", err)
+				p.skippedFromClient(tl)
 				continue
 			}
 			if err == io.EOF {
@@ -338,6 +343,91 @@ func (p *proxy) clientLoop(in io.Reader) error {
 			return nil
 		}
 	}
+}
+
+// skippedFromClient handles an editor message over the body limit, which
+// the reader skipped after reading its envelope (jsonrpc.TooLargeError):
+// nothing of it may be lost without a word. A request is answered with
+// InvalidRequest naming the limit; a response is answered, to whoever asked
+// (JDT LS or the proxy), with an error in the editor's place, so that no one
+// waits for it; a didOpen or didChange leaves the document unfollowed by
+// the mirror, and a didChange also closes it in JDT LS, whose text would
+// otherwise stay wrong and take every later change at the wrong place (it
+// reads the file from disk then); the user is told which document, and to
+// reopen it.
+func (p *proxy) skippedFromClient(tl *jsonrpc.TooLargeError) {
+	what := tl.Method
+	if what == "" {
+		what = "a response"
+	}
+	p.log.Printf("the editor sent a message too large to read (%s, id %s, document %q): %v", what, orNone(tl.ID), tl.URI, tl)
+	limit := fmt.Sprintf("%s, over the limit of %s ($%s)", byteSize(tl.Length), byteSize(tl.Limit), jsonrpc.EnvMaxBody)
+	switch {
+	case tl.Method != "" && len(tl.ID) > 0:
+		p.replyError(tl.ID, Errorf(jsonrpc.CodeInvalidRequest, "%.60s: the message is %s; it was not read", tl.Method, limit))
+	case tl.Method == "" && len(tl.ID) > 0:
+		m := &jsonrpc.Message{ID: tl.ID, Error: Errorf(jsonrpc.CodeInternalError, "the editor's answer was %s; it was not read", limit)}
+		m.Raw = errorBody(tl.ID, m.Error)
+		p.clientResponse(m)
+	case (tl.Method == "textDocument/didOpen" || tl.Method == "textDocument/didChange") && tl.URI != "":
+		uri := protocol.DocumentURI(tl.URI)
+		p.mu.Lock()
+		p.mirror.lose(uri, fmt.Sprintf("a %s of %s", path.Base(tl.Method), limit))
+		send := func() {}
+		if tl.Method == "textDocument/didChange" {
+			if b, err := notificationBody("textDocument/didClose", protocol.DidCloseTextDocumentParams{
+				TextDocument: protocol.TextDocumentIdentifier{URI: uri}}); err == nil {
+				m, err := jsonrpc.Decode(b)
+				if err == nil {
+					send = p.routeLocked(m, nil)
+				}
+			}
+		}
+		p.mu.Unlock()
+		send()
+		msg := fmt.Sprintf("Repilot: an edit of %s was %s and could not be passed on: Java features now see the saved file, not your text. Save it, then close and reopen it.",
+			path.Base(tl.URI), limit)
+		if tl.Method == "textDocument/didOpen" {
+			msg = fmt.Sprintf("Repilot: %s was opened with a text of %s and could not be passed on: Java features see the saved file, not your text.",
+				path.Base(tl.URI), limit)
+		}
+		p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
+	}
+}
+
+// skippedFromServer handles a JDT LS message over the body limit, skipped
+// after its envelope was read: an answer becomes an error answer for
+// whoever waits for it (the editor's request, or the proxy's own), and a
+// request is answered with an error, so that no one waits for what was not
+// read; notifications are only logged.
+func (p *proxy) skippedFromServer(s *backendProc, tl *jsonrpc.TooLargeError) {
+	p.log.Printf("JDT LS #%d sent a message too large to read (%s, id %s): %v", s.gen, orElse(tl.Method, "a response"), orNone(tl.ID), tl)
+	if len(tl.ID) == 0 {
+		return
+	}
+	limit := fmt.Sprintf("%s, over the limit of %s ($%s)", byteSize(tl.Length), byteSize(tl.Limit), jsonrpc.EnvMaxBody)
+	if tl.Method != "" {
+		s.write(errorBody(tl.ID, Errorf(jsonrpc.CodeRequestFailed, "%.60s: the message is %s; it was not read", tl.Method, limit)))
+		return
+	}
+	e := Errorf(jsonrpc.CodeRequestFailed, "JDT LS's answer was %s; it was not read", limit)
+	p.safeFromServer(s, &jsonrpc.Message{ID: tl.ID, Error: e, Raw: errorBody(tl.ID, e)})
+}
+
+// orElse is s, or def when s is empty.
+func orElse(s, def string) string {
+	if s == "" {
+		return def
+	}
+	return s
+}
+
+// orNone is id, or "none" when it is empty.
+func orNone(id json.RawMessage) string {
+	if len(id) == 0 {
+		return "none"
+	}
+	return string(id)
 }
 
 func describe(m *jsonrpc.Message) string {
@@ -406,9 +496,13 @@ func (p *proxy) handleDocSync(m *jsonrpc.Message) {
 	send()
 	var big *tooLargeDocError
 	if errors.As(err, &big) {
-		p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning,
-			Message: fmt.Sprintf("Repilot: %s grew past %s; Repilot's features are off for it until it is opened again (Java features are not affected).",
-				path.Base(string(big.URI)), byteSize(big.Limit))})
+		msg := fmt.Sprintf("Repilot: %s grew past %s; Repilot's features are off for it until it is opened again (Java features are not affected).",
+			path.Base(string(big.URI)), byteSize(big.Limit))
+		if big.All {
+			msg = fmt.Sprintf("Repilot: the open documents passed %s in all with %s; Repilot's features are off for it until it is opened again with fewer documents open (Java features are not affected).",
+				byteSize(maxTotalFactor*big.Limit), path.Base(string(big.URI)))
+		}
+		p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning, Message: msg})
 	}
 }
 
@@ -487,7 +581,7 @@ func (p *proxy) serverLoop(s *backendProc) {
 		if err != nil {
 			var tl *jsonrpc.TooLargeError
 			if errors.As(err, &tl) {
-				p.log.Printf("JDT LS #%d sent a message too large to read: %v", s.gen, err)
+				p.skippedFromServer(s, tl)
 				continue
 			}
 			if err != io.EOF {
@@ -503,9 +597,43 @@ func (p *proxy) serverLoop(s *backendProc) {
 		if p.opts.Trace {
 			p.log.Printf("JDT LS #%d -> %s %s", s.gen, describe(m), m.IDKey())
 		}
+		if !p.serverMessageOK(s, m) {
+			continue
+		}
 		p.safeFromServer(s, m)
 	}
 	p.serverExited(s)
+}
+
+// errorNote is ": <code> <message>" for an error response, else "".
+func errorNote(m *jsonrpc.Message) string {
+	if m.Error == nil {
+		return ""
+	}
+	return fmt.Sprintf(" (error %d: %.200s)", m.Error.Code, m.Error.Message)
+}
+
+// serverMessageOK checks the envelope of a JDT LS message before it is
+// routed, as clientLoop checks the editor's: a message with neither method
+// nor id, or whose id is an object, an array or a boolean (LSP base
+// protocol: integer | string), is logged and never reaches the editor as a
+// malformed message; such a request is answered with InvalidRequest and id
+// null (JSON-RPC 2.0 "Error object"), so JDT LS does not wait for it.
+func (p *proxy) serverMessageOK(s *backendProc, m *jsonrpc.Message) bool {
+	switch {
+	case m.Method == "" && len(m.ID) == 0:
+		p.log.Printf("JDT LS #%d sent a message with neither method nor id (%.80s); dropped", s.gen, m.Raw)
+		return false
+	case jsonrpc.ValidID(m.ID):
+		return true
+	case m.IsResponse():
+		p.log.Printf("JDT LS #%d sent a response whose id is neither a number nor a string (%.40s); dropped", s.gen, m.ID)
+		return false
+	}
+	p.log.Printf("JDT LS #%d sent %.60q with an id that is neither a number nor a string (%.40s): answering InvalidRequest", s.gen, m.Method, m.ID)
+	s.write(errorBody(nil, Errorf(jsonrpc.CodeInvalidRequest,
+		"invalid request: %.60q has an id that is neither an integer nor a string (LSP base protocol)", m.Method)))
+	return false
 }
 
 // safeFromClient is fromClient with a panic reported as a bug (and, for a
@@ -555,7 +683,15 @@ func (p *proxy) fromServer(s *backendProc, m *jsonrpc.Message) {
 			f = nil
 		}
 		p.mu.Unlock()
-		if f != nil && f.hook != nil {
+		if f == nil {
+			// No editor request of this JDT LS waits for it (an id JDT LS
+			// made up or answered twice, or an error about a message it
+			// could not read, id null): the editor never sent it, and an
+			// answer to an id it never used is a protocol error there.
+			p.log.Printf("JDT LS #%d answered %.40s, which no request in flight has; dropped%s", s.gen, m.ID, errorNote(m))
+			return
+		}
+		if f.hook != nil {
 			p.writeClient(f.hook(m))
 			return
 		}

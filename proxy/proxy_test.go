@@ -444,3 +444,41 @@ func TestInitializeSourcePaths(t *testing.T) {
 		})
 	}
 }
+
+// TestJDTLSMessagesThatAreMalformed: what JDT LS sends with an id that is
+// an object, an array or a boolean, with neither method nor id, or as an
+// answer to no request in flight, never reaches the editor (it would be a
+// malformed or unexpected message there); a request with a bad id is
+// answered with InvalidRequest and id null, so JDT LS does not wait. The
+// messages around them pass as usual. Before, all went to the editor
+// unchanged.
+func TestJDTLSMessagesThatAreMalformed(t *testing.T) {
+	log := &logBuf{t: t}
+	e := startEditor(t, harness{repairer: &fakeRepairer{}, mutate: func(o *proxy.Options) { o.Log = log }})
+	f, _ := e.initialize(false)
+	for _, id := range []string{`{"a":1}`, `[7]`, `true`} {
+		f.send(`{"jsonrpc":"2.0","id":` + id + `,"result":{"contents":"x"}}`)
+		f.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"workspace/configuration","params":{"items":[]}}`)
+		r := f.expect("InvalidRequest for id "+id, func(m *jsonrpc.Message) bool { return m.IsResponse() })
+		if string(r.ID) != "null" || r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidRequest {
+			t.Errorf("JDT LS's request with id %s was answered %s; want InvalidRequest with id null", id, r.Raw)
+		}
+	}
+	f.send(`{"jsonrpc":"2.0","id":"nobody-asked","result":1}`)
+	f.send(`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}`)
+	f.send(`{"jsonrpc":"2.0"}`)
+	f.send(`{"jsonrpc":"2.0","method":"window/logMessage","params":{"type":3,"message":"after"}}`)
+	got := e.expect("the good notification", func(m *jsonrpc.Message) bool { return true })
+	if got.Method != "window/logMessage" {
+		t.Errorf("the editor got %s before the good notification", got.Raw)
+	}
+	hover := e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": map[string]any{"line": 0, "character": 0}})
+	if r := e.response(hover); r.Error != nil {
+		t.Errorf("hover after the bad messages: %v", r.Error)
+	}
+	for _, want := range []string{"neither a number nor a string", "no request in flight", "neither method nor id"} {
+		if !strings.Contains(log.String(), want) {
+			t.Errorf("the log does not say %q:\n%s", want, log.String())
+		}
+	}
+}

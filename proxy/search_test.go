@@ -43,8 +43,13 @@ func searchEditor(t *testing.T) (*testEditor, string) {
 		"src/shop/Empty.java": "package shop;\n",
 	})
 	var built atomic.Pointer[search.Engine]
+	// Made here, before startEditor registers the clean-up that stops the
+	// proxy, so that it is removed after the proxy has stopped (clean-ups
+	// run last first): made in the factory, on the proxy's goroutine, it
+	// was removed first, and the index wrote its cache into it again.
+	cache := filepath.Join(t.TempDir(), "cache")
 	ext := searchfeat.New(func(r string) (*search.Engine, error) {
-		eng, err := search.New(search.Config{Root: r, CacheDir: filepath.Join(t.TempDir(), "cache")})
+		eng, err := search.New(search.Config{Root: r, CacheDir: cache})
 		if err == nil {
 			built.Store(eng)
 		}

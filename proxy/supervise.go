@@ -5,11 +5,13 @@ package proxy
 // documents), and shuts it down when the editor goes.
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"path"
 	"strings"
 	"sync"
 	"time"
@@ -68,27 +70,51 @@ func JDTLSLauncher(home string, heapMB int, logw io.Writer) Launcher {
 	}
 }
 
-// lineWriter prefixes each line written to w.
+// lineWriter prefixes each line written to w. A line longer than
+// maxLogLine is cut there (the rest of it is dropped, and the cut said), so
+// that a process writing without newlines cannot grow the buffer without
+// bound.
 type lineWriter struct {
 	mu     sync.Mutex
 	w      io.Writer
 	prefix string
 	buf    []byte
+	skip   bool // dropping the rest of a line that was cut
 }
+
+// maxLogLine bounds one line of JDT LS's stderr in the log: 16 KiB.
+const maxLogLine = 16 << 10
 
 func (l *lineWriter) Write(b []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.buf = append(l.buf, b...)
-	for {
-		i := strings.IndexByte(string(l.buf), '\n')
+	n := len(b)
+	for len(b) > 0 {
+		i := bytes.IndexByte(b, '\n')
+		chunk := b
+		if i >= 0 {
+			chunk = b[:i]
+		}
+		if !l.skip {
+			room := maxLogLine - len(l.buf)
+			if len(chunk) > room {
+				l.buf = append(l.buf, chunk[:room]...)
+				fmt.Fprintf(l.w, "%s%s [line cut at %d bytes]\n", l.prefix, l.buf, maxLogLine)
+				l.buf, l.skip = l.buf[:0], true
+			} else {
+				l.buf = append(l.buf, chunk...)
+			}
+		}
 		if i < 0 {
 			break
 		}
-		fmt.Fprintf(l.w, "%s%s\n", l.prefix, l.buf[:i])
-		l.buf = l.buf[i+1:]
+		if !l.skip {
+			fmt.Fprintf(l.w, "%s%s\n", l.prefix, l.buf)
+		}
+		l.buf, l.skip = l.buf[:0], false
+		b = b[i+1:]
 	}
-	return len(b), nil
+	return n, nil
 }
 
 // CacheDir is the cache root, jdtls.CacheDir: $REPILOT_CACHE, else
@@ -269,6 +295,13 @@ func (p *proxy) serverExited(s *backendProc) {
 	var dropped []queued
 	if restart {
 		p.state = stateStarting
+		for i, f := range lost {
+			if f.method == "initialize" { // the editor's, unanswered: the restart answers it
+				p.pendingInit = &lost[i]
+				lost = append(lost[:i:i], lost[i+1:]...)
+				break
+			}
+		}
 	} else {
 		p.state = stateDead
 		p.deadReason = fmt.Sprintf("it exited unexpectedly %d times within %v and was not restarted; restart the language server", len(p.crashes), p.opts.RestartWindow)
@@ -336,18 +369,35 @@ func (p *proxy) restart(gen int) {
 	}
 	p.mu.Lock()
 	if p.exiting || p.shutdown {
+		pend := p.pendingInit
+		p.pendingInit = nil
 		p.mu.Unlock()
 		p.log.Printf("JDT LS #%d started while the proxy was stopping; killing it", gen)
 		_ = s.b.Kill()
 		go func() { _, _ = io.Copy(io.Discard, s.b.Stdout); _ = s.b.Wait() }()
+		if pend != nil {
+			p.answerWithError(pend.id, Errorf(jsonrpc.CodeRequestFailed, "JDT LS exited before answering initialize, and the proxy is stopping"), pend.hook)
+		}
 		return
 	}
 	p.srv, p.gen = s, gen
 	initRaw, initialized := p.initRaw, p.initialized
+	pend := p.pendingInit
+	p.pendingInit = nil
+	if pend != nil {
+		// The editor's own initialize, which the JDT LS that exited never
+		// answered: this one answers it, through the same merge.
+		p.inflight[string(pend.id)] = &inflight{method: "initialize", gen: gen, hook: pend.hook}
+	}
 	p.mu.Unlock()
 	p.startLoop(s)
 
-	if initRaw != nil {
+	if pend != nil {
+		p.log.Printf("JDT LS #%d gets the editor's initialize, which JDT LS #%d did not answer", gen, gen-1)
+		if b, err := requestBody(pend.id, "initialize", initRaw); err == nil {
+			s.write(b)
+		}
+	} else if initRaw != nil {
 		ctx, cancel := context.WithTimeout(p.ctx, p.opts.InitTimeout)
 		_, err := p.call(ctx, s, "initialize", initRaw)
 		cancel()
@@ -375,6 +425,7 @@ func (p *proxy) restart(gen int) {
 		return
 	}
 	docs := p.mirror.all()
+	lost := p.mirror.lostDocs()
 	kept := p.queue[:0]
 	for _, q := range p.queue {
 		switch q.m.Method {
@@ -420,6 +471,26 @@ func (p *proxy) restart(gen int) {
 	msg := fmt.Sprintf("JDT LS restarted (#%d); re-opened %d documents, forwarded %d queued messages", gen, len(docs), flushed)
 	p.log.Print(msg)
 	p.notifyClient("window/logMessage", protocol.LogMessageParams{Type: protocol.MessageTypeInfo, Message: msg})
+	if len(lost) > 0 {
+		p.reportLost(gen, lost)
+	}
+}
+
+// reportLost tells the user which open documents a restarted JDT LS did
+// not get re-opened: the mirror had dropped them (lost), so their text is
+// the editor's alone, and JDT LS works on the file on disk until the
+// editor opens them again (LSP has no request to make it send didOpen).
+func (p *proxy) reportLost(gen int, lost []lostDocument) {
+	var names, whys []string
+	for _, d := range lost {
+		names = append(names, path.Base(string(d.URI)))
+		whys = append(whys, fmt.Sprintf("%s (%s)", d.URI, d.Why))
+	}
+	p.log.Printf("JDT LS #%d did not get %d open documents re-opened, the proxy no longer has their text: %s",
+		gen, len(lost), strings.Join(whys, ", "))
+	p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeWarning,
+		Message: fmt.Sprintf("Repilot: the restarted JDT LS sees the saved file, not your unsaved text, of %s (the proxy had stopped following it); close and reopen it to fix this.",
+			strings.Join(names, ", "))})
 }
 
 // giveUp leaves JDT LS down for good and tells the user why.
@@ -429,7 +500,12 @@ func (p *proxy) giveUp(reason string) {
 	p.deadReason = reason
 	q := p.queue
 	p.queue = nil
+	pend := p.pendingInit
+	p.pendingInit = nil
 	p.mu.Unlock()
+	if pend != nil {
+		p.answerWithError(pend.id, Errorf(jsonrpc.CodeRequestFailed, "JDT LS exited before answering initialize and is not running: %s", reason), pend.hook)
+	}
 	msg := "JDT LS is not running: " + reason
 	p.log.Print(msg)
 	p.notifyClient("window/showMessage", protocol.ShowMessageParams{Type: protocol.MessageTypeError, Message: msg})

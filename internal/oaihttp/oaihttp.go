@@ -10,6 +10,11 @@
 //     waiting as Retry-After says, else an exponential backoff with jitter;
 //     a retry whose wait would end after the request context's deadline is
 //     not waited for: the last attempt's error or response is returned;
+//   - a POST whose connection the server cut mid-request (IsCut: it had the
+//     request, and died or restarted on it) is sent again only as often as
+//     its Call allows (Call.CutRetries, default never), and each such retry
+//     is logged (Options.Logf): a server that dies on a request is not hit
+//     with it silently up to the retry limit;
 //   - a bound on every response body (MaxResponseBytes): a larger one is a
 //     *TooLargeError naming the bound and its environment variable, read no
 //     further than the bound, and not retried;
@@ -29,6 +34,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -66,6 +72,9 @@ type Options struct {
 	// MaxResponseBytes bounds one response body (default
 	// $REPILOT_MODEL_MAX_RESPONSE_BYTES, else DefaultMaxResponseBytes).
 	MaxResponseBytes int64
+	// Logf receives one line for each request sent again after the server
+	// cut its connection mid-request (nil: the standard logger, stderr).
+	Logf func(format string, args ...any)
 }
 
 // Transport sends requests to an OpenAI-compatible server. It implements
@@ -77,6 +86,7 @@ type Transport struct {
 	backoff  time.Duration
 	maxBody  int64
 	attempts atomic.Int64
+	logf     func(format string, args ...any)
 	// Sleep waits between attempts; tests replace it.
 	Sleep func(context.Context, time.Duration) error
 }
@@ -117,6 +127,10 @@ func New(o Options) (*Transport, error) {
 			o.MaxResponseBytes = n
 		}
 	}
+	logf := o.Logf
+	if logf == nil {
+		logf = log.Printf
+	}
 	return &Transport{
 		hc: &http.Client{
 			Timeout: o.Timeout,
@@ -131,6 +145,7 @@ func New(o Options) (*Transport, error) {
 		retries: o.MaxRetries,
 		backoff: o.RetryBackoff,
 		maxBody: o.MaxResponseBytes,
+		logf:    logf,
 		Sleep:   sleepCtx,
 	}, nil
 }
@@ -164,8 +179,16 @@ type Call struct {
 	// connection before its answer was complete (IsCut: it crashed, was
 	// killed or restarted mid-request); nil otherwise. The request is
 	// retried like a refused one, and a later attempt's error would hide
-	// this one, so callers report it beside the last error.
+	// this one, so callers report it beside the last error (Explain).
 	Cut error
+	// CutRetries is how often a POST is sent again after the server cut
+	// the connection mid-request (default 0: never; never more than the
+	// transport's MaxRetries). Such a server had the request and may have
+	// died of it, so each endpoint decides; each retry is logged. Requests
+	// without a body effect (GET, HEAD) are retried like refused ones.
+	CutRetries int
+	// Cuts counts the attempts whose connection was cut mid-request.
+	Cuts int
 }
 
 type callKey struct{}
@@ -241,11 +264,22 @@ func (t *Transport) Do(req *http.Request) (*http.Response, error) {
 				wait = RetryAfter(resp.Header.Get("Retry-After"))
 			}
 		}
-		if err != nil && cl.Cut == nil && IsCut(err) {
-			cl.Cut = err
+		cut := err != nil && IsCut(err)
+		if cut {
+			cl.Cuts++
+			if cl.Cut == nil {
+				cl.Cut = err
+			}
 		}
 		if err != nil && (!retryableErr(err) || attempt >= t.retries || ctx.Err() != nil) {
 			return nil, err
+		}
+		if cut && !safeMethod(req.Method) {
+			if cl.Cuts > cl.CutRetries {
+				return nil, err
+			}
+			t.logf("%s %s: %s; sending the request again (retry %d after a cut, at most %d)",
+				req.Method, SafeURL(req.URL.String()), CutMessage(err), cl.Cuts, cl.CutRetries)
 		}
 		if wait <= 0 {
 			wait = t.backoff << attempt
@@ -285,6 +319,12 @@ func (t *Transport) readBody(resp *http.Response) ([]byte, error) {
 		return nil, &TooLargeError{Limit: t.maxBody}
 	}
 	return data, nil
+}
+
+// safeMethod: a request without effects on the server (RFC 9110 section
+// 9.2.1), which may be sent again after a cut like after a refusal.
+func safeMethod(m string) bool {
+	return m == "" || m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }
 
 // RetryableStatus: rate limits and the statuses of a server that is
@@ -361,6 +401,66 @@ func IsCut(err error) bool {
 		return false
 	}
 	return errors.Is(err, syscall.ECONNRESET) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF)
+}
+
+// CutMessage says that the server closed the connection mid-request, with
+// err's inner text (IsCut errors).
+func CutMessage(err error) string {
+	return "the server closed the connection before its answer was complete (" + InnerMessage(err) +
+		"): did it crash or restart? (see its log)"
+}
+
+// UnreachableMessage says that no connection could be made, with err's
+// inner text (IsUnreachable errors).
+func UnreachableMessage(err error) string {
+	return "cannot connect (" + InnerMessage(err) + "): is the model server running at this address?"
+}
+
+// Explain words err, the error of a request sent with cl, for a message:
+// a cut or refused connection gets the words of CutMessage or
+// UnreachableMessage, any other error the caller's own words, other. When
+// an earlier attempt was cut (cl.Cut) and err is not a cut, the cut comes
+// first ("...; then <err>"): the last retry's "cannot connect" alone would
+// read as a server that was never there. A cancelled or expired ctx gets
+// other as it is. Both users of the transport (lm/openai, search/llm)
+// word failures this way.
+func Explain(ctx context.Context, err error, cl *Call, other string) string {
+	if ctx.Err() != nil {
+		return other
+	}
+	msg := other
+	switch {
+	case IsTimeout(err):
+	case IsUnreachable(err):
+		msg = UnreachableMessage(err)
+	case IsCut(err):
+		msg = CutMessage(err)
+	}
+	if cl != nil && cl.Cut != nil && !IsCut(err) {
+		msg = CutMessage(cl.Cut) + "; then " + msg
+	}
+	return msg
+}
+
+// SafeURL returns raw for messages without its user info, query and
+// fragment (any may carry credentials). Text that is no URL is returned as
+// written unless it holds "@" (possibly "user:password@host"), so that a
+// mistyped "127.0.0.1:8080" is shown to its author.
+func SafeURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		if strings.Contains(raw, "@") {
+			return "(unparsable URL)"
+		}
+		return raw
+	}
+	u.User = nil
+	u.RawQuery = ""
+	u.Fragment = ""
+	if out := u.String(); !strings.Contains(out, "@") {
+		return out
+	}
+	return "(unparsable URL)" // "user:secret@host" parses as scheme "user"
 }
 
 // IsTimeout reports whether err is a network or client timeout.

@@ -3,10 +3,15 @@ package oaihttp
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -97,5 +102,101 @@ func TestRetryDoesNotSleepPastTheDeadline(t *testing.T) {
 	}
 	if took >= 450*time.Millisecond || cl.Attempts != 2 {
 		t.Fatalf("%d attempts in %s; want 2 (the second backoff, 400 ms or more, would pass the 500 ms deadline), returned before it", cl.Attempts, took)
+	}
+}
+
+// cutServer answers every request by closing the connection without a
+// response, as a model server killed mid-request does; it counts the
+// requests it got.
+func cutServer(t *testing.T) (*httptest.Server, *atomic.Int64) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		io.Copy(io.Discard, r.Body)
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		conn.Close()
+	}))
+	t.Cleanup(srv.Close)
+	return srv, &hits
+}
+
+// TestCutPOSTIsRetriedOnlyAsTheCallAllows: a POST whose connection the
+// server cut mid-request had reached it (the server may have died of it),
+// so it is sent again only Call.CutRetries times, each retry logged, and
+// the error is the cut; a GET is retried like a refused request. Before,
+// a cut POST was sent again up to MaxRetries times without a word.
+func TestCutPOSTIsRetriedOnlyAsTheCallAllows(t *testing.T) {
+	srv, hits := cutServer(t)
+	var logged []string
+	tr, err := New(Options{MaxRetries: 3, RetryBackoff: time.Millisecond,
+		Logf: func(f string, a ...any) { logged = append(logged, fmt.Sprintf(f, a...)) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		method     string
+		cutRetries int
+		attempts   int
+		logs       int
+	}{
+		{http.MethodPost, 0, 1, 0},
+		{http.MethodPost, 1, 2, 1},
+		{http.MethodPost, 5, 4, 3}, // never more than MaxRetries
+		{http.MethodGet, 0, 4, 0},
+	} {
+		hits.Store(0)
+		logged = nil
+		cl := &Call{CutRetries: tc.cutRetries}
+		var body io.Reader
+		if tc.method == http.MethodPost {
+			body = strings.NewReader(`{"prompt":"x"}`)
+		}
+		req, _ := http.NewRequestWithContext(WithCall(context.Background(), cl), tc.method, srv.URL+"/v1/completions?key=secret", body)
+		_, err := tr.Do(req)
+		if err == nil || !IsCut(err) || cl.Cut == nil {
+			t.Errorf("%s, %d cut retries: error %v; want the cut", tc.method, tc.cutRetries, err)
+		}
+		if cl.Attempts != tc.attempts || int(hits.Load()) != tc.attempts || cl.Cuts != tc.attempts {
+			t.Errorf("%s, %d cut retries: %d attempts (%d reached the server, %d cut); want %d",
+				tc.method, tc.cutRetries, cl.Attempts, hits.Load(), cl.Cuts, tc.attempts)
+		}
+		if len(logged) != tc.logs {
+			t.Errorf("%s, %d cut retries: logged %q; want %d lines", tc.method, tc.cutRetries, logged, tc.logs)
+		}
+		for _, l := range logged {
+			if !strings.Contains(l, "closed the connection") || !strings.Contains(l, srv.URL+"/v1/completions") || strings.Contains(l, "secret") {
+				t.Errorf("log line %q: want the cut and the endpoint named, without the query", l)
+			}
+		}
+	}
+}
+
+// TestExplain: the words both users of the transport give a failure.
+func TestExplain(t *testing.T) {
+	ctx := context.Background()
+	refused := &net.OpError{Op: "dial", Err: syscall.ECONNREFUSED}
+	cut := &url.Error{Op: "Post", URL: "http://h/v1?key=k", Err: io.EOF}
+	for _, tc := range []struct {
+		err  error
+		cl   *Call
+		want string
+	}{
+		{cut, &Call{Cut: cut}, "the server closed the connection before its answer was complete (EOF)"},
+		{refused, &Call{Cut: cut}, "the server closed the connection before its answer was complete (EOF): did it crash or restart? (see its log); then cannot connect"},
+		{refused, &Call{}, "cannot connect (connection refused)"},
+		{errors.New("HTTP 400"), &Call{}, "other"},
+	} {
+		if got := Explain(ctx, tc.err, tc.cl, "other"); !strings.HasPrefix(got, tc.want) {
+			t.Errorf("Explain(%v) = %q; want it to start with %q", tc.err, got, tc.want)
+		}
+	}
+	done, cancel := context.WithCancel(ctx)
+	cancel()
+	if got := Explain(done, refused, &Call{Cut: cut}, "cancelled"); got != "cancelled" {
+		t.Errorf("Explain after cancellation = %q", got)
 	}
 }

@@ -129,7 +129,9 @@ func TestRunDiesWithUs(t *testing.T) {
 	}
 	s := uniqueSleeps(4)
 	helper := exec.Command(os.Args[0], "-test.run=^TestRunHelper$")
-	helper.Env = append(os.Environ(), "SANDBOX_TEST_HELPER="+strings.Join(s, ","))
+	// The helper is killed before its t.TempDir clean-up can run: its
+	// temporary folders go under this test's, which removes them.
+	helper.Env = append(os.Environ(), "SANDBOX_TEST_HELPER="+strings.Join(s, ","), "TMPDIR="+t.TempDir())
 	if err := helper.Start(); err != nil {
 		t.Fatal(err)
 	}

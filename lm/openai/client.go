@@ -76,7 +76,7 @@ func NewClient(cfg Config) (*Client, error) {
 		retries = -1
 	}
 	tr, err := oaihttp.New(oaihttp.Options{Timeout: cfg.Timeout, MaxConcurrent: cfg.MaxConcurrent,
-		MaxRetries: retries, RetryBackoff: cfg.RetryBackoff, MaxResponseBytes: cfg.MaxResponseBytes})
+		MaxRetries: retries, RetryBackoff: cfg.RetryBackoff, MaxResponseBytes: cfg.MaxResponseBytes, Logf: cfg.Logf})
 	if err != nil {
 		return nil, fmt.Errorf("lm/openai: %w", err)
 	}
@@ -140,6 +140,14 @@ type Choice struct {
 	Tokens []int
 }
 
+// cutRetries is how often a completion or infill request is sent again
+// after the server cut the connection mid-request: once, logged (Config.Logf).
+// A repair sends hundreds of short requests, and one cut (a server restarted
+// by its supervisor, a proxy in between dropping a connection) should not
+// fail it; a server that cuts the same request twice is dying of it, and
+// the error says so (the cut, then what the retry met).
+const cutRetries = 1
+
 // CreateCompletion sends a completion request and decodes every choice, with
 // logprobs in either the llama.cpp or the OpenAI legacy shape.
 func (c *Client) CreateCompletion(ctx context.Context, r CompletionRequest) ([]Choice, error) {
@@ -163,7 +171,7 @@ func (c *Client) CreateCompletion(ctx context.Context, r CompletionRequest) ([]C
 	for k, v := range r.Extra {
 		extra[k] = v
 	}
-	cl := &oaihttp.Call{Extra: extra}
+	cl := &oaihttp.Call{Extra: extra, CutRetries: cutRetries}
 	c.requests.Add(1)
 	if _, err := c.api.CreateCompletion(oaihttp.WithCall(ctx, cl), req); err != nil {
 		return nil, c.wrap(ctx, "completions", c.cfg.BaseURL+"/completions", err, cl)
@@ -239,7 +247,7 @@ func (c *Client) Infill(ctx context.Context, r InfillRequest) (Choice, error) {
 	}
 	endpoint := c.root + "/infill"
 	data, _ := json.Marshal(body)
-	cl := &oaihttp.Call{}
+	cl := &oaihttp.Call{CutRetries: cutRetries}
 	c.requests.Add(1)
 	req, err := http.NewRequestWithContext(oaihttp.WithCall(ctx, cl), http.MethodPost, endpoint, bytes.NewReader(data))
 	if err != nil {
@@ -363,27 +371,19 @@ func (c *Client) wrap(ctx context.Context, op, endpoint string, err error, cl *o
 		e.Message = errorMessage(reqErr.Body)
 	case oaihttp.IsUnreachable(err):
 		e.Unreachable = true
-		e.Message = "cannot connect (" + oaihttp.InnerMessage(err) + "): is the model server running at this address?"
-	case oaihttp.IsCut(err):
-		e.Message = cutMessage(err)
+		e.Message = oaihttp.UnreachableMessage(err)
 	default:
 		e.Message = oaihttp.InnerMessage(err)
 	}
-	// A server that died mid-request is retried, and the last attempt's
-	// error ("cannot connect") alone would read as a server never there.
-	if cl.Cut != nil && !oaihttp.IsCut(err) && ctx.Err() == nil {
-		e.Message = cutMessage(cl.Cut) + "; then " + e.Message
-	}
+	// A cut connection, and a server that died mid-request and was retried
+	// (the last attempt's "cannot connect" alone would read as a server
+	// never there), in the words search/llm uses too.
+	e.Message = oaihttp.Explain(ctx, err, cl, e.Message)
 	if e.Status == http.StatusUnauthorized || e.Status == http.StatusForbidden {
 		e.Message += " (check the API key: REPILOT_API_KEY, OPENAI_API_KEY or the editor setting)"
 	}
 	e.Message = c.red.Clean(e.Message)
 	return e
-}
-
-// cutMessage says that the server closed the connection mid-request.
-func cutMessage(err error) string {
-	return "the server closed the connection before its answer was complete (" + oaihttp.InnerMessage(err) + "): did it crash or restart? (see its log)"
 }
 
 func (c *Client) statusErr(op, endpoint string, status int, msg string, cl *oaihttp.Call) error {

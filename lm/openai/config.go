@@ -89,6 +89,9 @@ type Config struct {
 	// MaxLogprobs caps the top-k asked per position (default 20, the OpenAI
 	// API's limit; llama.cpp accepts more).
 	MaxLogprobs int
+	// Logf receives a line for each request sent again after the server
+	// cut its connection mid-request (nil: the standard logger).
+	Logf func(format string, args ...any)
 	// NoSpeculate makes sessions implement only lm.Session, not
 	// lm.Speculator (the token-by-token baseline).
 	NoSpeculate bool
@@ -159,19 +162,4 @@ func (c Config) GoString() string { return c.String() }
 // mistyped "127.0.0.1:8080" is shown to its author.
 func SafeURL(raw string) string { return safeURL(raw) }
 
-func safeURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if strings.Contains(raw, "@") {
-			return "(unparsable URL)"
-		}
-		return raw
-	}
-	u.User = nil
-	u.RawQuery = ""
-	u.Fragment = ""
-	if out := u.String(); !strings.Contains(out, "@") {
-		return out
-	}
-	return "(unparsable URL)" // "user:secret@host" parses as scheme "user"
-}
+func safeURL(raw string) string { return oaihttp.SafeURL(raw) }

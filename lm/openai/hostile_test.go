@@ -13,6 +13,7 @@ import (
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -153,4 +154,47 @@ func errString(err error) string {
 		return ""
 	}
 	return err.Error()
+}
+
+// TestCutCompletionIsRetriedOnceVisibly: a completion (and infill) request
+// whose connection the server cut mid-request is sent again once, with a
+// line in the log, and then fails naming the cut; before, it was sent four
+// times (MaxRetries 3) without a word.
+func TestCutCompletionIsRetriedOnceVisibly(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		io.Copy(io.Discard, r.Body)
+		if conn, _, err := w.(http.Hijacker).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	defer srv.Close()
+	var logs atomic.Int64
+	c, err := NewClient(Config{BaseURL: srv.URL + "/v1", Model: "m", MaxRetries: 3, RetryBackoff: time.Millisecond,
+		Logf: func(string, ...any) { logs.Add(1) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, call := range map[string]func() error{
+		"completions": func() error {
+			_, err := c.CreateCompletion(context.Background(), CompletionRequest{Prompt: "x", MaxTokens: 1})
+			return err
+		},
+		"infill": func() error {
+			_, err := c.Infill(context.Background(), InfillRequest{Prefix: "x", MaxTokens: 1})
+			return err
+		},
+	} {
+		hits.Store(0)
+		logs.Store(0)
+		err := call()
+		var e *Error
+		if !errors.As(err, &e) || !strings.Contains(err.Error(), "closed the connection") || e.Attempts != 2 {
+			t.Errorf("%s: error %v; want the cut named after 2 attempts", name, err)
+		}
+		if hits.Load() != 2 || logs.Load() != 1 {
+			t.Errorf("%s: %d requests reached the server, %d log lines; want 2 and 1", name, hits.Load(), logs.Load())
+		}
+	}
 }

@@ -6,11 +6,14 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -76,5 +79,62 @@ func TestSilentServerIsNotRetriedPastItsTimeLimit(t *testing.T) {
 	}
 	if took := time.Since(start); took > 2*limit {
 		t.Errorf("took %v with a %v limit per attempt: a timeout was retried", took, limit)
+	}
+}
+
+// TestCutConnectionIsNamed: a model server killed mid-request (it closes
+// the connection without an answer) is named as such, with the endpoint,
+// as lm/openai names it (the shared words, oaihttp.Explain); a chat
+// request is not sent again, an embedding batch once, logged. Before,
+// search/llm said only `Post "...": EOF`, after sending each request three
+// times without a word.
+func TestCutConnectionIsNamed(t *testing.T) {
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		io.Copy(io.Discard, r.Body)
+		conn, _, err := w.(http.Hijacker).Hijack()
+		if err == nil {
+			conn.Close()
+		}
+	}))
+	defer srv.Close()
+	var logged []string
+	var mu sync.Mutex
+	cfg := Config{BaseURL: srv.URL + "/v1", Model: "m", Retries: 2, Logf: func(f string, a ...any) {
+		mu.Lock()
+		logged = append(logged, fmt.Sprintf(f, a...))
+		mu.Unlock()
+	}}
+	c, err := NewChat(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := NewEmbedder(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name     string
+		call     func() error
+		endpoint string
+		attempts int
+	}{
+		{"chat", func() error { _, err := c.Complete(context.Background(), "s", "u"); return err }, "/v1/chat/completions", 1},
+		{"embeddings", func() error { _, err := e.Embed(context.Background(), []string{"a"}); return err }, "/v1/embeddings", 2},
+	} {
+		hits.Store(0)
+		logged = nil
+		err := tc.call()
+		if err == nil || !strings.Contains(err.Error(), "closed the connection before its answer was complete") ||
+			!strings.Contains(err.Error(), srv.URL+tc.endpoint) {
+			t.Errorf("%s: error %v; want the cut connection and the endpoint named", tc.name, err)
+		}
+		if n := hits.Load(); n != int64(tc.attempts) {
+			t.Errorf("%s: %d requests reached the server; want %d", tc.name, n, tc.attempts)
+		}
+		if len(logged) != tc.attempts-1 {
+			t.Errorf("%s: logged %q; want one line per retry after a cut", tc.name, logged)
+		}
 	}
 }

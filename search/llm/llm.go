@@ -71,7 +71,20 @@ type Config struct {
 	// MaxResponseBytes bounds one response body (default
 	// $REPILOT_MODEL_MAX_RESPONSE_BYTES, else 32 MiB; see internal/oaihttp).
 	MaxResponseBytes int64
+	// Logf receives a line for each request sent again after the server
+	// cut its connection mid-request (nil: the standard logger).
+	Logf func(format string, args ...any)
 }
+
+// Retries of a request whose connection the server cut mid-request
+// (oaihttp.Call.CutRetries), per endpoint. An embedding batch is cheap and
+// its answer the same each time: once, logged. A chat reply takes seconds
+// to minutes on a CPU server, and every chat task has a fallback (the query
+// as written, no reranking): never; the error names the cut.
+const (
+	embedCutRetries = 1
+	chatCutRetries  = 0
+)
 
 // client returns a go-openai client over the shared transport
 // (internal/oaihttp: retries with Retry-After on 429/502/503/504 and refused
@@ -95,7 +108,7 @@ func (c Config) client() (*openai.Client, oaihttp.Redactor, error) {
 	if retries == 0 {
 		retries = 2
 	}
-	tr, err := oaihttp.New(oaihttp.Options{Timeout: t, MaxRetries: retries, MaxResponseBytes: c.MaxResponseBytes})
+	tr, err := oaihttp.New(oaihttp.Options{Timeout: t, MaxRetries: retries, MaxResponseBytes: c.MaxResponseBytes, Logf: c.Logf})
 	if err != nil {
 		return nil, oaihttp.Redactor{}, fmt.Errorf("llm: %w", err)
 	}
@@ -172,7 +185,8 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 			}
 		}
 		if err != nil {
-			return nil, redactedf(e.red, err, "llm: embeddings from %s: %s", e.cfg.Model, err)
+			return nil, redactedf(e.red, err, "llm: embeddings from %s at %s: %s", e.cfg.Model,
+				oaihttp.SafeURL(strings.TrimRight(e.cfg.BaseURL, "/")+"/embeddings"), err)
 		}
 		for _, v := range vecs {
 			if len(v) == 0 || (len(out) > 0 && len(v) != len(out[0])) {
@@ -184,13 +198,16 @@ func (e *OpenAIEmbedder) Embed(ctx context.Context, texts []string) ([][]float32
 	return out, nil
 }
 
-// embedBatch sends one request and returns the vectors in input order.
+// embedBatch sends one request and returns the vectors in input order. A
+// failed request's error is worded by oaihttp.Explain (a cut or refused
+// connection named as one) and wraps the transport's or go-openai's.
 func (e *OpenAIEmbedder) embedBatch(ctx context.Context, in []string) ([][]float32, error) {
-	res, err := e.client.CreateEmbeddings(ctx, openai.EmbeddingRequestStrings{
+	cl := &oaihttp.Call{CutRetries: embedCutRetries}
+	res, err := e.client.CreateEmbeddings(oaihttp.WithCall(ctx, cl), openai.EmbeddingRequestStrings{
 		Input: in, Model: openai.EmbeddingModel(e.cfg.Model),
 	})
 	if err != nil {
-		return nil, err
+		return nil, explained(ctx, e.red, err, cl)
 	}
 	if len(res.Data) != len(in) {
 		return nil, fmt.Errorf("%d inputs, %d vectors", len(in), len(res.Data))
@@ -273,7 +290,8 @@ func (c *OpenAIChat) Complete(ctx context.Context, system, user string) (string,
 		temp = math.SmallestNonzeroFloat32
 	}
 	seed := 0
-	res, err := c.client.CreateChatCompletion(ctx, openai.ChatCompletionRequest{
+	cl := &oaihttp.Call{CutRetries: chatCutRetries}
+	res, err := c.client.CreateChatCompletion(oaihttp.WithCall(ctx, cl), openai.ChatCompletionRequest{
 		Model: c.cfg.Model,
 		Messages: []openai.ChatCompletionMessage{
 			{Role: openai.ChatMessageRoleSystem, Content: system},
@@ -284,11 +302,13 @@ func (c *OpenAIChat) Complete(ctx context.Context, system, user string) (string,
 		MaxTokens:   c.MaxTokens,
 	})
 	if err != nil {
+		err = explained(ctx, c.red, err, cl)
+		where := oaihttp.SafeURL(strings.TrimRight(c.cfg.BaseURL, "/") + "/chat/completions")
 		if unparsedReply(err) {
-			return "", redactedf(c.red, err, "llm: chat with %s: %s (llama-server could not parse the model's reply with the "+
-				"chat template's reply format; restart it with --no-jinja, or give it the model's own template)", c.cfg.Model, err)
+			return "", redactedf(c.red, err, "llm: chat with %s at %s: %s (llama-server could not parse the model's reply with the "+
+				"chat template's reply format; restart it with --no-jinja, or give it the model's own template)", c.cfg.Model, where, err)
 		}
-		return "", redactedf(c.red, err, "llm: chat with %s: %s", c.cfg.Model, err)
+		return "", redactedf(c.red, err, "llm: chat with %s at %s: %s", c.cfg.Model, where, err)
 	}
 	if len(res.Choices) == 0 {
 		return "", fmt.Errorf("llm: chat with %s: no choices in the reply", c.cfg.Model)
@@ -305,6 +325,13 @@ type redactedError struct {
 
 func (e *redactedError) Error() string { return e.msg }
 func (e *redactedError) Unwrap() error { return e.cause }
+
+// explained is err, from a request sent with cl, worded as the shared
+// transport words failures (oaihttp.Explain: a cut or refused connection
+// named as one, an earlier cut before the last error), without the key.
+func explained(ctx context.Context, red oaihttp.Redactor, err error, cl *oaihttp.Call) error {
+	return &redactedError{msg: red.Clean(oaihttp.Explain(ctx, err, cl, err.Error())), cause: err}
+}
 
 // redactedf formats like fmt.Sprintf, removes the key from the text, and
 // keeps cause for errors.Is.

@@ -29,7 +29,9 @@ func TestServerDiesWithTheTest(t *testing.T) {
 		t.Fatal(err)
 	}
 	helper := exec.Command(os.Args[0], "-test.run=^TestServerHelper$")
-	helper.Env = append(os.Environ(), "LLAMATEST_HELPER="+fake)
+	// The helper is killed before any clean-up of its can run: its
+	// temporary files go under this test's folder, which is removed.
+	helper.Env = append(os.Environ(), "LLAMATEST_HELPER="+fake, "TMPDIR="+t.TempDir())
 	if err := helper.Start(); err != nil {
 		t.Fatal(err)
 	}
