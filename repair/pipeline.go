@@ -366,7 +366,7 @@ type validator struct {
 	buggyNorm string
 	byNorm    map[string]int
 	cands     []candidate // deduplicated, in the order of their first sample
-	checked   bool        // the buggy file's compile check ran
+	checked   bool        // the buggy file's compile check ran (before the first candidate with errors)
 	buggyErrs []engine.CompileError
 	spent     time.Duration // in compile checks (Stats.ValidateTime)
 
@@ -446,17 +446,6 @@ func (v *validator) check(j int) error {
 	began := time.Now()
 	defer func() { v.spent += time.Since(began) }()
 	ctx := v.ctx
-	if !v.checked {
-		v.st.CompileChecks++
-		errs, err := v.comp.CompileErrors(ctx, v.uri, v.req.Text)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("compile check of the buggy file: %w", err)
-		}
-		v.buggyErrs, v.checked = errs, true
-	}
 	c := v.cands[j]
 	patched := v.site.Prefix + c.text + v.site.Suffix
 	v.st.CompileChecks++
@@ -474,6 +463,22 @@ func (v *validator) check(j int) error {
 		}
 		v.st.Unchecked++
 		unchecked = "not compile-checked: " + err.Error()
+	}
+	// The buggy file's errors only excuse a candidate's errors (newErrors),
+	// so they are asked for the first candidate that has any, not before
+	// the first candidate: a candidate without errors is compilable
+	// whatever the buggy file's are, and its tests start one compile check
+	// sooner (issue 14: the first plausible patch).
+	if len(errs) > 0 && !v.checked {
+		v.st.CompileChecks++
+		berrs, err := v.comp.CompileErrors(ctx, v.uri, v.req.Text)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("compile check of the buggy file: %w", err)
+		}
+		v.buggyErrs, v.checked = berrs, true
 	}
 	p := candidatePatch(v.rel, v.site, c)
 	p.NewErrors = newErrors(v.buggyErrs, errs, v.req.StartLine, v.req.EndLine,
