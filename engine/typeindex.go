@@ -494,7 +494,7 @@ func jdkPart(home string) (*nameSet, error) {
 // preloadJDK reads, in the background, the JDK that runs the shadow JDT LS
 // (jdtls.JavaBinary), which a project's VM install is unless JDT LS found
 // another one for it, so that the first session's index does not wait for
-// it (StartJDT, as warmUp does for JDT LS's own indexes).
+// it (StartJDT calls it before JDT LS starts, so the two overlap).
 func preloadJDK() {
 	java, err := jdtls.JavaBinary()
 	if err != nil {

@@ -366,7 +366,7 @@ type validator struct {
 	buggyNorm string
 	byNorm    map[string]int
 	cands     []candidate // deduplicated, in the order of their first sample
-	checked   bool        // the buggy file's compile check ran
+	checked   bool        // the buggy file's compile check ran (before the first candidate with errors)
 	buggyErrs []engine.CompileError
 	spent     time.Duration // in compile checks (Stats.ValidateTime)
 
@@ -380,6 +380,9 @@ type validator struct {
 	cancels []context.CancelFunc
 	testErr error
 	started bool // the test workers run
+
+	afterSampling chan struct{} // closed by sampled: the late test workers start
+	samplingDone  sync.Once
 }
 
 // testJob is one candidate's test run: candidate j as compile-checked in
@@ -397,7 +400,7 @@ func newValidator(ctx context.Context, comp engine.Compiler, req Request, rel, u
 	tctx, tcancel := context.WithCancel(ctx)
 	return &validator{ctx: ctx, comp: comp, req: req, rel: rel, uri: uri, site: site, st: st, progress: progress,
 		began: began, buggyNorm: Normalize(site.Buggy), byNorm: map[string]int{}, tctx: tctx, tcancel: tcancel,
-		jobs: make(chan testJob, capacity+1)}
+		jobs: make(chan testJob, capacity+1), afterSampling: make(chan struct{})}
 }
 
 // add deduplicates one completed sample's candidate like dedupe (which
@@ -446,17 +449,6 @@ func (v *validator) check(j int) error {
 	began := time.Now()
 	defer func() { v.spent += time.Since(began) }()
 	ctx := v.ctx
-	if !v.checked {
-		v.st.CompileChecks++
-		errs, err := v.comp.CompileErrors(ctx, v.uri, v.req.Text)
-		if err != nil {
-			if ctx.Err() != nil {
-				return ctx.Err()
-			}
-			return fmt.Errorf("compile check of the buggy file: %w", err)
-		}
-		v.buggyErrs, v.checked = errs, true
-	}
 	c := v.cands[j]
 	patched := v.site.Prefix + c.text + v.site.Suffix
 	v.st.CompileChecks++
@@ -474,6 +466,22 @@ func (v *validator) check(j int) error {
 		}
 		v.st.Unchecked++
 		unchecked = "not compile-checked: " + err.Error()
+	}
+	// The buggy file's errors only excuse a candidate's errors (newErrors),
+	// so they are asked for the first candidate that has any, not before
+	// the first candidate: a candidate without errors is compilable
+	// whatever the buggy file's are, and its tests start one compile check
+	// sooner (issue 14: the first plausible patch).
+	if len(errs) > 0 && !v.checked {
+		v.st.CompileChecks++
+		berrs, err := v.comp.CompileErrors(ctx, v.uri, v.req.Text)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return fmt.Errorf("compile check of the buggy file: %w", err)
+		}
+		v.buggyErrs, v.checked = berrs, true
 	}
 	p := candidatePatch(v.rel, v.site, c)
 	p.NewErrors = newErrors(v.buggyErrs, errs, v.req.StartLine, v.req.EndLine,
@@ -507,19 +515,39 @@ func (v *validator) check(j int) error {
 	v.jobs <- testJob{j: j, gen: v.gen[j], patched: patched, ctx: tctx}
 	if !v.started {
 		v.started = true
-		for range TestParallelism() {
+		n := TestParallelism()
+		for w := range n {
 			v.workers.Add(1)
-			go v.testWorker()
+			go v.testWorker(w >= testsWhileSampling(n))
 		}
 	}
 	return nil
 }
 
-// testWorker runs queued tests until the queue is closed. A test whose
+// testsWhileSampling is how many of n test workers run tests while sampling
+// goes on: one fewer than n (at least one), because sampling (the model and
+// the shadow JDT LS, one request after another) keeps a core busy. On 2
+// cores a second test beside it only shared the other core with the first:
+// the first candidate's verdict came later and no test sooner. The others
+// start when sampling ends (sampled).
+func testsWhileSampling(n int) int { return max(1, n-1) }
+
+// sampled marks the end of sampling: every test worker may run tests.
+func (v *validator) sampled() { v.samplingDone.Do(func() { close(v.afterSampling) }) }
+
+// testWorker runs queued tests until the queue is closed; a late worker
+// starts only after sampling (sampled, testsWhileSampling). A test whose
 // candidate was compile-checked again meanwhile is dropped; one cut short by
 // the end of ctx leaves the candidate compilable and Unvalidated.
-func (v *validator) testWorker() {
+func (v *validator) testWorker(late bool) {
 	defer v.workers.Done()
+	if late {
+		select {
+		case <-v.afterSampling:
+		case <-v.tctx.Done():
+			return
+		}
+	}
 	for job := range v.jobs {
 		v.mu.Lock()
 		skip := v.gen[job.j] != job.gen || v.testErr != nil || job.ctx.Err() != nil
@@ -578,6 +606,7 @@ func (v *validator) failed() error {
 // ctx's when it ended (the patches are then partial). The validator takes no
 // more candidates.
 func (v *validator) finish() ([]Patch, error) {
+	v.sampled()
 	close(v.jobs)
 	v.workers.Wait()
 	v.tcancel()

@@ -14,6 +14,7 @@ import (
 	"path/filepath"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -185,7 +186,7 @@ func TestInterruptedMidPipeline(t *testing.T) {
 	defer cancel()
 	comp := &fakeCompiler{}
 	comp.errs = func(string) []engine.CompileError {
-		if comp.calls == 4 { // the buggy file, then three candidates
+		if comp.calls == 3 { // three candidates (none has errors: the buggy file is not compiled)
 			cancel()
 		}
 		return nil
@@ -384,4 +385,53 @@ func TestConcurrencySamePatchesSpeculative(t *testing.T) {
 		}
 	}
 	t.Logf("%d samples run again", resampled)
+}
+
+// TestOneTestFewerWhileSampling: while sampling goes on (before finish) at
+// most testsWhileSampling(TestParallelism()) candidates' tests run at once,
+// one fewer than the cores, since sampling keeps one busy; after it all may.
+// Each test run logs how many runs had started and not ended when it began.
+func TestOneTestFewerWhileSampling(t *testing.T) {
+	n := TestParallelism()
+	if n < 2 {
+		t.Skip("one CPU: the bound while sampling is the bound after it")
+	}
+	dir := t.TempDir()
+	r := testProject(t, request(variant(t, "base", nil)))
+	r.TestCmd = []string{"sh", "-c", `d="$1"; mkdir "$d/run.$$"; ls -d "$d"/run.* | wc -l >> "$d/log"; sleep 0.4; rmdir "$d/run.$$"`, "sh", dir}
+	site, err := splitHunk(r.Text, r.StartLine, r.EndLine)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := &Stats{}
+	v := newValidator(context.Background(), &fakeCompiler{}, r, "src/A.java", "file:///proj/src/A.java", site, st,
+		func(string) {}, time.Now(), 10)
+	for i := range n + 1 {
+		if err := v.add(candidate{text: fmt.Sprintf("    int x = %d;\n", 10+i), count: 1, sample: i}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	readLog := func() []string {
+		b, _ := os.ReadFile(filepath.Join(dir, "log"))
+		return strings.Fields(string(b))
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for len(readLog()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(20 * time.Millisecond)
+	}
+	during := readLog()
+	if _, err := v.finish(); err != nil {
+		t.Fatal(err)
+	}
+	if len(during) < 2 {
+		t.Fatalf("%d test runs began in 20 s while sampling; want 2", len(during))
+	}
+	for _, c := range during {
+		if k, _ := strconv.Atoi(c); k > testsWhileSampling(n) {
+			t.Fatalf("while sampling, test runs at once: %q; want at most %d of %d", during, testsWhileSampling(n), n)
+		}
+	}
+	if st.Tested != n+1 {
+		t.Fatalf("%d candidates tested, want %d", st.Tested, n+1)
+	}
 }

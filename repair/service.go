@@ -64,7 +64,8 @@ func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
 // completed sample is deduplicated and, when its candidate is new, compile-
 // checked at once, between samples (compile checks and the engine share one
 // JDT LS); a compilable candidate's tests start in the background, at most
-// TestParallelism at a time, while sampling goes on (pipeline.go). The
+// TestParallelism at a time (one fewer while sampling goes on:
+// testsWhileSampling), in the order the candidates compiled (pipeline.go). The
 // Result is the same as when validation follows sampling: the same
 // candidates, verdicts and order for the same seed. With
 // req.FirstCompilable, validation waits for the last sample. Errors: a bad
@@ -121,6 +122,7 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 		commit = nil // every candidate must be known to pick the best-scored ones
 	}
 	cands, err := s.sampleAll(ctx, b, uri, site, opts, st, report, commit)
+	v.sampled() // every test worker may run now
 	st.SampleTime = time.Since(began) - v.spent
 	if err != nil && ctx.Err() == nil {
 		return s.failedMidway(res, v, commit != nil, err, opts, began)

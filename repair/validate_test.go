@@ -12,6 +12,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -292,5 +293,59 @@ func TestBuggyTestRunWhenNoCandidatePasses(t *testing.T) {
 	r.TestCmd = nil
 	if res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r); res.BuggyTest != nil {
 		t.Fatalf("BuggyTest = %+v without a test command; want nil", res.BuggyTest)
+	}
+}
+
+// TestBuggyFileCompiledOnlyForErrors: the buggy file's errors, which excuse
+// a candidate's errors outside its hunk (newErrors), are asked for once, at
+// the first candidate that has errors, not before the first candidate; a
+// candidate whose only error the buggy file has too (outside the hunk) is
+// compilable, one with an error of its own is not.
+func TestBuggyFileCompiledOnlyForErrors(t *testing.T) {
+	const old, excused, broken = "    int x = 2;\n", "    int x = 3;\n", "    int x = y;\n"
+	m := &fakeModel{next: table(map[string][]tok{
+		"":  {{old, 0.5, false}, {excused, 0.3, false}, {broken, 0.2, false}},
+		old: {{"", 1, true}}, excused: {{"", 1, true}}, broken: {{"", 1, true}},
+	})}
+	var mu sync.Mutex
+	var compiled []string
+	c := &fakeCompiler{errs: func(text string) []engine.CompileError {
+		mu.Lock()
+		compiled = append(compiled, text)
+		mu.Unlock()
+		var errs []engine.CompileError
+		if !strings.Contains(text, "x = 2;") { // the buggy file and the later candidates: an error on line 5
+			errs = append(errs, engine.CompileError{Line: 5, Message: "unrelated"})
+		}
+		if strings.Contains(text, "x = y;") {
+			errs = append(errs, engine.CompileError{Line: 3, Message: "y cannot be resolved"})
+		}
+		return errs
+	}}
+	r := request(variant(t, "base", func(o *Options) { o.Samples = 30; o.KeepTop = 10 }))
+	res := run(t, service(m, &fakeEngine{}, c), r)
+	verdict := map[string]Patch{}
+	for _, p := range res.Candidates {
+		verdict[p.Hunk] = p
+	}
+	if p := verdict[old]; !p.Compilable {
+		t.Errorf("%q: %+v; want compilable", old, p)
+	}
+	if p := verdict[excused]; !p.Compilable || len(p.NewErrors) != 0 {
+		t.Errorf("%q: %+v; want compilable (its error is the buggy file's)", excused, p)
+	}
+	if p := verdict[broken]; p.Compilable || len(p.NewErrors) != 1 {
+		t.Errorf("%q: %+v; want one new error", broken, p)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	var buggyAt []int
+	for i, text := range compiled {
+		if text == javaFile {
+			buggyAt = append(buggyAt, i)
+		}
+	}
+	if len(compiled) != 4 || len(buggyAt) != 1 || buggyAt[0] == 0 || strings.Contains(compiled[buggyAt[0]-1], "x = 2;") {
+		t.Fatalf("compiled %q; want the buggy file once, right after the first candidate with errors", compiled)
 	}
 }
