@@ -18,7 +18,9 @@ import (
 // JDK types imported on demand, and the engine pruned `new ArrayList<>()`
 // and `Iterator<String>` in the second and third runs (runDir). Three runs
 // on one state directory; valid tokens with types from `import java.util.*`
-// must never be infeasible, and each run's folder is gone after Close.
+// must never be infeasible, and after Close each run's server has ended
+// (Close stops it at once: its run folder holds all it keeps) and its folder
+// is gone.
 func TestRestartKeepsOnDemandTypes(t *testing.T) {
 	home := jdtHome(t)
 	root, err := copyProject("testdata/project")
@@ -62,6 +64,9 @@ func TestRestartKeepsOnDemandTypes(t *testing.T) {
 		s.Close()
 		if err := eng.Close(); err != nil {
 			t.Errorf("run %d: Close: %v", round+1, err)
+		}
+		if eng.Client().Err() == nil {
+			t.Errorf("run %d: JDT LS still running after Close", round+1)
 		}
 		cancel()
 		entries, _ := os.ReadDir(state)
