@@ -266,7 +266,9 @@ func TestCheckArityCallInPrefix(t *testing.T) {
 	}{
 		{"names.add(", "\n" + ind + ");\n", []checkCase{
 			{"", "String.valueOf(1))", Feasible},
-			{"", "s)", Unknown},       // s: one character (minNameQuery)
+			{"", "s)", Feasible},      // s: a local, in the statement start's scope list (scopeAt)
+			{"", "q)", Infeasible},    // q: no name in scope, type or package (localNames)
+			{"", "zq.", Infeasible},   // nor zq (checkQualifier)
 			{"", "s, s)", Infeasible}, // Names.add(String)
 			{"s", ",", Infeasible},
 			{"", ")", Infeasible}, // no arguments
