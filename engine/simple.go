@@ -35,9 +35,11 @@ import (
 // the name declares nothing the name may become, the list is the one of the
 // hunk start, fetched once per hunk and identifier prefix and shared by every
 // site and sample; otherwise it is fetched at the site itself. For a hunk
-// that starts inside a statement (ghost text), the hunk start's list is
-// localNames' at the statement's start (scopeAt), and the site's own where
-// localNames cannot be built.
+// that starts inside a statement (ghost text), a name shorter than
+// minQualifierAtSite (whose site list is slow, or not asked for) is judged
+// from localNames' list at the statement's start (scopeAt) where it can be
+// built; a longer one from its site's list, as before (the scope list is a
+// request more per ghost-text request: bench/README.md, session 16).
 func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite) (*memberList, error) {
 	s.confirm = true // a prune on a simple-name list rests on two answers (Check)
 	full := s.h.Prefix + cur
@@ -50,8 +52,10 @@ func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite)
 		if s.scopeAt == len(s.h.Prefix) {
 			return s.hunkNames(ctx, ss.Ident)
 		}
-		if ml, err := s.localNames(ctx, ss.Ident); err != nil || ml != nil {
-			return ml, err
+		if len(ss.Ident) < minQualifierAtSite {
+			if ml, err := s.localNames(ctx, ss.Ident); err != nil || ml != nil {
+				return ml, err
+			}
 		}
 	}
 	return s.siteNames(ctx, full, ss, gen)
@@ -93,8 +97,8 @@ func (s *jdtSession) hunkScoped(cur string, ss simpleSite) bool {
 // JDT LS gave no scope list. The list is partial (Incomplete): it may prove
 // a name feasible, never infeasible.
 func (s *jdtSession) scopeFor(ctx context.Context, cur string, ss simpleSite) (*memberList, error) {
-	if !s.hunkScoped(cur, ss) {
-		return nil, nil
+	if !s.hunkScoped(cur, ss) || s.scopeAt != len(s.h.Prefix) && len(ss.Ident) >= minQualifierAtSite {
+		return nil, nil // inside a statement, longer names have their site's list (simpleNames)
 	}
 	sc, err := s.scopeNames(ctx)
 	if err != nil || sc == nil {
