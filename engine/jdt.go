@@ -322,7 +322,7 @@ func (e *JDT) Open(ctx context.Context, h Hunk) (Session, error) {
 	d.sessions++
 	win := newLexWindow(h.Prefix)
 	return &jdtSession{e: e, h: h, id: hunkID(h), win: win,
-		syntax: syntaxJudge{h: h, level: fileLevel(h.URI)}, stmtStart: atStatementBoundary(win), scopeAt: statementStart(win)}, nil
+		syntax: syntaxJudge{h: h, level: fileLevel(h.URI)}, stmtStart: atStatementBoundary(win)}, nil
 }
 
 // hunkID is the identity of h's document text in the site cache's keys: a

@@ -164,7 +164,7 @@ func fakeSession(t *testing.T, f *fakePeer) *jdtSession {
 	e := &JDT{peer: f, cfg: jdtConfig{siteCache: DefaultSiteCacheSize, requestTimeout: DefaultRequestTimeout},
 		open: map[string]*shadowDoc{}, sites: sites}
 	win := newLexWindow(h.Prefix)
-	s := &jdtSession{e: e, h: h, id: "fake", win: win, syntax: syntaxJudge{h: h}, stmtStart: atStatementBoundary(win), scopeAt: statementStart(win)}
+	s := &jdtSession{e: e, h: h, id: "fake", win: win, syntax: syntaxJudge{h: h}, stmtStart: atStatementBoundary(win)}
 	if !s.stmtStart {
 		t.Fatal("the fake hunk should start at a statement boundary")
 	}
@@ -474,7 +474,7 @@ func TestTypeKeyNewDocumentVersionAsksAgain(t *testing.T) {
 		i := strings.Index(file, "<<HUNK>>\n")
 		h := Hunk{URI: "file:///demo/Search.java", Prefix: file[:i], Suffix: file[i+len("<<HUNK>>\n"):]}
 		win := newLexWindow(h.Prefix)
-		return &jdtSession{e: e, h: h, id: hunkID(h), win: win, syntax: syntaxJudge{h: h}, stmtStart: atStatementBoundary(win), scopeAt: statementStart(win)}
+		return &jdtSession{e: e, h: h, id: hunkID(h), win: win, syntax: syntaxJudge{h: h}, stmtStart: atStatementBoundary(win)}
 	}
 	cases := []checkCase{
 		{ind + "lo = this.", "count", Feasible},

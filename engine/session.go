@@ -86,13 +86,6 @@ type jdtSession struct {
 	// stmtStart: the hunk starts at a statement boundary in a block, where
 	// member lists may be shared per receiver type (typekey.go).
 	stmtStart bool
-
-	// scopeAt: the byte offset in Prefix of the statement boundary in a
-	// block where the hunk's statement starts (statementStart): len(Prefix)
-	// when stmtStart, earlier for a hunk that starts inside a statement
-	// (ghost text), -1 when there is none in the window. The scope list
-	// (simple.go, scopeList) is asked there.
-	scopeAt int
 }
 
 // Stats returns the session's counters.
@@ -433,11 +426,10 @@ func (s *jdtSession) checkQualifier(ctx context.Context, upto string, ss simpleS
 	} else if sc != nil && sc.Kinds[ss.Ident]&(kindValue|kindType|kindPackage) != 0 {
 		return Feasible, nil
 	}
-	if len(ss.Ident) < minQualifierAtSite && !s.localScoped(ctx, upto, ss) {
-		// At a site of its own the list for a short name holds every type
-		// with those initials, seconds to tens of seconds each under load;
-		// such names are mostly locals. Inside a statement (ghost text)
-		// they are judged only where localNames answers without a request.
+	if len(ss.Ident) < minQualifierAtSite && !s.hunkScoped(upto, ss) {
+		// At a site of its own (ghost text mid-statement) the list for a
+		// short name holds every type with those initials, seconds to
+		// tens of seconds each under load; such names are mostly locals.
 		return Unknown, nil
 	}
 	ml, err := s.simpleNames(ctx, upto, ss)

@@ -34,12 +34,7 @@ import (
 // Where the hunk's scope allows (inHunkScope) and the generated text before
 // the name declares nothing the name may become, the list is the one of the
 // hunk start, fetched once per hunk and identifier prefix and shared by every
-// site and sample; otherwise it is fetched at the site itself. For a hunk
-// that starts inside a statement (ghost text), a name shorter than
-// minQualifierAtSite (whose site list is slow, or not asked for) is judged
-// from localNames' list at the statement's start (scopeAt) where it can be
-// built; a longer one from its site's list, as before (the scope list is a
-// request more per ghost-text request: bench/README.md, session 16).
+// site and sample; otherwise it is fetched at the site itself.
 func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite) (*memberList, error) {
 	s.confirm = true // a prune on a simple-name list rests on two answers (Check)
 	full := s.h.Prefix + cur
@@ -49,33 +44,10 @@ func (s *jdtSession) simpleNames(ctx context.Context, cur string, ss simpleSite)
 	}
 	gen := full[len(s.h.Prefix):ss.IdentStart]
 	if decls, ok := s.inHunkScope(gen); ok && !hasExtension(decls, ss.Ident) {
-		if s.scopeAt == len(s.h.Prefix) {
-			return s.hunkNames(ctx, ss.Ident)
-		}
-		if len(ss.Ident) < minQualifierAtSite {
-			if ml, err := s.localNames(ctx, ss.Ident); err != nil || ml != nil {
-				return ml, err
-			}
-		}
+		ml, err := s.hunkNames(ctx, ss.Ident)
+		return ml, err
 	}
 	return s.siteNames(ctx, full, ss, gen)
-}
-
-// localScoped reports whether simpleNames judges the simple name ss after
-// the generated text from the hunk start's lists without a request at the
-// site: hunkScoped, and, for a hunk that starts inside a statement, a
-// complete scope list at the statement's start and the project's type index
-// (localNames' conditions). checkQualifier judges names shorter than
-// minQualifierAtSite only there.
-func (s *jdtSession) localScoped(ctx context.Context, cur string, ss simpleSite) bool {
-	if !s.hunkScoped(cur, ss) {
-		return false
-	}
-	if s.scopeAt == len(s.h.Prefix) {
-		return true
-	}
-	sc, err := s.scopeList(ctx, false)
-	return err == nil && sc != nil && sc.ScopeComplete && s.typeIndex(ctx) != nil
 }
 
 // hunkScoped reports whether the simple name ss after the generated text
@@ -97,8 +69,8 @@ func (s *jdtSession) hunkScoped(cur string, ss simpleSite) bool {
 // JDT LS gave no scope list. The list is partial (Incomplete): it may prove
 // a name feasible, never infeasible.
 func (s *jdtSession) scopeFor(ctx context.Context, cur string, ss simpleSite) (*memberList, error) {
-	if !s.hunkScoped(cur, ss) || s.scopeAt != len(s.h.Prefix) && len(ss.Ident) >= minQualifierAtSite {
-		return nil, nil // inside a statement, longer names have their site's list (simpleNames)
+	if !s.hunkScoped(cur, ss) {
+		return nil, nil
 	}
 	sc, err := s.scopeNames(ctx)
 	if err != nil || sc == nil {
@@ -112,9 +84,7 @@ func (s *jdtSession) scopeFor(ctx context.Context, cur string, ss simpleSite) (*
 
 // scopeNames returns the names JDT LS lists at the hunk start for an empty
 // identifier (the caret at the hunk start, then ";"): the variables and
-// methods in scope there. For a hunk that starts inside a statement, the
-// "hunk start" is the statement's start (scopeAt), with ";" inserted there
-// and the statement's text before the hunk left after it. JDT LS lists types and packages only for a typed
+// methods in scope there. JDT LS lists types and packages only for a typed
 // prefix (the file's own class alone, in a probe on testdata/project), so
 // the list is marked Incomplete: it proves names feasible (they are in
 // scope), never infeasible. One request per hunk ("simple-hunk-scope"),
@@ -141,12 +111,8 @@ func (s *jdtSession) scopeList(ctx context.Context, verify bool) (*memberList, e
 			return ml, nil
 		}
 	}
-	caret := s.scopeAt
-	if caret < 0 {
-		s.scopeTried = true
-		return nil, nil
-	}
-	text := s.h.Prefix[:caret] + ";" + s.h.Prefix[caret:] + s.suffixAfterCaret()
+	caret := len(s.h.Prefix)
+	text := s.h.Prefix + ";" + s.suffixAfterCaret()
 	m := textpos.New(text)
 	list, err := s.request(ctx, "simple-hunk-scope", text, m.Position(caret))
 	if err != nil {
@@ -219,11 +185,8 @@ func (s *jdtSession) hunkNames(ctx context.Context, ident string) (*memberList, 
 
 // inHunkScope reports whether a simple name after the generated text gen
 // sees the names visible at the hunk start plus those gen declares, and
-// returns the names gen may declare (declNames). Here "the hunk start" is
-// scopeAt, the statement boundary where the hunk's statement starts, and
-// "gen" the prefix's text from there (a hunk inside a statement: ghost text)
-// followed by the generated text. It holds when
-//   - there is such a boundary in a block (statementStart, as for
+// returns the names gen may declare (declNames). It holds when
+//   - the hunk starts at a statement boundary in a block (stmtStart, as for
 //     typekey.go), where JDT LS lists every variable, method, type and
 //     package in scope;
 //   - gen does not start with "else" (which may bring a pattern binding of
@@ -241,10 +204,10 @@ func (s *jdtSession) hunkNames(ctx context.Context, ident string) (*memberList, 
 // (locals of a block gen closed) can only make the list longer, never prune
 // a feasible name.
 func (s *jdtSession) inHunkScope(gen string) (decls []string, ok bool) {
-	genStart := s.scopeAt - s.win.Anchor
-	if s.scopeAt < 0 || genStart < 0 || s.e.sites == nil {
+	if !s.stmtStart || s.e.sites == nil {
 		return nil, false
 	}
+	genStart := len(s.win.Text)
 	toks := codeTokens(javalex.Lex(s.win.Text + gen))
 	depth, first := 0, true
 	for i, t := range toks {
@@ -519,7 +482,15 @@ func (s *jdtSession) localNames(ctx context.Context, ident string) (*memberList,
 	if err != nil || sc == nil || !sc.ScopeComplete {
 		return nil, err
 	}
-	x := s.typeIndex(ctx)
+	if !s.indexTried {
+		s.indexTried = true
+		began := time.Now()
+		s.index = s.e.typeIndexFor(ctx, s.h.URI)
+		if s.e.indexOf == nil && s.e.client != nil {
+			s.count("project-facts", 2, time.Since(began)) // getSettings, getClasspaths
+		}
+	}
+	x := s.index
 	if x == nil {
 		return nil, nil
 	}
@@ -549,20 +520,6 @@ func (s *jdtSession) localNames(ctx context.Context, ident string) (*memberList,
 		fmt.Fprintf(os.Stderr, "engine trace: names of %q from the scope list and the type index (%d names)\n", ident, len(ml.Names))
 	}
 	return ml, nil
-}
-
-// typeIndex returns the project's type index (typeindex.go) as of the
-// session's first need of it; nil when it cannot be built.
-func (s *jdtSession) typeIndex(ctx context.Context) *typeIndex {
-	if !s.indexTried {
-		s.indexTried = true
-		began := time.Now()
-		s.index = s.e.typeIndexFor(ctx, s.h.URI)
-		if s.e.indexOf == nil && s.e.client != nil {
-			s.count("project-facts", 2, time.Since(began)) // getSettings, getClasspaths
-		}
-	}
-	return s.index
 }
 
 // fileTypes returns, sorted, the names the hunk's file (Prefix and Suffix)

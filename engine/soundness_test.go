@@ -18,17 +18,10 @@ package engine
 
 import (
 	"context"
-	"fmt"
-	"os"
-	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
-	"github.com/repilot-lsp/repilot-lsp/corpus"
 	"github.com/repilot-lsp/repilot-lsp/internal/forcetok"
-	"github.com/repilot-lsp/repilot-lsp/javalex"
-	"github.com/repilot-lsp/repilot-lsp/jdtls"
 )
 
 func TestSoundnessOnBugCorpus(t *testing.T) {
@@ -68,83 +61,4 @@ func TestSoundnessOnBugCorpus(t *testing.T) {
 	if sum.feasible == 0 {
 		t.Error("no decision was proven feasible: the engine never engaged")
 	}
-}
-
-// TestSoundnessMidStatement forces the rest of each fixture's fix from
-// carets inside its statements (as ghost text asks: the prefix ends
-// mid-statement), javalex tokens and 3-byte chunks, and requires that no
-// token is pruned. There the names are judged from the scope list at the
-// statement's start and the project's type index (simple.go, scopeAt and
-// localNames); the test fails unless some session judged names that way.
-func TestSoundnessMidStatement(t *testing.T) {
-	eng, bugs, roots := corpusJDT(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
-	defer cancel()
-	var sum forced
-	local := 0
-	for i, b := range bugs {
-		path := filepath.Join(roots[i], filepath.FromSlash(b.File))
-		data, err := os.ReadFile(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		prefix, buggy, suffix, err := corpus.Split(string(data), b.StartLine, b.EndLine)
-		if err != nil {
-			t.Fatalf("%s: %v", b.ID, err)
-		}
-		for _, k := range midCarets(prefix, b.FixedHunk, 3) {
-			s, err := eng.Open(ctx, Hunk{URI: jdtls.FileURI(path), Prefix: prefix + b.FixedHunk[:k], Buggy: buggy, Suffix: suffix})
-			if err != nil {
-				t.Fatal(err)
-			}
-			rest := b
-			rest.FixedHunk = b.FixedHunk[k:]
-			for _, split := range []struct {
-				name string
-				toks []string
-			}{{"javalex", forcetok.LexTokens(rest.FixedHunk)}, {"3-byte", forcetok.Chunks(rest.FixedHunk, 3)}} {
-				n := forceFix(ctx, t, s, rest, fmt.Sprintf("%s, caret %d", split.name, k), split.toks)
-				sum.checks += n.checks
-				sum.feasible += n.feasible
-				sum.unknown += n.unknown
-			}
-			if js := s.(*jdtSession); js.scopeAt >= 0 && js.scopeAt < len(js.h.Prefix) && js.scope != nil && js.scope.ScopeComplete && js.index != nil {
-				local++
-			}
-			s.Close()
-		}
-	}
-	t.Logf("mid-statement carets: %d decisions, %d proven feasible, %d unknown, none pruned; %d sessions judged names from the statement start's scope list and the type index",
-		sum.checks, sum.feasible, sum.unknown, local)
-	if local == 0 {
-		t.Error("no mid-statement session judged names from the statement start's scope list and the type index")
-	}
-}
-
-// midCarets returns up to n offsets in fix (evenly spread over its javalex
-// tokens) where prefix+fix[:k] ends inside a statement: after a token that
-// is not ";", "{" or "}".
-func midCarets(prefix, fix string, n int) []int {
-	var cand []int
-	for _, tk := range javalex.Lex(fix) {
-		if tk.Kind == javalex.LineComment || tk.Kind == javalex.BlockComment || tk.End >= len(strings.TrimRight(fix, " \t\r\n")) {
-			continue
-		}
-		switch tk.Text {
-		case ";", "{", "}":
-			continue
-		}
-		if statementStart(newLexWindow(prefix+fix[:tk.End])) == len(prefix)+tk.End {
-			continue
-		}
-		cand = append(cand, tk.End)
-	}
-	if len(cand) <= n {
-		return cand
-	}
-	out := make([]int, 0, n)
-	for i := 0; i < n; i++ {
-		out = append(out, cand[(2*i+1)*len(cand)/(2*n)])
-	}
-	return out
 }

@@ -266,9 +266,7 @@ func TestCheckArityCallInPrefix(t *testing.T) {
 	}{
 		{"names.add(", "\n" + ind + ");\n", []checkCase{
 			{"", "String.valueOf(1))", Feasible},
-			{"", "s)", Feasible},      // s: a local, in the statement start's scope list (scopeAt)
-			{"", "q)", Infeasible},    // q: no name in scope, type or package (localNames)
-			{"", "zq.", Infeasible},   // nor zq (checkQualifier)
+			{"", "s)", Unknown},       // s: one character (minNameQuery)
 			{"", "s, s)", Infeasible}, // Names.add(String)
 			{"s", ",", Infeasible},
 			{"", ")", Infeasible}, // no arguments

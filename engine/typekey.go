@@ -363,49 +363,6 @@ func atStatementBoundary(w lexWindow) bool {
 	return st.top() == frameBlock
 }
 
-// statementStart returns the offset in the prefix (w's Anchor counted) of
-// the statement boundary in a block where the statement the hunk starts in
-// begins: the end of the prefix when it is one itself (atStatementBoundary),
-// else the end of the window's last ";", "{" or "}" after which
-// atStatementBoundary holds and whose following text closes no brace it did
-// not open ("x = 1; foo(a, |" gives the offset after "x = 1;"; a ";" of a
-// for header, or of a lambda or anonymous class body closed before the
-// hunk, is none); -1 when the window holds none.
-func statementStart(w lexWindow) int {
-	if atStatementBoundary(w) {
-		return w.Anchor + len(w.Text)
-	}
-	toks := codeTokens(javalex.Lex(w.Text))
-	for j := len(toks) - 1; j >= 0; j-- {
-		t := toks[j]
-		if !isOp(t, ";") && !isOp(t, "{") && !isOp(t, "}") {
-			continue
-		}
-		cut := w
-		cut.Text = w.Text[:t.End]
-		if !closesOuter(toks[j+1:]) && atStatementBoundary(cut) {
-			return w.Anchor + t.End
-		}
-	}
-	return -1
-}
-
-// closesOuter reports whether toks close a brace they did not open.
-func closesOuter(toks []javalex.Token) bool {
-	depth := 0
-	for _, t := range toks {
-		switch {
-		case isOp(t, "{"):
-			depth++
-		case isOp(t, "}"):
-			if depth--; depth < 0 {
-				return true
-			}
-		}
-	}
-	return false
-}
-
 // closesBlockStatement reports whether the "}" that ends toks (the window's
 // code tokens) closes a block that is a statement or a statement's last
 // part, so that the next statement may start after it: its "{" lies in the

@@ -91,7 +91,7 @@ func TestTypeKeyGuards(t *testing.T) {
 	prefix := "class A {\n    Greeter g;\n    void m() {\n        int i = 0;\n"
 	e := NewJDT(nil)
 	s := &jdtSession{e: e, h: Hunk{Prefix: prefix, Suffix: "    }\n}\n"}, id: "h", win: newLexWindow(prefix)}
-	s.stmtStart, s.scopeAt = atStatementBoundary(s.win), statementStart(s.win)
+	s.stmtStart = atStatementBoundary(s.win)
 	// A case the guards let through would ask JDT LS (there is none here:
 	// it would panic).
 	if !s.stmtStart {
@@ -311,36 +311,6 @@ func TestFieldChainCalls(t *testing.T) {
 		}
 		if got != c.head || (ok && path != c.path) {
 			t.Errorf("fieldChain(%q) = %q, %q, %v; want %q, %q", c.src, got, path, ok, c.head, c.path)
-		}
-	}
-}
-
-// TestStatementStart: statementStart finds where the statement a hunk
-// inside a statement starts (the text up to the marker "|"), at a boundary
-// in a block, never at a ";" of a for header or of a lambda or anonymous
-// class body; -1 in a class body.
-func TestStatementStart(t *testing.T) {
-	const m = "class A {\n    void m(Object o, int y) {\n"
-	for _, c := range []struct {
-		text string // "|" marks the expected start; "#" none
-	}{
-		{m + "        int i = 0;|\n        foo(a, "},
-		{"class A {\n    void m(Object o, int y) {|\n        foo(a, "},
-		{m + "        y++;|\n        for (int i = 0; i < y; i++) g("},
-		{m + "        y++;|\n        run(() -> { int q = 1; q++; }, "},
-		{m + "        y++;|\n        run(new Runnable() { public void run() { y++; } }, "},
-		{m + "        if (o == null) { return; }|\n        x = o."},
-		{m + "        y++;|\n        int[] a = { 1, "},
-		{m + "        y++;|"},
-		{"#class A {\n    int f = 1;\n    int g = f + "},
-	} {
-		want := strings.Index(c.text, "|")
-		text := strings.Replace(strings.Replace(c.text, "|", "", 1), "#", "", 1)
-		if strings.HasPrefix(c.text, "#") {
-			want = -1
-		}
-		if got := statementStart(newLexWindow(text)); got != want {
-			t.Errorf("statementStart(%q) = %d, want %d", c.text, got, want)
 		}
 	}
 }
