@@ -300,9 +300,10 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 		return err
 	}
 	// No warm-up: here the user waits for JDT LS's start and the repair
-	// alike, so warming up would only move time (engine.WithWarmUp).
+	// alike, so warming up would only move time (engine.WithWarmUp). The
+	// engine lives for this one repair (engine.WithShortLived).
 	r, err := newRepairer(backend.Config{JDTLSHome: f.jdtls, StateDir: f.stateDir, Progress: progress, Model: model,
-		Engine: []engine.JDTOption{engine.WithWarmUp(false)}})
+		Engine: []engine.JDTOption{engine.WithWarmUp(false), engine.WithShortLived()}})
 	if err != nil {
 		return err
 	}

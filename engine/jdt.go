@@ -46,7 +46,13 @@ type jdtConfig struct {
 	requestTimeout time.Duration
 	compileTimeout time.Duration
 	noWarmUp       bool
+	shortLived     bool
 }
+
+// WithShortLived says the shadow server serves one short job (the repair
+// command) and then ends: StartJDT starts it with jdtls.Options.ShortLived
+// (the C1 compiler only), which starts and warms up sooner.
+func WithShortLived() JDTOption { return func(c *jdtConfig) { c.shortLived = true } }
 
 // WithWarmUp sets whether StartJDT warms the shadow server up before it
 // returns (default true; warmUp). It pays where the start runs ahead of the
@@ -156,6 +162,11 @@ func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, er
 		return nil, err
 	}
 	o.StateDir = run
+	var cfg jdtConfig
+	for _, opt := range opts {
+		opt(&cfg)
+	}
+	o.ShortLived = o.ShortLived || cfg.shortLived
 	// The type index's JDK part (typeindex.go), in the background while
 	// JDT LS starts (about 0.3 s of CPU), not beside the first requests.
 	preloadJDK()

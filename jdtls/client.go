@@ -55,6 +55,16 @@ type Options struct {
 	StateDir string
 	// HeapMB bounds the Java heap; 0 means 1024.
 	HeapMB int
+	// ShortLived says the server serves one short job and then ends (the
+	// repair command's engine): its JVM runs with the C1 compiler only
+	// (-XX:TieredStopAtLevel=1), which starts and warms up sooner. A server
+	// that lives on (the editor's, serve's engine) keeps the tiered
+	// compilers, whose optimised code pays over a longer life. On the
+	// example repair, 3 runs each, alternating, load 2.6-4.0: JDT LS ready
+	// after a median 6.8 s against 7.6 s, the first plausible patch 11.5 s
+	// against 14.7 s, the whole repair 18.7 s against 22.5 s, the same
+	// requests and candidates.
+	ShortLived bool
 	// Stderr receives the process's standard error; nil discards it.
 	Stderr io.Writer
 	// Settings are the client settings, nested ({"java":{"completion":{...}}})
@@ -64,6 +74,14 @@ type Options struct {
 	// they do not set java.project.sourcePaths, the source folders
 	// InferSourcePaths finds under Root and Folders are sent as it.
 	Settings map[string]any
+}
+
+// jvmArgs are the JVM options o asks for beyond Command's own.
+func jvmArgs(o Options) []string {
+	if o.ShortLived {
+		return []string{"-XX:TieredStopAtLevel=1"}
+	}
+	return nil
 }
 
 // Timings are measured durations of one Client, for reports.
@@ -134,7 +152,7 @@ func Start(ctx context.Context, o Options) (*Client, error) {
 	if o.StateDir == "" {
 		return nil, errors.New("jdtls: no state directory")
 	}
-	cmd, err := Command(o.Home, o.StateDir, o.HeapMB)
+	cmd, err := Command(o.Home, o.StateDir, o.HeapMB, jvmArgs(o)...)
 	if err != nil {
 		return nil, err
 	}

@@ -77,12 +77,13 @@ func JavaBinary() (string, error) {
 // Command returns the command that starts JDT LS from home with its
 // configuration and workspace data under stateDir (created; config_linux is
 // copied there because JDT LS writes into its configuration directory).
-// heapMB bounds the Java heap (-Xmx); 0 means 1024. The command runs under
+// heapMB bounds the Java heap (-Xmx); 0 means 1024; jvmArgs are further JVM
+// options (before -jar, after this function's own). The command runs under
 // a supervisor (proc.Supervise): JDT LS and every process it starts, also
 // one that leaves its process group (Gradle's daemon calls setsid), end
 // with the caller however it ends, even by SIGKILL; stop it with proc.Stop.
 // The command's process is the supervisor's, its exit status JDT LS's.
-func Command(home, stateDir string, heapMB int) (*exec.Cmd, error) {
+func Command(home, stateDir string, heapMB int, jvmArgs ...string) (*exec.Cmd, error) {
 	jar, err := launcherJar(home)
 	if err != nil {
 		return nil, err
@@ -107,7 +108,7 @@ func Command(home, stateDir string, heapMB int) (*exec.Cmd, error) {
 	if err := os.MkdirAll(data, 0o755); err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(java,
+	args := []string{
 		"-Declipse.application=org.eclipse.jdt.ls.core.id1",
 		"-Dosgi.bundles.defaultStartLevel=4",
 		"-Declipse.product=org.eclipse.jdt.ls.core.product",
@@ -118,7 +119,10 @@ func Command(home, stateDir string, heapMB int) (*exec.Cmd, error) {
 		"--add-modules=ALL-SYSTEM",
 		"--add-opens", "java.base/java.util=ALL-UNNAMED",
 		"--add-opens", "java.base/java.lang=ALL-UNNAMED",
-		"-jar", jar, "-configuration", cfg, "-data", data)
+	}
+	args = append(args, jvmArgs...)
+	args = append(args, "-jar", jar, "-configuration", cfg, "-data", data)
+	cmd := exec.Command(java, args...)
 	proc.Supervise(cmd)
 	if cmd.Err != nil {
 		return nil, cmd.Err
