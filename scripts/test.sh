@@ -24,7 +24,7 @@
 #      tests and syntax check (node), the Neovim plugin's headless tests (when
 #      nvim is installed), then VS Code end to end (scripts/check-vscode-e2e.sh:
 #      code-server driven by Chromium)
-# About 11 minutes on 2 cores with the caches warm (639 s at d212ec3); building llama-server
+# About 14 minutes on 2 cores with the caches warm (813 s at 67b7218); building llama-server
 # the first time adds about 10 minutes, the first code-server install a few.
 # Every step runs even when an earlier one failed (so one run shows every
 # problem); the summary at the end lists each step's result and time, and the
