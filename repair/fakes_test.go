@@ -240,6 +240,14 @@ type fakeCompiler struct {
 	fail  func(text string) error // when set and non-nil for a text: CompileErrors' error
 	mu    sync.Mutex
 	calls int
+	texts []string // every text asked about, in order (compiled)
+}
+
+// compiled returns the texts CompileErrors was asked about, in order.
+func (c *fakeCompiler) compiled() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.texts...)
 }
 
 func (c *fakeCompiler) CompileErrors(ctx context.Context, uri, text string) ([]engine.CompileError, error) {
@@ -248,6 +256,7 @@ func (c *fakeCompiler) CompileErrors(ctx context.Context, uri, text string) ([]e
 	}
 	c.mu.Lock()
 	c.calls++
+	c.texts = append(c.texts, text)
 	c.mu.Unlock()
 	if c.fail != nil {
 		if err := c.fail(text); err != nil {

@@ -2,10 +2,8 @@ package repair
 
 import (
 	"strings"
-	"sync"
 	"testing"
 
-	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
@@ -26,14 +24,7 @@ func TestCRLFFileGetsCRLFHunk(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := &fakeModel{next: table(map[string][]tok{"": {{tc.model, 1, false}}, tc.model: {{"", 1, true}}})}
-			var mu sync.Mutex
-			var compiled []string
-			c := &fakeCompiler{errs: func(text string) []engine.CompileError {
-				mu.Lock()
-				compiled = append(compiled, text)
-				mu.Unlock()
-				return nil
-			}}
+			c := &fakeCompiler{}
 			r := request(variant(t, "full", func(o *Options) { o.Samples = 1 }))
 			r.Text, r.StartLine, r.EndLine = tc.file, tc.start, tc.end
 			res := run(t, service(m, &fakeEngine{}, c), r)
@@ -44,8 +35,7 @@ func TestCRLFFileGetsCRLFHunk(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			mu.Lock()
-			defer mu.Unlock()
+			compiled := c.compiled()
 			// Only the patched file: it has no errors, so the buggy
 			// file's (the baseline that excuses errors) are not needed.
 			if len(compiled) != 1 || compiled[0] != want {

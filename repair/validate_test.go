@@ -12,7 +12,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -307,12 +306,7 @@ func TestBuggyFileCompiledOnlyForErrors(t *testing.T) {
 		"":  {{old, 0.5, false}, {excused, 0.3, false}, {broken, 0.2, false}},
 		old: {{"", 1, true}}, excused: {{"", 1, true}}, broken: {{"", 1, true}},
 	})}
-	var mu sync.Mutex
-	var compiled []string
 	c := &fakeCompiler{errs: func(text string) []engine.CompileError {
-		mu.Lock()
-		compiled = append(compiled, text)
-		mu.Unlock()
 		var errs []engine.CompileError
 		if !strings.Contains(text, "x = 2;") { // the buggy file and the later candidates: an error on line 5
 			errs = append(errs, engine.CompileError{Line: 5, Message: "unrelated"})
@@ -337,8 +331,7 @@ func TestBuggyFileCompiledOnlyForErrors(t *testing.T) {
 	if p := verdict[broken]; p.Compilable || len(p.NewErrors) != 1 {
 		t.Errorf("%q: %+v; want one new error", broken, p)
 	}
-	mu.Lock()
-	defer mu.Unlock()
+	compiled := c.compiled()
 	var buggyAt []int
 	for i, text := range compiled {
 		if text == javaFile {
