@@ -26,10 +26,20 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
-// benchCmd groups the benchmarks ("bench repair", ...).
+// benchCmd groups the benchmarks ("bench repair", ...). "bench" alone prints
+// its help; "bench NAME" with no such benchmark is an error (exit status 1),
+// as an unknown command of the root is: without a RunE cobra printed the
+// help and exited 0, so a typo ("bench repiar") looked like success.
 var benchCmd = &cobra.Command{
 	Use:   "bench",
 	Short: "Benchmarks: repair and the completion engine on bug corpora, ghost text, search, a soak test",
+	Args:  cobra.NoArgs,
+	// The usage's first line is then "repilot-lsp bench", not "... bench
+	// [flags]": bench has no flags of its own.
+	DisableFlagsInUseLine: true,
+	RunE: func(cmd *cobra.Command, args []string) error {
+		return cmd.Help()
+	},
 }
 
 // corpusFlags choose the bugs of a benchmark: --corpus and --bug, shared by

@@ -356,6 +356,10 @@ type RangeJSON struct {
 }
 
 func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stderr io.Writer) (err error) {
+	if f.k < 1 {
+		// search.Query would replace it with its default, 10, silently.
+		return fmt.Errorf("-k %d: want at least 1 result", f.k)
+	}
 	cfg, err := f.Config()
 	if err != nil {
 		return err

@@ -305,3 +305,24 @@ func TestEmbedPrefixFlags(t *testing.T) {
 		t.Error("--embed-batch 0 accepted")
 	}
 }
+
+// TestSearchRefusesNonPositiveK: -k 0 and -k -1 used to be replaced by the
+// default, 10, without a word; they are refused naming the flag.
+func TestSearchRefusesNonPositiveK(t *testing.T) {
+	root := searchProject(t)
+	for _, k := range []int{0, -1} {
+		f := searchCmdFlags{SearchFlags: testSearchFlags(root), k: k}
+		var out bytes.Buffer
+		err := runSearch(context.Background(), f, "x", &out, &bytes.Buffer{})
+		if err == nil || !strings.Contains(err.Error(), "-k") {
+			t.Errorf("-k %d: err = %v; want an error naming -k", k, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("-k %d printed results: %q", k, out.String())
+		}
+	}
+	f := searchCmdFlags{SearchFlags: testSearchFlags(root), k: 1}
+	if err := runSearch(context.Background(), f, "x", &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Errorf("-k 1: %v", err)
+	}
+}
