@@ -47,7 +47,8 @@ type Hit struct {
 	// Score is the fused RRF score divided by its maximum (every enabled
 	// stream ranking the unit first), in (0, 1]. After reranking, hits are
 	// in the reranker's order, which may not follow Score; nor does the
-	// reordering of the first hits by Tuning.MembersFirst and GettersLast.
+	// reordering of the first hits by Tuning.DenseMargin, MembersFirst and
+	// GettersLast.
 	Score float64
 	// Match is how much of the query the unit contains, comparable across
 	// queries (lexical.Hit.Match: the idf-weighted fraction of the query's
@@ -216,9 +217,12 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		return fuse.RRF(lists, k)
 	}
 	fused := fuseLists(lists)
+	setOf := func(id string) string { return id }
 	if e.cfg.Tuning.FuseOverloads {
 		fused = fuseOverloads(fused, lists, fuseLists)
+		setOf = OverloadSet
 	}
+	fused = denseLeaderFirst(fused, lists, e.cfg.Tuning.DenseMargin, setOf)
 	if len(fused) > e.cfg.Tuning.Depth {
 		fused = fused[:e.cfg.Tuning.Depth]
 	}

@@ -541,9 +541,12 @@ def gamma(a, b, c, d, e, f, g, h):
 	}
 	emb, _ := llm.NewEmbedder(llm.Config{BaseURL: s.BaseURL(), Model: "fake"})
 	ctx := context.Background()
-	top := func(fusion string) (string, *Result) {
+	// The dense stream leads with beta by a cosine margin of 0.9, so
+	// Tuning.DenseMargin is off where the fusion rules alone are tested.
+	top := func(fusion string, margin float64) (string, *Result) {
 		tn := DefaultTuning()
 		tn.Fusion = fusion
+		tn.DenseMargin = margin
 		e, err := New(Config{Root: root, CacheDir: t.TempDir(), Embedder: emb, Tuning: &tn})
 		if err != nil {
 			t.Fatal(err)
@@ -561,7 +564,7 @@ def gamma(a, b, c, d, e, f, g, h):
 		}
 		return res.Hits[0].Unit.Name, res
 	}
-	got, res := top(FusionRRF)
+	got, res := top(FusionRRF, 0)
 	if lex, den := res.Streams[StreamLexical], res.Streams[StreamDense]; len(lex) != 3 || len(den) != 3 ||
 		!strings.HasSuffix(lex[0], "alpha") || !strings.HasSuffix(lex[1], "beta") || !strings.HasSuffix(den[0], "beta") ||
 		!strings.HasSuffix(den[1], "alpha") {
@@ -570,12 +573,20 @@ def gamma(a, b, c, d, e, f, g, h):
 	if got != "alpha" {
 		t.Errorf("rrf: top %s, want alpha (%v)", got, res.Streams[StreamFused])
 	}
-	got, res = top(FusionConvex)
+	got, res = top(FusionConvex, 0)
 	if got != "beta" {
 		t.Errorf("convex: top %s, want beta (%v)", got, res.Streams[StreamFused])
 	}
 	if h := res.Hits[0]; h.Score <= 0.5 || h.Score > 1 {
 		t.Errorf("convex: top score %v, want in (0.5, 1]", h.Score)
+	}
+	// With the default margin, RRF's winner gives way to the dense leader
+	// (cosine 1 against 0.1); a margin above the lead leaves RRF's order.
+	if got, res := top(FusionRRF, DefaultDenseMargin); got != "beta" {
+		t.Errorf("rrf with dense margin %v: top %s, want beta (%v)", DefaultDenseMargin, got, res.Streams[StreamFused])
+	}
+	if got, res := top(FusionRRF, 0.95); got != "alpha" {
+		t.Errorf("rrf with dense margin 0.95: top %s, want alpha (%v)", got, res.Streams[StreamFused])
 	}
 }
 

@@ -51,6 +51,14 @@ type Tuning struct {
 	Depth int
 	// RerankTopN is how many fused candidates the reranker sees (20).
 	RerankTopN int
+	// DenseMargin puts the dense stream's first unit first in the fused
+	// ranking when its cosine similarity to the query leads the stream's
+	// second unit's by at least this much (denseLeaderFirst; 0: off), before
+	// the reordering rules below. Reciprocal rank fusion sees ranks only,
+	// and gives a unit the dense stream is sure of no more than one it
+	// barely prefers. A cosine margin is the model's own scale: chosen for
+	// bge-small-en-v1.5 on the tuning sets (search/README.md, session 18).
+	DenseMargin float64
 	// MembersFirst ranks a class unit just below its best-ranked member
 	// within the fused ranking's first MembersFirstWindow positions, unless
 	// the query names a thing ("a ...", "the ..."): Engine.membersFirst;
@@ -115,6 +123,7 @@ func DefaultTuning() Tuning {
 			Top: lexical.DefaultAssocTop, Lift: lexical.DefaultAssocLift, Reweight: lexical.DefaultAssocReweight,
 			ReweightMin: lexical.DefaultAssocReweightMin, ReweightMax: lexical.DefaultAssocReweightMax},
 		Fusion:       FusionRRF,
+		DenseMargin:  DefaultDenseMargin,
 		RRFK:         fuse.DefaultK,
 		Depth:        100,
 		RerankTopN:   20,
