@@ -13,6 +13,7 @@ package units
 import (
 	"path"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
@@ -85,19 +86,39 @@ func (u *Unit) Text() string {
 	return b.String()
 }
 
-// Snippet returns at most maxLines lines of the unit's code, for display.
+// MaxSnippetLineBytes bounds each line of a Snippet: a minified or
+// generated file's one line can be megabytes, and a snippet goes into the
+// search command's result, the CLI's output and the reranking prompt.
+const MaxSnippetLineBytes = 240
+
+// Snippet returns at most maxLines lines of the unit's code, for display;
+// a line longer than MaxSnippetLineBytes is cut there (on a character
+// boundary) and ends with "…", as does a snippet with lines left out.
 func (u *Unit) Snippet(maxLines int) string {
 	s := u.Code
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			n++
-			if n == maxLines {
-				return s[:i] + "\n…"
-			}
+	var b strings.Builder
+	for n := 0; ; n++ {
+		if maxLines > 0 && n == maxLines {
+			b.WriteString("\n…")
+			return b.String()
 		}
+		line, rest, more := strings.Cut(s, "\n")
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		if len(line) > MaxSnippetLineBytes {
+			cut := MaxSnippetLineBytes
+			for cut > 0 && !utf8.RuneStart(line[cut]) {
+				cut--
+			}
+			line = line[:cut] + "…"
+		}
+		b.WriteString(line)
+		if !more {
+			return b.String()
+		}
+		s = rest
 	}
-	return s
 }
 
 // LangOf returns the language of a file by its extension ("java", "python",

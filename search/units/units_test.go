@@ -255,3 +255,28 @@ func TestIsTestPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSnippetBoundsLines: a snippet keeps its line count and cuts each line
+// at MaxSnippetLineBytes on a character boundary. Before, a minified
+// file's one line (1.5 MB here) was the whole snippet: the search command's
+// result, the CLI's --json and the reranking prompt carried it whole.
+func TestSnippetBoundsLines(t *testing.T) {
+	long := strings.Repeat("é", 1_500_000/2)
+	for _, tc := range []struct {
+		code  string
+		lines int
+		want  string
+	}{
+		{"a\nb\nc", 2, "a\nb\n…"},
+		{"a\nb\n", 2, "a\nb\n…"},
+		{"a\nb", 2, "a\nb"},
+		{"a\nb\nc", 0, "a\nb\nc"},
+		{"", 3, ""},
+		{"x" + long + "\nnext", 8, "x" + strings.Repeat("é", (MaxSnippetLineBytes-1)/2) + "…\nnext"},
+	} {
+		u := Unit{Code: tc.code}
+		if got := u.Snippet(tc.lines); got != tc.want {
+			t.Errorf("Snippet(%.20q, %d) = %.60q (%d bytes), want %.60q", tc.code, tc.lines, got, len(got), tc.want)
+		}
+	}
+}
