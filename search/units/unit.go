@@ -13,7 +13,6 @@ package units
 import (
 	"path"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
@@ -106,20 +105,22 @@ func (u *Unit) Snippet(maxLines int) string {
 		if n > 0 {
 			b.WriteByte('\n')
 		}
-		if len(line) > MaxSnippetLineBytes {
-			cut := MaxSnippetLineBytes
-			for cut > 0 && !utf8.RuneStart(line[cut]) {
-				cut--
-			}
-			line = line[:cut] + "…"
-		}
-		b.WriteString(line)
+		b.WriteString(clip(line, MaxSnippetLineBytes))
 		if !more {
 			return b.String()
 		}
 		s = rest
 	}
 }
+
+// MaxShownSignatureBytes bounds ShownSignature.
+const MaxShownSignatureBytes = 400
+
+// ShownSignature is Signature for display (search results, the reranking
+// prompt), cut at MaxShownSignatureBytes with "…": a parameter annotation
+// can hold a string of any length on one line (a megabyte measured). The
+// index keeps the whole signature.
+func (u *Unit) ShownSignature() string { return clip(u.Signature, MaxShownSignatureBytes) }
 
 // LangOf returns the language of a file by its extension ("java", "python",
 // "go"), or "" when units cannot be extracted from it.

@@ -280,3 +280,31 @@ func TestSnippetBoundsLines(t *testing.T) {
 		}
 	}
 }
+
+// TestShownSignatureIsBounded: a signature a megabyte long (a string in a
+// parameter annotation) is shown cut at MaxShownSignatureBytes; the unit
+// keeps it whole for the index. Before, search printed it whole (1 MB
+// lines in `repilot-lsp search` and the editor's result).
+func TestShownSignatureIsBounded(t *testing.T) {
+	src := "package a; public class Sig { void parseDateSig(@Deprecated(since=\"" + strings.Repeat("date ", 200000) + "\") String s) { } }\n"
+	us, err := Extract(context.Background(), "a/Sig.java", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for i := range us {
+		if us[i].Name != "parseDateSig" {
+			continue
+		}
+		found = true
+		if got := us[i].ShownSignature(); len(got) > MaxShownSignatureBytes+len("…") || !strings.HasSuffix(got, "…") {
+			t.Errorf("shown signature is %d bytes", len(got))
+		}
+		if len(us[i].Signature) < 1_000_000 {
+			t.Errorf("the unit's signature was cut (%d bytes)", len(us[i].Signature))
+		}
+	}
+	if !found {
+		t.Fatal("no unit parseDateSig")
+	}
+}
