@@ -180,6 +180,14 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	if strings.HasPrefix(f.include, "java.base/") {
 		return errors.New("--include java.base/: the model trains on java.base, so those files would not be held out")
 	}
+	// Before anything starts: the flags name what is missing.
+	if f.project != "" {
+		if st, err := os.Stat(f.project); err != nil || !st.IsDir() {
+			return fmt.Errorf("--project %s is not a directory", f.project)
+		}
+	} else if st, err := os.Stat(f.corpus); err != nil || st.IsDir() {
+		return fmt.Errorf("--corpus %s is not a file (a source archive: .zip or -sources.jar)", f.corpus)
+	}
 	home, err := jdtls.ResolveHome(f.jdtls)
 	if err != nil {
 		return err
@@ -195,7 +203,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		root = filepath.Join(tmp, "project")
 		n, err := extractSources(f.corpus, f.include, root)
 		if err != nil {
-			return err
+			return fmt.Errorf("--corpus %s: %w", f.corpus, err)
 		}
 		label = filepath.Base(f.corpus) + ":" + f.include
 		fmt.Fprintf(stderr, "extracted %d .java files of %s into an Eclipse project\n", n, label)
