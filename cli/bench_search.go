@@ -105,7 +105,7 @@ func runBenchSearch(ctx context.Context, f benchSearchFlags, stdout, stderr io.W
 func runBenchQueries(ctx context.Context, f benchSearchFlags, cfg search.Config, stdout, stderr io.Writer) error {
 	fh, err := os.Open(f.queries)
 	if err != nil {
-		return err
+		return fmt.Errorf("--queries: %w", err)
 	}
 	qs, err := bench.ReadQueries(fh)
 	fh.Close()
