@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -367,5 +368,52 @@ func TestInlineDocumentChangedDuringTheRequest(t *testing.T) {
 	g.release <- struct{}{}
 	if r := e.response(id); r.Error != nil || !strings.Contains(string(r.Result), `"insertText":"x();"`) {
 		t.Errorf("unchanged: %s %+v", r.Result, r.Error)
+	}
+}
+
+// blockingSuggester answers only when its request is cancelled.
+type blockingSuggester struct{ n atomic.Int32 }
+
+func (b *blockingSuggester) Suggest(ctx context.Context, req inline.Request) (*inline.Suggestion, error) {
+	b.n.Add(1)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (b *blockingSuggester) Forget(string) {}
+
+// TestInlineCancelStorm: 100 ghost-text requests at once, each cancelled
+// (twice), among cancellations of ids never sent: every request gets
+// exactly one answer, RequestCancelled, and none is left running.
+func TestInlineCancelStorm(t *testing.T) {
+	b := &blockingSuggester{}
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(b)}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	const n = 100
+	var ids []json.RawMessage
+	for i := 0; i < n; i++ {
+		ids = append(ids, e.request("textDocument/inlineCompletion", map[string]any{
+			"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, i%20), "context": map[string]any{"triggerKind": 1 + i%2}}))
+	}
+	for deadline := time.Now().Add(waitTimeout); b.n.Load() < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d requests reached the suggester", b.n.Load(), n)
+		}
+	}
+	for i, id := range ids {
+		e.notify("$/cancelRequest", map[string]any{"id": json.RawMessage(id)})
+		e.notify("$/cancelRequest", map[string]any{"id": 100000 + i})
+		e.notify("$/cancelRequest", map[string]any{"id": json.RawMessage(id)})
+	}
+	for _, id := range ids {
+		if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeRequestCancelled {
+			t.Errorf("request %s: %s %+v, want RequestCancelled", id, r.Result, r.Error)
+		}
+	}
+	e.none("a second answer", 200*time.Millisecond, func(m *jsonrpc.Message) bool { return m.IsResponse() })
+	// The proxy still serves.
+	if r := e.response(e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, 9)})); r.Error != nil {
+		t.Errorf("hover after the storm: %+v", r.Error)
 	}
 }
