@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/rand/v2"
 	"os"
@@ -86,7 +87,10 @@ similar):
   compiles    share of shown suggestions that introduce no compile error
               (checked again for every shown suggestion, inline.Introduced)
   p50/p95     latency of the request in ms; cold: the first request in a file,
-              warm: the others`,
+              warm: the others
+
+Ctrl-C stops the benchmark and prints the positions finished so far (the one
+under way counts for no row); the exit status is then 130.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchInline(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
@@ -180,6 +184,14 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	if strings.HasPrefix(f.include, "java.base/") {
 		return errors.New("--include java.base/: the model trains on java.base, so those files would not be held out")
 	}
+	// Before anything starts: the flags name what is missing.
+	if f.project != "" {
+		if st, err := os.Stat(f.project); err != nil || !st.IsDir() {
+			return fmt.Errorf("--project %s is not a directory", f.project)
+		}
+	} else if st, err := os.Stat(f.corpus); err != nil || st.IsDir() {
+		return fmt.Errorf("--corpus %s is not a file (a source archive: .zip or -sources.jar)", f.corpus)
+	}
 	home, err := jdtls.ResolveHome(f.jdtls)
 	if err != nil {
 		return err
@@ -195,7 +207,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 		root = filepath.Join(tmp, "project")
 		n, err := extractSources(f.corpus, f.include, root)
 		if err != nil {
-			return err
+			return fmt.Errorf("--corpus %s: %w", f.corpus, err)
 		}
 		label = filepath.Base(f.corpus) + ":" + f.include
 		fmt.Fprintf(stderr, "extracted %d .java files of %s into an Eclipse project\n", n, label)
@@ -242,7 +254,11 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	fmt.Fprintf(stderr, "%d requests in %s\n", len(positions), root)
 	seen := map[string]bool{}
 	began := time.Now()
+	var stopped error // the interruption (Ctrl-C): the positions finished so far are reported
+	done := 0
+positions:
 	for i, p := range positions {
+		snap := snapshotRows(rows)
 		cold := !seen[p.file]
 		seen[p.file] = true
 		uri := repair.FileURI(p.file)
@@ -256,7 +272,12 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			sug, err := r.svc.Suggest(ctx, inline.Request{URI: uri, Root: root, Text: p.doc(), Offset: p.caret, Trigger: trig})
 			lat := time.Since(t0)
 			if ctx.Err() != nil {
-				return ctx.Err()
+				// This position counts for no row, so that the rows stay
+				// comparable (their service totals may include its work).
+				restoreRows(rows, snap)
+				fmt.Fprintf(stderr, "interrupted: reporting the %d of %d positions finished so far\n", done, len(positions))
+				stopped = ctx.Err()
+				break positions
 			}
 			r.requests++
 			if cold {
@@ -305,15 +326,23 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 				fmt.Fprintf(stderr, "[%d] %s: %q (removed %q) compiles=%v %v\n", i, r.name, got, want, ok, lat.Round(time.Millisecond))
 			}
 		}
+		done++
 		if (i+1)%25 == 0 {
 			fmt.Fprintf(stderr, "%d/%d requests, %v\n", i+1, len(positions), time.Since(began).Round(time.Second))
 		}
+	}
+	if stopped != nil && done == 0 {
+		return stopped
 	}
 	budget := f.budget
 	if f.invoked {
 		budget = f.invokedB
 	}
-	fmt.Fprintf(stdout, "bench inline: %s, %d requests, seed %d, %s trigger, carets %s, generation budget %v, load average at the end %s\n", label, len(positions), f.seed, map[bool]string{false: "automatic", true: "invoked"}[f.invoked], map[bool]string{false: "after whole tokens", true: "inside identifiers"}[f.midIdent], budget, loadAverage())
+	interruptedNote := ""
+	if stopped != nil {
+		interruptedNote = fmt.Sprintf(" (interrupted: %d of %d positions)", done, len(positions))
+	}
+	fmt.Fprintf(stdout, "bench inline: %s, %d requests%s, seed %d, %s trigger, carets %s, generation budget %v, load average at the end %s\n", label, done, interruptedNote, f.seed, map[bool]string{false: "automatic", true: "invoked"}[f.invoked], map[bool]string{false: "after whole tokens", true: "inside identifiers"}[f.midIdent], budget, loadAverage())
 	w := tabwriter.NewWriter(stdout, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "backend\trequests\tshown\texact\tedit-sim\tcompiles\tp50 cold\tp95 cold\tp50 warm\tp95 warm\terrors\t")
 	for _, r := range rows {
@@ -343,7 +372,25 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	if u := rows[1]; u.checked > 0 {
 		fmt.Fprintf(stdout, "unguided: %s of its shown suggestions would not compile (%d/%d)\n", pct(u.checked-u.compiled, u.checked), u.checked-u.compiled, u.checked)
 	}
-	return nil
+	return stopped
+}
+
+// snapshotRows copies the rows' counts (the why map included) so that a
+// position can be taken back (restoreRows).
+func snapshotRows(rows []*inlineRow) []inlineRow {
+	out := make([]inlineRow, len(rows))
+	for k, r := range rows {
+		out[k] = *r
+		out[k].why = maps.Clone(r.why)
+	}
+	return out
+}
+
+// restoreRows sets the rows back to snap (snapshotRows).
+func restoreRows(rows []*inlineRow, snap []inlineRow) {
+	for k := range rows {
+		*rows[k] = snap[k]
+	}
 }
 
 // whyNothing says how the samples of a request that showed nothing ended,

@@ -6,6 +6,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -46,7 +47,10 @@ undocumented code). See package search/bench for the selection rules.
 Model flags are those of "search": without them only the lexical stream runs.
 The ranking flags (--bm25-*, --assoc*, --weights, --analyzer, --depth,
 --fusion, --rrf-k, --stream-weights, ...) change search.DefaultTuning for this run
-only, to measure a variant; the editor and "search" always use the defaults.`,
+only, to measure a variant; the editor and "search" always use the defaults.
+
+Ctrl-C stops the benchmark and prints the scores of the queries answered so
+far, marked interrupted (exit status 130).`,
 		Example: `  repilot-lsp bench search --project /usr/lib/python3.11
   repilot-lsp bench search --project . --mode keep-docs --json > bench.json`,
 		Args: cobra.NoArgs,
@@ -87,25 +91,27 @@ func runBenchSearch(ctx context.Context, f benchSearchFlags, stdout, stderr io.W
 		return runBenchQueries(ctx, f, cfg, stdout, stderr)
 	}
 	rep, err := bench.Run(ctx, bench.Options{Engine: cfg, Mode: f.mode, MaxQueries: f.maxQueries, Log: stderr, Holdout: f.holdout})
-	if err != nil {
+	if rep == nil {
 		return err
 	}
+	// Interrupted (Ctrl-C), rep covers the queries answered: printed, then
+	// the interruption is the command's error.
 	if f.jsonOut {
 		if !f.perQuery {
 			rep.Results = nil
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return errors.Join(enc.Encode(rep), err)
 	}
 	rep.WriteText(stdout)
-	return nil
+	return err
 }
 
 func runBenchQueries(ctx context.Context, f benchSearchFlags, cfg search.Config, stdout, stderr io.Writer) error {
 	fh, err := os.Open(f.queries)
 	if err != nil {
-		return err
+		return fmt.Errorf("--queries: %w", err)
 	}
 	qs, err := bench.ReadQueries(fh)
 	fh.Close()
@@ -113,7 +119,7 @@ func runBenchQueries(ctx context.Context, f benchSearchFlags, cfg search.Config,
 		return fmt.Errorf("--queries %s: %w", f.queries, err)
 	}
 	rep, err := bench.RunQueries(ctx, bench.QueriesOptions{Engine: cfg, Queries: qs, Log: stderr})
-	if err != nil {
+	if rep == nil {
 		return err
 	}
 	if f.jsonOut {
@@ -122,8 +128,8 @@ func runBenchQueries(ctx context.Context, f benchSearchFlags, cfg search.Config,
 		}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return errors.Join(enc.Encode(rep), err)
 	}
 	rep.WriteText(stdout)
-	return nil
+	return err
 }

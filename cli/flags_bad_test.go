@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -209,6 +210,32 @@ func TestBenchRepairRefusesTimeoutsOfZero(t *testing.T) {
 		err := runBenchRepair(context.Background(), f, io.Discard, io.Discard)
 		if err == nil || !strings.Contains(err.Error(), c.flag) {
 			t.Errorf("%s: err = %v; want an error naming %s", c.flag, err, c.flag)
+		}
+	}
+}
+
+// TestBenchInlineNamesAMissingProjectOrCorpus: a --project or --corpus that
+// is not there is named by its flag, before JDT LS is looked for (a missing
+// JDT LS here). Before: "lstat /nope: no such file or directory", "zip: not
+// a valid zip file", or JDT LS's absence first.
+func TestBenchInlineNamesAMissingProjectOrCorpus(t *testing.T) {
+	notZip := filepath.Join(t.TempDir(), "src.zip")
+	if err := os.WriteFile(notZip, []byte("not a zip"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		project, corpus, want string
+	}{
+		{project: "/nonexistent/project", want: "--project /nonexistent/project is not a directory"},
+		{project: notZip, want: "is not a directory"},
+		{corpus: "/nonexistent/src.zip", want: "--corpus /nonexistent/src.zip is not a file"},
+		{corpus: t.TempDir(), want: "is not a file"},
+	} {
+		f := benchInlineFlags{project: c.project, corpus: c.corpus, jdtls: filepath.Join(t.TempDir(), "no-jdtls"), requests: 5, perFile: 4, seed: 1,
+			budget: time.Second, invokedB: time.Second, samples: 2}
+		err := runBenchInline(context.Background(), f, io.Discard, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("--project %q --corpus %q: %v; want %q", c.project, c.corpus, err, c.want)
 		}
 	}
 }

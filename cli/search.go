@@ -451,9 +451,9 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 	for i, h := range res.Hits {
 		u := h.Unit
 		fmt.Fprintf(stdout, "%2d. %s:%d:%d  match %3.0f%%  %s %s\n", i+1, u.Path, u.Start.Line+1, u.Start.Character+1, 100*h.Match, u.Kind, u.QualifiedName())
-		fmt.Fprintf(stdout, "    %s\n", u.Signature)
+		fmt.Fprintf(stdout, "    %s\n", u.ShownSignature())
 		for _, o := range h.Overloads {
-			fmt.Fprintf(stdout, "    %s  (overload, line %d)\n", o.Signature, o.Start.Line+1)
+			fmt.Fprintf(stdout, "    %s  (overload, line %d)\n", o.ShownSignature(), o.Start.Line+1)
 		}
 		for _, l := range strings.Split(u.Snippet(3), "\n")[1:] {
 			fmt.Fprintf(stdout, "    %s\n", l)
@@ -465,9 +465,9 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 func hitJSON(h search.Hit) SearchHitJSON {
 	u := h.Unit
 	out := SearchHitJSON{Path: u.Path, Range: RangeJSON{u.Start, u.End}, Score: h.Score, Match: h.Match, Name: u.QualifiedName(),
-		Kind: string(u.Kind), Signature: u.Signature, Snippet: u.Snippet(8), Ranks: h.Ranks}
+		Kind: string(u.Kind), Signature: u.ShownSignature(), Snippet: u.Snippet(8), Ranks: h.Ranks}
 	for _, o := range h.Overloads {
-		out.Overloads = append(out.Overloads, o.Signature)
+		out.Overloads = append(out.Overloads, o.ShownSignature())
 	}
 	return out
 }

@@ -248,8 +248,14 @@ func TestBenchSearchTuningFlagErrors(t *testing.T) {
 		{func(f *TuningFlags) { f.Analyzer = "stem,bogus" }, "--analyzer"},
 		{func(f *TuningFlags) { f.StreamW = "lexical" }, "--stream-weights"},
 		{func(f *TuningFlags) { t := search.DefaultTuning(); t.Fusion = "borda"; f.tuning = &t }, "--fusion"},
+		// A missing --queries file is named by its flag (before: "open
+		// /nonexistent/q.jsonl: no such file or directory").
+		{func(*TuningFlags) {}, "--queries: open /nonexistent/q.jsonl"},
 	} {
 		f := benchSearchFlags{SearchFlags: testSearchFlags(root), quiet: true}
+		if strings.HasPrefix(c.want, "--queries") {
+			f.queries = "/nonexistent/q.jsonl"
+		}
 		c.mutate(&f.TuningFlags)
 		err := runBenchSearch(context.Background(), f, &bytes.Buffer{}, &bytes.Buffer{})
 		if err == nil || !strings.Contains(err.Error(), c.want) {

@@ -162,10 +162,7 @@ func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, er
 		return nil, err
 	}
 	o.StateDir = run
-	var cfg jdtConfig
-	for _, opt := range opts {
-		opt(&cfg)
-	}
+	cfg := newJDTConfig(opts) // once: an option is applied once per start
 	o.ShortLived = o.ShortLived || cfg.shortLived
 	// The type index's JDK part (typeindex.go), in the background while
 	// JDT LS starts (about 0.3 s of CPU), not beside the first requests.
@@ -183,7 +180,7 @@ func StartJDT(ctx context.Context, o jdtls.Options, opts ...JDTOption) (*JDT, er
 	if err := c.WaitReady(ctx); err != nil {
 		return fail(err)
 	}
-	e := NewJDT(c, opts...)
+	e := newJDT(c, cfg)
 	e.runDir = run
 	if e.cfg.noWarmUp {
 		return e, nil
@@ -279,11 +276,21 @@ func firstJavaFile(root string) string {
 // NewJDT returns an engine over a started client (the caller keeps ownership
 // of the process only if it never calls Close).
 func NewJDT(c *jdtls.Client, opts ...JDTOption) *JDT {
+	return newJDT(c, newJDTConfig(opts))
+}
+
+// newJDTConfig is the defaults with opts applied, in order.
+func newJDTConfig(opts []JDTOption) jdtConfig {
 	cfg := jdtConfig{siteCache: DefaultSiteCacheSize, requestTimeout: DefaultRequestTimeout,
 		compileTimeout: DefaultCompileTimeout}
 	for _, o := range opts {
 		o(&cfg)
 	}
+	return cfg
+}
+
+// newJDT is NewJDT with its configuration built.
+func newJDT(c *jdtls.Client, cfg jdtConfig) *JDT {
 	e := &JDT{client: c, peer: c, cfg: cfg, open: map[string]*shadowDoc{}}
 	if cfg.siteCache > 0 {
 		e.sites, _ = lru.New[string, *memberList](cfg.siteCache)

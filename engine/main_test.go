@@ -25,6 +25,9 @@ var shared struct {
 	root string // the project copy
 	err  error
 	took time.Duration
+	// optCalls counts the calls of an option given to the shared start
+	// (TestStartJDTAppliesOptionsOnce).
+	optCalls int
 }
 
 var cleanups []func()
@@ -97,7 +100,7 @@ func sharedJDT(t testing.TB) (*JDT, string) {
 		// A generous request timeout: on a loaded machine the first answers
 		// (JDK indexing) can exceed the default, and a timeout is Unknown.
 		shared.eng, shared.err = StartJDT(ctx, jdtls.Options{Home: home, Root: root, StateDir: state, Stderr: os.Stderr},
-			WithRequestTimeout(2*time.Minute))
+			WithRequestTimeout(2*time.Minute), func(*jdtConfig) { shared.optCalls++ })
 		shared.took = time.Since(began)
 		shared.root = root
 	})
@@ -178,4 +181,14 @@ func settle(t testing.TB, s Session) {
 		}
 	}
 	fmt.Fprintf(os.Stderr, "engine tests: %s: JDT LS did not answer for the text sent in 2 minutes\n", t.Name())
+}
+
+// TestStartJDTAppliesOptionsOnce: StartJDT applies each option once. It used
+// to apply them twice (once for jdtls.Options.ShortLived, again in NewJDT),
+// harmless for today's setters but wrong for any option with an effect.
+func TestStartJDTAppliesOptionsOnce(t *testing.T) {
+	sharedJDT(t)
+	if shared.optCalls != 1 {
+		t.Errorf("StartJDT called an option %d times, want 1", shared.optCalls)
+	}
 }

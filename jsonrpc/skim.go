@@ -140,64 +140,8 @@ func (s *skimmer) value(path, depth int) error {
 		keep = &s.uri
 	}
 	switch c {
-	case '{':
-		for first := true; ; first = false {
-			c, err := s.ws()
-			if err != nil {
-				return err
-			}
-			if c == '}' && first {
-				return nil
-			}
-			if c != '"' {
-				return errSkimStop
-			}
-			key := []byte{'"'}
-			if err := s.str(&key); err != nil {
-				return err
-			}
-			if c, err = s.ws(); err != nil {
-				return err
-			}
-			if c != ':' {
-				return errSkimStop
-			}
-			if err := s.value(child(path, key), depth+1); err != nil {
-				return err
-			}
-			if c, err = s.ws(); err != nil {
-				return err
-			}
-			if c == '}' {
-				return nil
-			}
-			if c != ',' {
-				return errSkimStop
-			}
-		}
-	case '[':
-		for first := true; ; first = false {
-			c, err := s.ws()
-			if err != nil {
-				return err
-			}
-			if c == ']' && first {
-				return nil
-			}
-			s.unread()
-			if err := s.value(pathOther, depth+1); err != nil {
-				return err
-			}
-			if c, err = s.ws(); err != nil {
-				return err
-			}
-			if c == ']' {
-				return nil
-			}
-			if c != ',' {
-				return errSkimStop
-			}
-		}
+	case '{', '[':
+		return s.members(c, path, depth)
 	case '"':
 		buf := []byte{'"'}
 		if keep == nil {
@@ -231,6 +175,61 @@ func (s *skimmer) value(path, depth int) error {
 		}
 		return nil
 	}
+}
+
+// members reads the members of an object or an array at path after its
+// opening bracket open, through its closing bracket.
+func (s *skimmer) members(open byte, path, depth int) error {
+	end := byte('}')
+	if open == '[' {
+		end = ']'
+	}
+	for first := true; ; first = false {
+		c, err := s.ws()
+		if err != nil {
+			return err
+		}
+		if c == end && first {
+			return nil
+		}
+		if open == '{' {
+			err = s.field(c, path, depth)
+		} else {
+			s.unread()
+			err = s.value(pathOther, depth+1)
+		}
+		if err != nil {
+			return err
+		}
+		if c, err = s.ws(); err != nil {
+			return err
+		}
+		if c == end {
+			return nil
+		}
+		if c != ',' {
+			return errSkimStop
+		}
+	}
+}
+
+// field reads an object's member `"key": value`, c being its first byte.
+func (s *skimmer) field(c byte, path, depth int) error {
+	if c != '"' {
+		return errSkimStop
+	}
+	key := []byte{'"'}
+	if err := s.str(&key); err != nil {
+		return err
+	}
+	c, err := s.ws()
+	if err != nil {
+		return err
+	}
+	if c != ':' {
+		return errSkimStop
+	}
+	return s.value(child(path, key), depth+1)
 }
 
 // str reads the rest of a string after its opening quote; with keep, it

@@ -228,7 +228,7 @@ func (c *reqClient) BeginProgress(ctx context.Context, title string) Progress {
 		if !c.p.caps.WorkDoneProgress {
 			return noProgress{}
 		}
-		token = json.RawMessage(fmt.Sprintf("%q", "repilot/progress/"+fmt.Sprint(c.p.nextID.Add(1))))
+		token = json.RawMessage(fmt.Sprintf("%q", "repilot/progress/"+c.p.idTag+"/"+fmt.Sprint(c.p.nextID.Add(1))))
 		// An editor that does not answer must not hold up the work.
 		cctx, cancel := context.WithTimeout(ctx, c.p.opts.ProgressCreateTimeout)
 		_, err := c.p.call(cctx, nil, "window/workDoneProgress/create", tokenParams{Token: token})

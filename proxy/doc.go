@@ -43,8 +43,10 @@
 // # Id spaces
 //
 // Requests the proxy itself sends, to either side, use string ids
-// "repilot/<n>"; their responses are consumed by the proxy and never
-// forwarded. Client requests keep their ids on the way to JDT LS, and JDT LS's
+// "repilot/<tag>/<n>", tag random per process, never one a peer's request in
+// flight has; their responses are consumed by the proxy and never
+// forwarded. A peer's request that copies one still waiting is answered
+// with InvalidRequest instead of being passed on. Client requests keep their ids on the way to JDT LS, and JDT LS's
 // requests keep theirs on the way to the editor: the two peers' id spaces are
 // independent (LSP 3.17, "Base Protocol"), so the proxy tracks them in
 // separate tables.

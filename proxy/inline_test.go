@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -283,5 +284,136 @@ func TestInlineAutomaticFailureShownOnce(t *testing.T) {
 	e.none("a second showMessage for the same failure", 300*time.Millisecond, func(m *jsonrpc.Message) bool { return m.Method == "window/showMessage" })
 	if r := req(1); r.Error == nil || !strings.Contains(r.Error.Message, "cannot connect") {
 		t.Errorf("invoked: %s %+v, want the error", r.Result, r.Error)
+	}
+}
+
+// gatedSuggester is fakeSuggester's answer, given only once the test
+// releases it; started receives each request as it begins.
+type gatedSuggester struct {
+	started chan inline.Request
+	release chan struct{}
+}
+
+func (g *gatedSuggester) Suggest(ctx context.Context, req inline.Request) (*inline.Suggestion, error) {
+	g.started <- req
+	select {
+	case <-g.release:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	return &inline.Suggestion{Text: "x();", Offset: req.Offset}, nil
+}
+
+func (g *gatedSuggester) Forget(string) {}
+
+// TestInlineDocumentChangedDuringTheRequest: a suggestion made for a text
+// the editor changed or closed meanwhile is not returned (its position is
+// for the old text): ContentModified, for the 3.18 request and the command
+// alike. Before, the stale suggestion came back as if for the new text.
+func TestInlineDocumentChangedDuringTheRequest(t *testing.T) {
+	g := &gatedSuggester{started: make(chan inline.Request, 1), release: make(chan struct{})}
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(g)}})
+	f, _ := e.initialize(false)
+	version := 3
+	e.open(javaURI, greeter, version)
+	change := func() {
+		version++
+		e.notify("textDocument/didChange", map[string]any{"textDocument": map[string]any{"uri": javaURI, "version": version},
+			"contentChanges": []any{map[string]any{"range": map[string]any{"start": pos(0, 0), "end": pos(0, 0)}, "text": "\n"}}})
+		f.expectMethod("textDocument/didChange") // the mirror has it
+	}
+	closeDoc := func() {
+		e.notify("textDocument/didClose", map[string]any{"textDocument": map[string]any{"uri": javaURI}})
+		f.expectMethod("textDocument/didClose")
+	}
+	inlineReq := func(trigger int) json.RawMessage {
+		return e.request("textDocument/inlineCompletion", map[string]any{
+			"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, 16), "context": map[string]any{"triggerKind": trigger}})
+	}
+	command := func(int) json.RawMessage {
+		return e.request("workspace/executeCommand", map[string]any{"command": inlinefeat.InlineSuggestCommand,
+			"arguments": []any{map[string]any{"uri": javaURI, "position": pos(4, 16), "version": version}}})
+	}
+	for _, tc := range []struct {
+		name  string
+		send  func(int) json.RawMessage
+		event func()
+	}{
+		{"automatic, changed", inlineReq, change},
+		{"invoked, changed", func(int) json.RawMessage { return inlineReq(1) }, change},
+		{"command, changed", command, change},
+		{"automatic, closed", inlineReq, closeDoc},
+		{"command, closed", command, closeDoc},
+	} {
+		id := tc.send(2)
+		select {
+		case <-g.started:
+		case <-time.After(waitTimeout):
+			t.Fatalf("%s: the suggester was not called", tc.name)
+		}
+		tc.event()
+		g.release <- struct{}{}
+		r := e.response(id)
+		if r.Error == nil || r.Error.Code != jsonrpc.CodeContentModified {
+			t.Errorf("%s: %s %+v, want ContentModified", tc.name, r.Result, r.Error)
+		}
+		if strings.Contains(tc.name, "closed") {
+			version++
+			e.open(javaURI, greeter, version)
+		}
+	}
+	// Unchanged: the suggestion.
+	id := inlineReq(2)
+	<-g.started
+	g.release <- struct{}{}
+	if r := e.response(id); r.Error != nil || !strings.Contains(string(r.Result), `"insertText":"x();"`) {
+		t.Errorf("unchanged: %s %+v", r.Result, r.Error)
+	}
+}
+
+// blockingSuggester answers only when its request is cancelled.
+type blockingSuggester struct{ n atomic.Int32 }
+
+func (b *blockingSuggester) Suggest(ctx context.Context, req inline.Request) (*inline.Suggestion, error) {
+	b.n.Add(1)
+	<-ctx.Done()
+	return nil, ctx.Err()
+}
+
+func (b *blockingSuggester) Forget(string) {}
+
+// TestInlineCancelStorm: 100 ghost-text requests at once, each cancelled
+// (twice), among cancellations of ids never sent: every request gets
+// exactly one answer, RequestCancelled, and none is left running.
+func TestInlineCancelStorm(t *testing.T) {
+	b := &blockingSuggester{}
+	e := startEditor(t, harness{exts: []proxy.Extension{inlinefeat.New(b)}})
+	e.initialize(false)
+	e.open(javaURI, greeter, 1)
+	const n = 100
+	var ids []json.RawMessage
+	for i := 0; i < n; i++ {
+		ids = append(ids, e.request("textDocument/inlineCompletion", map[string]any{
+			"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, i%20), "context": map[string]any{"triggerKind": 1 + i%2}}))
+	}
+	for deadline := time.Now().Add(waitTimeout); b.n.Load() < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%d of %d requests reached the suggester", b.n.Load(), n)
+		}
+	}
+	for i, id := range ids {
+		e.notify("$/cancelRequest", map[string]any{"id": json.RawMessage(id)})
+		e.notify("$/cancelRequest", map[string]any{"id": 100000 + i})
+		e.notify("$/cancelRequest", map[string]any{"id": json.RawMessage(id)})
+	}
+	for _, id := range ids {
+		if r := e.response(id); r.Error == nil || r.Error.Code != jsonrpc.CodeRequestCancelled {
+			t.Errorf("request %s: %s %+v, want RequestCancelled", id, r.Result, r.Error)
+		}
+	}
+	e.none("a second answer", 200*time.Millisecond, func(m *jsonrpc.Message) bool { return m.IsResponse() })
+	// The proxy still serves.
+	if r := e.response(e.request("textDocument/hover", map[string]any{"textDocument": map[string]any{"uri": javaURI}, "position": pos(4, 9)})); r.Error != nil {
+		t.Errorf("hover after the storm: %+v", r.Error)
 	}
 }

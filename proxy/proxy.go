@@ -7,6 +7,8 @@ package proxy
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -206,6 +208,10 @@ type proxy struct {
 	cmds   map[string]Extension // our command ids
 	routes map[string]*route    // the method table (routes.go)
 	nextID atomic.Int64
+	// idTag is this process's random tag in the proxy's own ids
+	// ("repilot/<idTag>/<n>", see newID): a peer cannot pick such an id
+	// without having been sent it.
+	idTag string
 
 	// Set once by handleInitialize, before JDT LS starts; read-only after.
 	initRaw  json.RawMessage
@@ -258,6 +264,7 @@ func newProxy(ctx context.Context, out io.Writer, opts Options) *proxy {
 		cmds: map[string]Extension{}, inflight: map[string]*inflight{}, serverReqs: map[string]int{},
 		own: map[string]*ownCall{}, active: map[string]func(){}, progress: map[string]func(){},
 		regs: map[string]*regInfo{}, regAlias: map[string]string{}, jdtCommands: map[string]bool{},
+		idTag: newIDTag(),
 	}
 	p.exts = append(p.exts, opts.Extensions...)
 	for _, e := range p.exts {
@@ -515,6 +522,11 @@ func (p *proxy) routeLocked(m *jsonrpc.Message, hook respHook) func() {
 	case stateReady:
 		s := p.srv
 		if m.IsRequest() {
+			if c, ok := p.own[m.IDKey()]; ok && c.srv == s {
+				// The id of a request of the proxy's own to this JDT LS,
+				// still waiting (newIDLocked): the answers would cross.
+				return func() { p.answerWithError(m.ID, idInUse(m), hook) }
+			}
 			p.inflight[m.IDKey()] = &inflight{method: m.Method, gen: s.gen, hook: hook}
 		}
 		return func() { s.write(m.Raw) }
@@ -714,9 +726,20 @@ func (p *proxy) fromServer(s *backendProc, m *jsonrpc.Message) {
 
 // forwardServerRequest sends a JDT LS request to the editor, remembering
 // which JDT LS asked.
+//
+// A request whose id is one of the proxy's own requests to the editor that
+// is still waiting (newIDLocked) is not forwarded: the editor would get two
+// requests with one id and the answers would cross. JDT LS gets an error.
 func (p *proxy) forwardServerRequest(s *backendProc, m *jsonrpc.Message, body []byte) {
+	key := m.IDKey()
 	p.mu.Lock()
-	p.serverReqs[m.IDKey()] = s.gen
+	if c, ok := p.own[key]; ok && c.srv == nil {
+		p.mu.Unlock()
+		p.log.Printf("JDT LS #%d sent %.60q with id %.60s, which a request of the proxy's own to the editor has; answering InvalidRequest", s.gen, m.Method, m.ID)
+		s.write(errorBody(m.ID, idInUse(m)))
+		return
+	}
+	p.serverReqs[key] = s.gen
 	p.mu.Unlock()
 	p.writeClient(body)
 }
@@ -758,9 +781,40 @@ func rawResponse(id json.RawMessage, result []byte) []byte {
 	return b.Bytes()
 }
 
-// newID returns a fresh id in the proxy's id space, as raw JSON.
-func (p *proxy) newID() json.RawMessage {
-	return json.RawMessage(strconv.Quote("repilot/" + strconv.FormatInt(p.nextID.Add(1), 10)))
+// newIDTag returns 8 random bytes in hex (the time, should the system's
+// random source fail).
+func newIDTag() string {
+	var b [8]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return strconv.FormatInt(time.Now().UnixNano(), 16)
+	}
+	return hex.EncodeToString(b[:])
+}
+
+// newIDLocked returns a fresh id in the proxy's id space, as raw JSON:
+// "repilot/<idTag>/<n>", and never an id a peer's request in flight has
+// (p.inflight, p.serverReqs). The editor and JDT LS choose their ids freely
+// (LSP 3.17, "Base Protocol"), so a plain "repilot/<n>" could be one of
+// theirs, and two requests with one id to one peer would get their answers
+// crossed; the random tag keeps a peer from using one of ours by chance,
+// and routeLocked and forwardServerRequest refuse a request that copies one.
+// Called with p.mu held.
+func (p *proxy) newIDLocked() json.RawMessage {
+	for {
+		id := json.RawMessage(strconv.Quote("repilot/" + p.idTag + "/" + strconv.FormatInt(p.nextID.Add(1), 10)))
+		key := jsonrpc.CanonicalID(id)
+		_, a := p.inflight[key]
+		_, b := p.serverReqs[key]
+		if !a && !b {
+			return id
+		}
+	}
+}
+
+// idInUse is the error for a peer's request m whose id is one of the proxy's
+// requests in flight to the same side.
+func idInUse(m *jsonrpc.Message) *jsonrpc.Error {
+	return Errorf(jsonrpc.CodeInvalidRequest, "invalid request: the id %.60s of %.60q is in use by a request of repilot-lsp's own; use another id", m.ID, m.Method)
 }
 
 // errClosed is returned by calls whose peer went away.
@@ -774,10 +828,10 @@ func (p *proxy) call(ctx context.Context, srv *backendProc, method string, param
 	if err != nil {
 		return nil, err
 	}
-	id := p.newID()
-	key := jsonrpc.CanonicalID(id) // replies may spell it differently ("repilot\/4")
 	c := &ownCall{ch: make(chan *jsonrpc.Message, 1), srv: srv}
 	p.mu.Lock()
+	id := p.newIDLocked()
+	key := jsonrpc.CanonicalID(id) // replies may spell it differently ("repilot\/4")
 	p.own[key] = c
 	p.mu.Unlock()
 	body, err := requestBody(id, method, pj)

@@ -674,7 +674,7 @@ func (e *Engine) rerank(ctx context.Context, query string, order []string) ([]st
 	cands := make([]llm.Candidate, n)
 	for i, id := range order[:n] {
 		u, _ := e.Unit(id)
-		cands[i] = llm.Candidate{Path: u.Path, Signature: u.Signature, Snippet: u.Snippet(15)}
+		cands[i] = llm.Candidate{Path: u.Path, Signature: u.ShownSignature(), Snippet: u.Snippet(15)}
 	}
 	idx, err := llm.Rerank(ctx, e.cfg.Chat, query, cands)
 	if err != nil {

@@ -192,6 +192,9 @@ type Report struct {
 	Results       []QueryResult `json:"results,omitempty"`
 	ErrorCount    int           `json:"stream_errors"`
 	Match         MatchScore    `json:"match"`
+	// Interrupted: ctx ended part-way; the report covers the Queries
+	// answered before (Run returns it with ctx's error).
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // isTest says whether a unit belongs to test code.
@@ -356,9 +359,11 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 	}
 	depth := e.Config().Tuning.Depth
 	var lat []float64
+	var stopped error // ctx's error: the queries answered so far are scored
 	for i, it := range items {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			stopped = err
+			break
 		}
 		if opt.Mode == ModeKeepDocs {
 			e.Replace(it.Target.WithoutDoc())
@@ -368,6 +373,10 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 		ms := float64(time.Since(t).Microseconds()) / 1000
 		if opt.Mode == ModeKeepDocs {
 			e.Replace(it.Target)
+		}
+		if err != nil && ctx.Err() != nil {
+			stopped = ctx.Err()
+			break
 		}
 		if err != nil {
 			return nil, fmt.Errorf("bench: query %q: %w", it.Query, err)
@@ -396,12 +405,16 @@ func Run(ctx context.Context, opt Options) (*Report, error) {
 			logf("%d/%d queries", i+1, len(items))
 		}
 	}
+	if stopped != nil {
+		logf("interrupted: scoring the %d of %d queries answered", len(rep.Results), len(items))
+		rep.Queries, rep.Interrupted = len(rep.Results), true
+	}
 	sort.Float64s(lat)
 	rep.MedianQueryMS = percentile(lat, 0.5)
 	rep.P90QueryMS = percentile(lat, 0.9)
 	rep.Streams = Score(rep.Results)
 	rep.Match = ScoreMatch(rep.Results)
-	return rep, nil
+	return rep, stopped
 }
 
 // percentile of sorted xs (nearest rank).
@@ -489,6 +502,9 @@ func (r *Report) WriteText(w io.Writer) {
 		fmt.Fprintf(w, "chat        %s\n", r.Chat)
 	}
 	fmt.Fprintf(w, "queries     %d (of %d eligible by CodeSearchNet's filters; unique first sentences only)\n", r.Queries, r.Documented)
+	if r.Interrupted {
+		fmt.Fprintf(w, "            interrupted: the queries answered before it\n")
+	}
 	fmt.Fprintf(w, "latency     median %.2f ms, p90 %.2f ms per query (whole pipeline)\n", r.MedianQueryMS, r.P90QueryMS)
 	if r.ErrorCount > 0 {
 		fmt.Fprintf(w, "errors      %d stream failures (see --json)\n", r.ErrorCount)

@@ -75,6 +75,9 @@ type QueriesReport struct {
 	Rows          []StreamScore `json:"rows"`
 	Results       []QueryResult `json:"results,omitempty"`
 	Match         MatchScore    `json:"match"`
+	// Interrupted: ctx ended part-way; the report covers the Queries
+	// answered before (RunQueries returns it with ctx's error).
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Row names of QueriesReport.
@@ -128,13 +131,19 @@ func RunQueries(ctx context.Context, opt QueriesOptions) (*QueriesReport, error)
 	depth := e.Config().Tuning.Depth
 	rep := &QueriesReport{Root: e.Index().Root(), Files: len(files), Units: len(all), Queries: len(opt.Queries)}
 	var lat []float64
+	var stopped error // ctx's error: the queries answered so far are scored
 	for _, q := range opt.Queries {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			stopped = err
+			break
 		}
 		t0 := time.Now()
 		res, err := e.Search(ctx, search.Query{Text: q.Query, K: depth})
 		ms := float64(time.Since(t0).Microseconds()) / 1000
+		if err != nil && ctx.Err() != nil {
+			stopped = ctx.Err()
+			break
+		}
 		if err != nil {
 			return nil, fmt.Errorf("bench: query %q: %w", q.Query, err)
 		}
@@ -191,6 +200,9 @@ func RunQueries(ctx context.Context, opt QueriesOptions) (*QueriesReport, error)
 		qr.Ranks[search.StreamFused] = qr.Ranks[RowSearch]
 		rep.Results = append(rep.Results, qr)
 	}
+	if stopped != nil {
+		rep.Queries, rep.Interrupted = len(rep.Results), true
+	}
 	sort.Float64s(lat)
 	rep.MedianQueryMS = percentile(lat, 0.5)
 	rep.Match = ScoreMatch(rep.Results)
@@ -198,7 +210,7 @@ func RunQueries(ctx context.Context, opt QueriesOptions) (*QueriesReport, error)
 		delete(r.Ranks, search.StreamFused)
 	}
 	rep.Rows = Score(rep.Results)
-	return rep, nil
+	return rep, stopped
 }
 
 // fileHolds says whether a target lies in file.
@@ -216,6 +228,9 @@ func (r *QueriesReport) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "repository  %s\n", r.Root)
 	fmt.Fprintf(w, "index       %d files, %d units\n", r.Files, r.Units)
 	fmt.Fprintf(w, "queries     %d (median %.2f ms)\n", r.Queries, r.MedianQueryMS)
+	if r.Interrupted {
+		fmt.Fprintf(w, "            interrupted: the queries answered before it\n")
+	}
 	fmt.Fprintf(w, "\n%-12s %8s %8s %8s %8s\n", "row", "S@1", "S@5", "S@10", "MRR")
 	for _, s := range r.Rows {
 		fmt.Fprintf(w, "%-12s %7.1f%% %7.1f%% %7.1f%% %8.3f\n", s.Stream, 100*s.Success1, 100*s.Success5, 100*s.Success, s.MRR)

@@ -11,7 +11,7 @@ package dense
 
 import (
 	"context"
-	"errors"
+	"fmt"
 	"math"
 	"sort"
 	"strings"
@@ -202,16 +202,25 @@ func (s *Store) Sync(ctx context.Context, progress func(done, total int)) error 
 			s.cache.Flush()
 			return err
 		}
+		if len(vs) != len(texts) {
+			return fmt.Errorf("dense: the embedder returned %d vectors for %d texts", len(vs), len(texts))
+		}
 		s.mu.Lock()
+		// Every vector is checked before any is cached: a vector of another
+		// dimension cached on disk would come back at the next start, and
+		// whichever vector Upsert met first would then set the store's
+		// dimension, leaving the others pending, and failing, for good.
+		for i := range texts {
+			if !s.fits(vs[i]) {
+				s.mu.Unlock()
+				return fmt.Errorf("dense: the embedding model changed dimension (a %d-dimensional vector, earlier ones %d); nothing of this batch is kept", len(vs[i]), s.dim)
+			}
+		}
 		byText := make(map[string][]float32, len(texts))
 		for i, t := range texts {
 			if err := s.cache.Put(s.key(t), vs[i]); err != nil {
 				s.mu.Unlock()
 				return err
-			}
-			if !s.fits(vs[i]) {
-				s.mu.Unlock()
-				return errors.New("dense: the embedding model changed dimension")
 			}
 			byText[t] = vs[i]
 		}

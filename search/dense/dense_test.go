@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"reflect"
+	"strings"
 	"testing"
 
 	"github.com/repilot-lsp/repilot-lsp/search/llm"
@@ -201,5 +202,78 @@ func TestSyncEmbedsEachTextOnce(t *testing.T) {
 		if !reflect.DeepEqual(s.vecs[us[i].ID], want) {
 			t.Errorf("unit %s: vector differs from its text's", us[i].ID)
 		}
+	}
+}
+
+// dimEmbedder returns vectors of dims[call] dimensions on its call-th call
+// (the last entry after that): an embedding server whose model changed.
+type dimEmbedder struct {
+	dims  []int
+	calls int
+}
+
+func (d *dimEmbedder) Model() string { return "dims" }
+
+func (d *dimEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	n := d.dims[min(d.calls, len(d.dims)-1)]
+	d.calls++
+	out := make([][]float32, len(texts))
+	for i := range out {
+		out[i] = make([]float32, n)
+		out[i][0] = float32(i + 1)
+	}
+	return out, nil
+}
+
+// TestWrongDimensionIsNotCached: a batch with vectors of another dimension
+// than the store's is an error naming both, and none of it reaches the disk
+// cache. Before, the misfit vectors were cached first, came back at the next
+// start, and (map order) could set the store's dimension there, the right
+// vectors then failing every Sync.
+func TestWrongDimensionIsNotCached(t *testing.T) {
+	dir := t.TempDir()
+	emb := &dimEmbedder{dims: []int{4, 3}}
+	c, err := OpenCache(dir, emb.Model())
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := NewStore(emb, c, Options{Batch: 1})
+	st.Upsert([]units.Unit{{ID: "a", Code: "alpha"}, {ID: "b", Code: "beta"}})
+	syncErr := st.Sync(context.Background(), nil)
+	c.Close()
+	c2, err := OpenCache(dir, emb.Model())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	if c2.Len() != 1 {
+		t.Errorf("the cache holds %d vectors, want only the 4-dimensional one", c2.Len())
+	}
+	for _, text := range []string{TextOf(&units.Unit{Code: "alpha"}, 2000), TextOf(&units.Unit{Code: "beta"}, 2000)} {
+		if v, ok := c2.Get(KeyOf(emb.Model(), text)); ok && len(v) != 4 {
+			t.Errorf("cached a %d-dimensional vector", len(v))
+		}
+	}
+	if syncErr == nil || !strings.Contains(syncErr.Error(), "3-dimensional") || !strings.Contains(syncErr.Error(), "earlier ones 4") {
+		t.Errorf("sync: %v, want the dimension error", syncErr)
+	}
+}
+
+// shortEmbedder returns one vector fewer than it was given texts.
+type shortEmbedder struct{}
+
+func (shortEmbedder) Model() string { return "short" }
+func (shortEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	return make([][]float32, len(texts)-1), nil
+}
+
+// TestEmbedderReturningTooFewVectors: an error, not an index panic.
+func TestEmbedderReturningTooFewVectors(t *testing.T) {
+	c, _ := OpenCache(t.TempDir(), "short")
+	defer c.Close()
+	st := NewStore(shortEmbedder{}, c, Options{})
+	st.Upsert([]units.Unit{{ID: "a", Code: "alpha"}})
+	if err := st.Sync(context.Background(), nil); err == nil || !strings.Contains(err.Error(), "0 vectors for 1 texts") {
+		t.Errorf("sync: %v", err)
 	}
 }

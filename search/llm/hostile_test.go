@@ -74,11 +74,24 @@ func TestSilentServerIsNotRetriedPastItsTimeLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	if _, err := c.Complete(context.Background(), "s", "u"); err == nil {
+	_, err = c.Complete(context.Background(), "s", "u")
+	if err == nil {
 		t.Fatal("a server that never answers: no error")
 	}
 	if took := time.Since(start); took > 2*limit {
 		t.Errorf("took %v with a %v limit per attempt: a timeout was retried", took, limit)
+	}
+	// The error names the limit (before: net/http's "context deadline
+	// exceeded (Client.Timeout exceeded while awaiting headers)").
+	if !strings.Contains(err.Error(), "no answer within 1s") {
+		t.Errorf("chat: %v, want the time limit named", err)
+	}
+	emb, err := NewEmbedder(Config{BaseURL: srv.URL + "/v1", Model: "m", Timeout: limit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := emb.Embed(context.Background(), []string{"x"}); err == nil || !strings.Contains(err.Error(), "no answer within 1s") {
+		t.Errorf("embeddings: %v, want the time limit named", err)
 	}
 }
 

@@ -100,10 +100,7 @@ func (c Config) client() (*openai.Client, oaihttp.Redactor, error) {
 	}
 	cfg := openai.DefaultConfig(key)
 	cfg.BaseURL = strings.TrimRight(c.BaseURL, "/")
-	t := c.Timeout
-	if t <= 0 {
-		t = 120 * time.Second
-	}
+	t := c.timeLimit()
 	retries := c.Retries
 	if retries == 0 {
 		retries = 2
@@ -114,6 +111,14 @@ func (c Config) client() (*openai.Client, oaihttp.Redactor, error) {
 	}
 	cfg.HTTPClient = tr
 	return openai.NewClientWithConfig(cfg), oaihttp.NewRedactor(key), nil
+}
+
+// timeLimit is Timeout, or its default (120 s).
+func (c Config) timeLimit() time.Duration {
+	if c.Timeout <= 0 {
+		return 120 * time.Second
+	}
+	return c.Timeout
 }
 
 // unparsedReply says whether err is llama-server's HTTP 500 for a reply
@@ -207,7 +212,7 @@ func (e *OpenAIEmbedder) embedBatch(ctx context.Context, in []string) ([][]float
 		Input: in, Model: openai.EmbeddingModel(e.cfg.Model),
 	})
 	if err != nil {
-		return nil, explained(ctx, e.red, err, cl)
+		return nil, explained(ctx, e.red, err, cl, e.cfg.timeLimit())
 	}
 	if len(res.Data) != len(in) {
 		return nil, fmt.Errorf("%d inputs, %d vectors", len(in), len(res.Data))
@@ -302,7 +307,7 @@ func (c *OpenAIChat) Complete(ctx context.Context, system, user string) (string,
 		MaxTokens:   c.MaxTokens,
 	})
 	if err != nil {
-		err = explained(ctx, c.red, err, cl)
+		err = explained(ctx, c.red, err, cl, c.cfg.timeLimit())
 		where := oaihttp.SafeURL(strings.TrimRight(c.cfg.BaseURL, "/") + "/chat/completions")
 		if unparsedReply(err) {
 			return "", redactedf(c.red, err, "llm: chat with %s at %s: %s (llama-server could not parse the model's reply with the "+
@@ -329,8 +334,15 @@ func (e *redactedError) Unwrap() error { return e.cause }
 // explained is err, from a request sent with cl, worded as the shared
 // transport words failures (oaihttp.Explain: a cut or refused connection
 // named as one, an earlier cut before the last error), without the key.
-func explained(ctx context.Context, red oaihttp.Redactor, err error, cl *oaihttp.Call) error {
-	return &redactedError{msg: red.Clean(oaihttp.Explain(ctx, err, cl, err.Error())), cause: err}
+func explained(ctx context.Context, red oaihttp.Redactor, err error, cl *oaihttp.Call, limit time.Duration) error {
+	other := err.Error()
+	if ctx.Err() == nil && oaihttp.IsTimeout(err) {
+		// net/http's words ("context deadline exceeded (Client.Timeout
+		// exceeded while awaiting headers)") name neither the limit nor
+		// whose it is.
+		other = fmt.Sprintf("no answer within %s (the time limit of one request; timeouts are not retried)", limit)
+	}
+	return &redactedError{msg: red.Clean(oaihttp.Explain(ctx, err, cl, other)), cause: err}
 }
 
 // redactedf formats like fmt.Sprintf, removes the key from the text, and

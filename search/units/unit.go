@@ -85,20 +85,42 @@ func (u *Unit) Text() string {
 	return b.String()
 }
 
-// Snippet returns at most maxLines lines of the unit's code, for display.
+// MaxSnippetLineBytes bounds each line of a Snippet: a minified or
+// generated file's one line can be megabytes, and a snippet goes into the
+// search command's result, the CLI's output and the reranking prompt.
+const MaxSnippetLineBytes = 240
+
+// Snippet returns at most maxLines lines of the unit's code, for display;
+// a line longer than MaxSnippetLineBytes is cut there (on a character
+// boundary) and ends with "…", as does a snippet with lines left out.
 func (u *Unit) Snippet(maxLines int) string {
 	s := u.Code
-	n := 0
-	for i := 0; i < len(s); i++ {
-		if s[i] == '\n' {
-			n++
-			if n == maxLines {
-				return s[:i] + "\n…"
-			}
+	var b strings.Builder
+	for n := 0; ; n++ {
+		if maxLines > 0 && n == maxLines {
+			b.WriteString("\n…")
+			return b.String()
 		}
+		line, rest, more := strings.Cut(s, "\n")
+		if n > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(clip(line, MaxSnippetLineBytes))
+		if !more {
+			return b.String()
+		}
+		s = rest
 	}
-	return s
 }
+
+// MaxShownSignatureBytes bounds ShownSignature.
+const MaxShownSignatureBytes = 400
+
+// ShownSignature is Signature for display (search results, the reranking
+// prompt), cut at MaxShownSignatureBytes with "…": a parameter annotation
+// can hold a string of any length on one line (a megabyte measured). The
+// index keeps the whole signature.
+func (u *Unit) ShownSignature() string { return clip(u.Signature, MaxShownSignatureBytes) }
 
 // LangOf returns the language of a file by its extension ("java", "python",
 // "go"), or "" when units cannot be extracted from it.

@@ -255,3 +255,56 @@ func TestIsTestPath(t *testing.T) {
 		}
 	}
 }
+
+// TestSnippetBoundsLines: a snippet keeps its line count and cuts each line
+// at MaxSnippetLineBytes on a character boundary. Before, a minified
+// file's one line (1.5 MB here) was the whole snippet: the search command's
+// result, the CLI's --json and the reranking prompt carried it whole.
+func TestSnippetBoundsLines(t *testing.T) {
+	long := strings.Repeat("é", 1_500_000/2)
+	for _, tc := range []struct {
+		code  string
+		lines int
+		want  string
+	}{
+		{"a\nb\nc", 2, "a\nb\n…"},
+		{"a\nb\n", 2, "a\nb\n…"},
+		{"a\nb", 2, "a\nb"},
+		{"a\nb\nc", 0, "a\nb\nc"},
+		{"", 3, ""},
+		{"x" + long + "\nnext", 8, "x" + strings.Repeat("é", (MaxSnippetLineBytes-1)/2) + "…\nnext"},
+	} {
+		u := Unit{Code: tc.code}
+		if got := u.Snippet(tc.lines); got != tc.want {
+			t.Errorf("Snippet(%.20q, %d) = %.60q (%d bytes), want %.60q", tc.code, tc.lines, got, len(got), tc.want)
+		}
+	}
+}
+
+// TestShownSignatureIsBounded: a signature a megabyte long (a string in a
+// parameter annotation) is shown cut at MaxShownSignatureBytes; the unit
+// keeps it whole for the index. Before, search printed it whole (1 MB
+// lines in `repilot-lsp search` and the editor's result).
+func TestShownSignatureIsBounded(t *testing.T) {
+	src := "package a; public class Sig { void parseDateSig(@Deprecated(since=\"" + strings.Repeat("date ", 200000) + "\") String s) { } }\n"
+	us, err := Extract(context.Background(), "a/Sig.java", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for i := range us {
+		if us[i].Name != "parseDateSig" {
+			continue
+		}
+		found = true
+		if got := us[i].ShownSignature(); len(got) > MaxShownSignatureBytes+len("…") || !strings.HasSuffix(got, "…") {
+			t.Errorf("shown signature is %d bytes", len(got))
+		}
+		if len(us[i].Signature) < 1_000_000 {
+			t.Errorf("the unit's signature was cut (%d bytes)", len(us[i].Signature))
+		}
+	}
+	if !found {
+		t.Fatal("no unit parseDateSig")
+	}
+}

@@ -85,8 +85,38 @@ type inlineExtension struct {
 	s Suggester
 
 	mu          sync.Mutex
-	lastFailure string    // the automatic requests' last error shown, "" after a success
-	shownAt     time.Time // when it was shown
+	lastFailure string       // the automatic requests' last error shown, "" after a success
+	shownAt     time.Time    // when it was shown
+	live        proxy.Client // the mirror as it is now (Initialized's handle); nil before
+}
+
+// Initialized keeps c, whose Document reads the mirror as it is now (a
+// request's handle reads it as it was when the request came), to tell
+// whether a document changed while a suggestion was made for it.
+func (x *inlineExtension) Initialized(_ context.Context, c proxy.Client) {
+	x.mu.Lock()
+	x.live = c
+	x.mu.Unlock()
+}
+
+// changedSince returns why doc (a request's snapshot) is no longer the
+// editor's text, "" while it is: closed, or changed (another version or
+// text; a didOpen again counts).
+func (x *inlineExtension) changedSince(doc proxy.Document) string {
+	x.mu.Lock()
+	live := x.live
+	x.mu.Unlock()
+	if live == nil {
+		return ""
+	}
+	now, open := live.Document(doc.URI)
+	switch {
+	case !open:
+		return "was closed"
+	case now.Version != doc.Version || now.Text != doc.Text:
+		return fmt.Sprintf("changed (version %d, now %d)", doc.Version, now.Version)
+	}
+	return ""
 }
 
 // automaticErrorRepeat is how long the same automatic-request error stays
@@ -244,6 +274,13 @@ func (x *inlineExtension) complete(ctx context.Context, c proxy.Client, uri prot
 		root = repair.ProjectRoot(file, doc.Text, root)
 	}
 	sug, err := x.s.Suggest(ctx, inline.Request{URI: string(uri), Root: root, Text: doc.Text, Offset: off, Trigger: trig})
+	if why := x.changedSince(doc); why != "" && ctx.Err() == nil {
+		// The answer, a suggestion or a failure (didClose cancels the
+		// request: inline.Service.Forget), is about a text the editor no
+		// longer has: its position would be wrong. ContentModified (LSP
+		// 3.17 "ErrorCodes"), which clients drop without a word.
+		return nil, proxy.Errorf(jsonrpc.CodeContentModified, "%s %s during the inline completion request", path.Base(string(uri)), why)
+	}
 	if err != nil {
 		if ctx.Err() != nil || strings.Contains(err.Error(), inline.ErrSuperseded.Error()) {
 			return nil, proxy.Errorf(jsonrpc.CodeRequestCancelled, "inline completion cancelled: %v", err)

@@ -384,10 +384,10 @@ func (x *searchExt) Execute(ctx context.Context, c proxy.Client, command string,
 	for _, h := range res.Hits {
 		sh := SearchHit{
 			Location: unitLocation(root, &h.Unit), Score: h.Score, Match: h.Match, Name: h.Unit.QualifiedName(),
-			Kind: string(h.Unit.Kind), Signature: h.Unit.Signature, Snippet: h.Unit.Snippet(8), Ranks: h.Ranks,
+			Kind: string(h.Unit.Kind), Signature: h.Unit.ShownSignature(), Snippet: h.Unit.Snippet(8), Ranks: h.Ranks,
 		}
 		for _, o := range h.Overloads {
-			sh.Overloads = append(sh.Overloads, o.Signature)
+			sh.Overloads = append(sh.Overloads, o.ShownSignature())
 		}
 		out.Results = append(out.Results, sh)
 	}
