@@ -8,6 +8,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -56,7 +57,10 @@ for each fixture:
                 cache and one without: median time per decision and JDT LS
                 requests per generated token (--no-speed skips it)
 
-Mutants are deterministic for a --seed.`,
+Mutants are deterministic for a --seed.
+
+Ctrl-C stops the benchmark and prints the report of the fixtures finished so
+far (and the speed modes finished), marked interrupted (exit status 130).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runBenchEngine(cmd.Context(), f, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
@@ -103,15 +107,20 @@ func runBenchEngine(ctx context.Context, f benchEngineFlags, stdout, stderr io.W
 		o.Log = stderr
 	}
 	rep, err := enginebench.Run(ctx, w, o)
-	if err != nil {
+	if rep == nil {
 		return err
 	}
+	// Interrupted (Ctrl-C), rep covers the fixtures finished: printed, then
+	// the interruption is the command's error.
 	if f.jsonOut {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rep)
+		return errors.Join(enc.Encode(rep), err)
 	}
 	rep.Print(stdout, f.verbose)
+	if err != nil {
+		return err
+	}
 	if rep.Soundness.Pruned > 0 || rep.Member.Early > 0 {
 		return fmt.Errorf("the engine pruned a token or the end of a developer fix (%d unmutated, %d before a mutation)", rep.Soundness.Pruned, rep.Member.Early)
 	}

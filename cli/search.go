@@ -361,6 +361,11 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 		// search.Query would replace it with its default, 10, silently.
 		return fmt.Errorf("-k %d: want at least 1 result", f.k)
 	}
+	// Before indexing: the editor clips a longer query, the command line
+	// says so (search.MaxQueryBytes).
+	if err := search.CheckQueryLen(query); err != nil {
+		return err
+	}
 	cfg, err := f.Config()
 	if err != nil {
 		return err

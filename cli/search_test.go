@@ -332,3 +332,24 @@ func TestSearchRefusesNonPositiveK(t *testing.T) {
 		t.Errorf("-k 1: %v", err)
 	}
 }
+
+// TestSearchBoundsQueryLength: the editor clips a query to
+// search.MaxQueryBytes, the command line took any (a 63 KB query took
+// 11.7 s on a warm cache). A longer one is refused before indexing, naming
+// the bound; one at the bound searches.
+func TestSearchBoundsQueryLength(t *testing.T) {
+	root := searchProject(t)
+	f := searchCmdFlags{SearchFlags: testSearchFlags(root), k: 3}
+	var out, errOut bytes.Buffer
+	err := runSearch(context.Background(), f, strings.Repeat("parse a date ", 500), &out, &errOut)
+	if err == nil || !strings.Contains(err.Error(), "6499 bytes") || !strings.Contains(err.Error(), "4000 bytes") {
+		t.Errorf("a 6,500-byte query: err = %v; want one naming its length and the 4000-byte bound", err)
+	}
+	if out.Len() != 0 || strings.Contains(errOut.String(), "indexed") {
+		t.Errorf("a refused query indexed or printed: stdout %q, stderr %q", out.String(), errOut.String())
+	}
+	at := "parse a date " + strings.Repeat("x", search.MaxQueryBytes-len("parse a date "))
+	if err := runSearch(context.Background(), f, at, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
+		t.Errorf("a query at the bound: %v", err)
+	}
+}

@@ -19,6 +19,22 @@ import (
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
 
+// MaxQueryBytes bounds a query's text, in bytes (after trimming space):
+// the editor clips a longer one (a selection, a workspace/symbol query) to
+// it, and the command line and "bench search --queries" refuse it
+// (CheckQueryLen). A 63 KB query took 11.7 s on a warm cache; 4,000 bytes
+// is a page of code, more than any question.
+const MaxQueryBytes = 4000
+
+// CheckQueryLen returns an error naming the bound when q, trimmed of
+// space, is longer than MaxQueryBytes; nil otherwise.
+func CheckQueryLen(q string) error {
+	if n := len(strings.TrimSpace(q)); n > MaxQueryBytes {
+		return fmt.Errorf("the query is %d bytes, over the limit of %d bytes (search.MaxQueryBytes): search with its key words, or a shorter selection", n, MaxQueryBytes)
+	}
+	return nil
+}
+
 // Query is one search request.
 type Query struct {
 	// Text is the query: natural language, or code (a selection).

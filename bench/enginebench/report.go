@@ -16,6 +16,12 @@ func (r *Report) Print(w io.Writer, verbose bool) {
 	if r.Startup > 0 {
 		fmt.Fprintf(w, ", JDT LS ready in %v", r.Startup.Round(100*time.Millisecond))
 	}
+	switch {
+	case r.Interrupted && r.Finished < r.Fixtures:
+		fmt.Fprintf(w, " (interrupted: %d of %d fixtures, no speed measurement)", r.Finished, r.Fixtures)
+	case r.Interrupted:
+		fmt.Fprintf(w, " (interrupted in the speed measurement: %d of 2 modes)", len(r.Speed))
+	}
 	fmt.Fprintln(w)
 	fmt.Fprintln(w, "\npruning power (mutants that do not compile, forced token by token; pruned = some token infeasible)")
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)

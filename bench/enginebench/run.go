@@ -147,6 +147,13 @@ type Report struct {
 	// Startup is how long the shadow JDT LS took to be ready (0 when the
 	// caller started it).
 	Startup time.Duration `json:"startup_ns"`
+	// Finished is the number of fixtures whose soundness checks and
+	// mutants the report counts: Fixtures unless Interrupted.
+	Finished int `json:"finished"`
+	// Interrupted: ctx ended part-way (Ctrl-C); the report covers the
+	// Finished fixtures and the Speed modes finished (Run returns it with
+	// ctx's error).
+	Interrupted bool `json:"interrupted,omitempty"`
 }
 
 // Workspace is a corpus copied to a temporary directory, with one shadow JDT
@@ -369,7 +376,9 @@ func newErrors(errs, base []engine.CompileError) []string {
 // Run forces w's fixes and their mutants through w.Engine and, with
 // o.Speed, times decisions. Errors: the engine failing (JDT LS died) or ctx
 // ending; a JDT LS that cannot decide is not an error (it answers Unknown,
-// which shows as unpruned mutants).
+// which shows as unpruned mutants). When ctx ends part-way (Ctrl-C), Run
+// returns the report of the fixtures finished (Interrupted; a fixture cut
+// short counts nowhere, and neither does a speed mode) with ctx's error.
 func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 	o = o.withDefaults()
 	logf := func(format string, a ...any) {
@@ -394,7 +403,9 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 	}
 	pool := MemberPool(texts)
 
-	for _, f := range fixtures {
+	// runFixture adds one fixture's soundness checks, mutants and notes to
+	// rep and kinds.
+	runFixture := func(f fixture) error {
 		b := f.bug
 		// The fixed file's own errors (none for a compiling fixture; a Maven
 		// dependency JDT LS could not resolve shows here).
@@ -402,7 +413,7 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 		compiles := err == nil
 		if err != nil {
 			if fatal(ctx, w, err) {
-				return nil, fmt.Errorf("%s: compiling the fixed file: %w", b.ID, err)
+				return fmt.Errorf("%s: compiling the fixed file: %w", b.ID, err)
 			}
 			rep.Notes = append(rep.Notes, fmt.Sprintf("%s: the compile check of the fixed file failed (%v): no mutant of this fixture is confirmed, its sites count as without mutant", b.ID, err))
 		}
@@ -423,7 +434,7 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 				splits = nil
 				out, err := checkEnd(ctx, w.Engine, h, t.hunk)
 				if err != nil {
-					return nil, fmt.Errorf("%s: %w", b.ID, err)
+					return fmt.Errorf("%s: %w", b.ID, err)
 				}
 				rep.Soundness.Ends++
 				if out == engine.Infeasible {
@@ -434,7 +445,7 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 			for _, toks := range splits {
 				p, st, feas, _, _, err := force(ctx, w.Engine, h, toks, false, true)
 				if err != nil {
-					return nil, fmt.Errorf("%s: %w", b.ID, err)
+					return fmt.Errorf("%s: %w", b.ID, err)
 				}
 				rep.Soundness.Checks += int(st.Checks)
 				rep.Soundness.Feasible += feas
@@ -477,7 +488,7 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 					errs, err := w.Engine.CompileErrors(ctx, f.uri, t.prefix+mu.Hunk+t.suffix)
 					if err != nil {
 						if fatal(ctx, w, err) {
-							return nil, fmt.Errorf("%s: compiling a mutant: %w", b.ID, err)
+							return fmt.Errorf("%s: compiling a mutant: %w", b.ID, err)
 						}
 						kr.CompileFailed++
 						logf("%s: %s %s -> %s: compile check failed (%v); skipped", b.ID, s.Kind, s.Ident, repl, err)
@@ -503,7 +514,7 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 				toks := forcetok.LexTokens(m.Hunk)
 				p, _, _, _, _, err := force(ctx, w.Engine, h, toks, true, false)
 				if err != nil {
-					return nil, fmt.Errorf("%s: %w", b.ID, err)
+					return fmt.Errorf("%s: %w", b.ID, err)
 				}
 				kr.Mutants++
 				mr := MutantResult{Bug: b.ID, Kind: s.Kind, Orig: s.Ident, Repl: m.Repl, Error: why}
@@ -522,6 +533,27 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 				logf("%s: %-17s %s -> %s: pruned=%v token=%q", b.ID, s.Kind, s.Ident, m.Repl, mr.Pruned, mr.Token)
 			}
 		}
+		return nil
+	}
+	// stopped is ctx's error once it ended: the fixture it cut short is
+	// taken back out of the report (roll), and the rest are not run.
+	var stopped error
+	for i, f := range fixtures {
+		roll := saveRun(rep, kinds)
+		err := runFixture(f)
+		if ctx.Err() != nil {
+			// Even without an error: a request ctx ended may have
+			// answered Unknown.
+			roll.restore(rep, kinds)
+			stopped = ctx.Err()
+			logf("interrupted: reporting the %d of %d fixtures finished so far", rep.Finished, len(fixtures))
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		rep.Finished++
+		logf("%s: done (%d of %d fixtures)", f.bug.ID, i+1, len(fixtures))
 	}
 	for _, k := range Kinds {
 		kr := *kinds[k]
@@ -538,19 +570,50 @@ func Run(ctx context.Context, w *Workspace, o Options) (*Report, error) {
 		}
 	}
 	rep.Member.Kind = "member (both)"
-	if o.Speed {
+	if o.Speed && stopped == nil {
 		for _, mode := range []struct {
 			name string
 			opts []engine.JDTOption
 		}{{"site cache", nil}, {"no site cache", []engine.JDTOption{engine.WithSiteCache(0)}}} {
 			sp, err := timeFixes(ctx, w, fixtures, mode.name, append(mode.opts, engine.WithRequestTimeout(2*time.Minute)))
+			if ctx.Err() != nil {
+				stopped = ctx.Err()
+				logf("interrupted: reporting the speed modes finished so far (%d)", len(rep.Speed))
+				break
+			}
 			if err != nil {
 				return nil, err
 			}
 			rep.Speed = append(rep.Speed, sp)
 		}
 	}
-	return rep, nil
+	rep.Interrupted = stopped != nil
+	return rep, stopped
+}
+
+// runState is what one fixture adds to a Report and its kinds, saved
+// before the fixture so that an interrupted one can be taken back out.
+type runState struct {
+	soundness      Soundness // PrunedAt only grows: its saved length restores it
+	notes, mutants int
+	kinds          map[Kind]KindResult
+}
+
+func saveRun(rep *Report, kinds map[Kind]*KindResult) runState {
+	st := runState{soundness: rep.Soundness, notes: len(rep.Notes), mutants: len(rep.Mutants), kinds: map[Kind]KindResult{}}
+	for k, kr := range kinds {
+		st.kinds[k] = *kr
+	}
+	return st
+}
+
+func (st runState) restore(rep *Report, kinds map[Kind]*KindResult) {
+	rep.Soundness = st.soundness
+	rep.Notes = rep.Notes[:st.notes]
+	rep.Mutants = rep.Mutants[:st.mutants]
+	for k, kr := range st.kinds {
+		*kinds[k] = kr
+	}
 }
 
 // timeFixes forces every fix (whole tokens, then 3-byte chunks) through a

@@ -32,7 +32,9 @@ type QuerySpec struct {
 }
 
 // ReadQueries reads a query file: JSON Lines, one QuerySpec per line;
-// blank lines and lines starting with "//" are skipped.
+// blank lines and lines starting with "//" are skipped. A query over
+// search.MaxQueryBytes is an error naming its line (the command line
+// refuses it too).
 func ReadQueries(r io.Reader) ([]QuerySpec, error) {
 	var out []QuerySpec
 	sc := bufio.NewScanner(r)
@@ -50,6 +52,9 @@ func ReadQueries(r io.Reader) ([]QuerySpec, error) {
 		}
 		if strings.TrimSpace(q.Query) == "" || len(q.Targets) == 0 {
 			return nil, fmt.Errorf("line %d: a query needs \"query\" and at least one target", n)
+		}
+		if err := search.CheckQueryLen(q.Query); err != nil {
+			return nil, fmt.Errorf("line %d: %v", n, err)
 		}
 		out = append(out, q)
 	}

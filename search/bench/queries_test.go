@@ -74,3 +74,19 @@ func TestRunQueries(t *testing.T) {
 		t.Error("an unknown field was accepted")
 	}
 }
+
+// TestReadQueriesBoundsQueryLength: a query line over search.MaxQueryBytes
+// (the editor clips to it; a 63 KB query took 11.7 s) was read and run; it
+// is refused naming its line and the bound. One at the bound is read.
+func TestReadQueriesBoundsQueryLength(t *testing.T) {
+	long := strings.Repeat("parse a date ", 500) // 6,500 bytes
+	_, err := ReadQueries(strings.NewReader(`{"query": "ok", "targets": ["a"]}
+{"query": "` + long + `", "targets": ["a"]}`))
+	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "4000 bytes") {
+		t.Errorf("a 6,500-byte query: err = %v; want one naming line 2 and the 4000-byte bound", err)
+	}
+	at := strings.Repeat("x", search.MaxQueryBytes)
+	if qs, err := ReadQueries(strings.NewReader(`{"query": "` + at + `", "targets": ["a"]}`)); err != nil || len(qs) != 1 {
+		t.Errorf("a query at the bound: %v", err)
+	}
+}

@@ -41,10 +41,6 @@ const SearchActionTitle = "Semantic search in repo"
 // answers ("?parse a date"); other queries go to JDT LS.
 const SymbolQueryPrefix = "?"
 
-// maxQueryBytes bounds a query: the command's (a selection's text, say)
-// and workspace/symbol's.
-const maxQueryBytes = 4000
-
 // SearchArgs is the argument of CommandSemanticSearch: a query, or a
 // document and range whose text is the query (the code action sends both).
 // Show asks the proxy to also list the top results in a window/showMessage
@@ -353,7 +349,7 @@ func (x *searchExt) Execute(ctx context.Context, c proxy.Client, command string,
 	if a.Query == "" {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the query is empty: select some text or pass {query}")
 	}
-	a.Query = clipBytes(a.Query, maxQueryBytes)
+	a.Query = clipBytes(a.Query, search.MaxQueryBytes)
 	e, err := x.current()
 	if err != nil {
 		return nil, err
@@ -471,7 +467,7 @@ func (x *searchExt) workspaceSymbol(ctx context.Context, c proxy.Client, raw jso
 // calls.
 func (x *searchExt) WorkspaceSymbols(ctx context.Context, c proxy.Client, params *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	q := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(params.Query), SymbolQueryPrefix))
-	q = clipBytes(q, maxQueryBytes)
+	q = clipBytes(q, search.MaxQueryBytes)
 	if q == "" {
 		return []protocol.SymbolInformation{}, nil
 	}
