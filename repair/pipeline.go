@@ -363,6 +363,7 @@ type validator struct {
 	progress func(string)
 	began    time.Time
 
+	keys      *equivKeyer // the deduplication key (the same program)
 	buggyNorm string
 	byNorm    map[string]int
 	cands     []candidate // deduplicated, in the order of their first sample
@@ -398,8 +399,9 @@ type testJob struct {
 func newValidator(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, st *Stats,
 	progress func(string), began time.Time, capacity int) *validator {
 	tctx, tcancel := context.WithCancel(ctx)
+	keys := newEquivKeyer(site)
 	return &validator{ctx: ctx, comp: comp, req: req, rel: rel, uri: uri, site: site, st: st, progress: progress,
-		began: began, buggyNorm: Normalize(site.Buggy), byNorm: map[string]int{}, tctx: tctx, tcancel: tcancel,
+		began: began, keys: keys, buggyNorm: keys.key(site.Buggy), byNorm: map[string]int{}, tctx: tctx, tcancel: tcancel,
 		jobs: make(chan testJob, capacity+1), afterSampling: make(chan struct{})}
 }
 
@@ -412,7 +414,7 @@ func (v *validator) add(c candidate) error {
 	if err := v.failed(); err != nil {
 		return err
 	}
-	c.norm = Normalize(c.text)
+	c.norm = v.keys.key(c.text)
 	if c.norm == v.buggyNorm {
 		v.st.SameAsBuggy++
 		return nil

@@ -90,7 +90,7 @@ type Patch struct {
 	LogProb      float64  // sum of the model log-probabilities of the sampled tokens
 	Tokens       int      // number of tokens sampled (actively completed text excluded)
 	Score        float64  // ranking score: LogProb (see loop.go for why the sum, not the mean per token)
-	Count        int      // samples that produced this candidate (after whitespace normalisation)
+	Count        int      // samples that produced this candidate (the same program: equivKeyer)
 	Compilable   bool     // no compile error that the buggy file lacked
 	NewErrors    []string // compile errors the patch introduces (empty when Compilable)
 	Tested       bool     // TestCmd ran
@@ -119,7 +119,7 @@ const NotValidatedStopped = "not validated: validation stopped at the first comp
 // Stats counts the work behind a Result.
 type Stats struct {
 	Samples        int           `json:"samples"`         // sampling attempts
-	Unique         int           `json:"unique"`          // unique candidates after whitespace normalisation
+	Unique         int           `json:"unique"`          // unique candidates (the same program: whitespace, comments, empty statements aside)
 	Pruned         int64         `json:"pruned"`          // tokens pruned (by the engine, the memo or the trie of rejected prefixes)
 	MemoHits       int64         `json:"memo_hits"`       // decisions answered from the memo or the trie without the engine
 	ActiveChars    int64         `json:"active_chars"`    // characters appended by active completion
