@@ -363,13 +363,15 @@ type validator struct {
 	progress func(string)
 	began    time.Time
 
-	keys      *equivKeyer // the deduplication key (the same program)
-	buggyNorm string
-	byNorm    map[string]int
-	cands     []candidate // deduplicated, in the order of their first sample
-	checked   bool        // the buggy file's compile check ran (before the first candidate with errors)
-	buggyErrs []engine.CompileError
-	spent     time.Duration // in compile checks (Stats.ValidateTime)
+	keys         *equivKeyer // the deduplication key (the same program)
+	buggyStarted bool        // testBuggy began (v.mu)
+	buggyRun     *TestRun    // testBuggy's outcome (v.mu)
+	buggyNorm    string
+	byNorm       map[string]int
+	cands        []candidate // deduplicated, in the order of their first sample
+	checked      bool        // the buggy file's compile check ran (before the first candidate with errors)
+	buggyErrs    []engine.CompileError
+	spent        time.Duration // in compile checks (Stats.ValidateTime)
 
 	tctx    context.Context // the tests' context: ctx, or cancelled by abort
 	tcancel context.CancelFunc
@@ -558,6 +560,7 @@ func (v *validator) testWorker(late bool) {
 			continue
 		}
 		tr, err := runTests(job.ctx, v.req.Root, v.rel, job.patched, v.req.TestCmd, v.req.TestTimeout)
+		buggy := false // this worker runs testBuggy next
 		v.mu.Lock()
 		switch {
 		case v.gen[job.j] != job.gen: // replaced by a later text
@@ -573,8 +576,31 @@ func (v *validator) testWorker(late bool) {
 			q.Unvalidated = false
 			q.Tested, q.Plausible, q.TestOutput, q.TestTimedOut = true, tr.Passed, tr.Output, tr.TimedOut
 			v.found(*q)
+			if q.Plausible && v.req.TestBuggy && !v.buggyStarted {
+				v.buggyStarted, buggy = true, true
+			}
 		}
 		v.mu.Unlock()
+		if buggy {
+			v.testBuggy()
+		}
+	}
+}
+
+// testBuggy runs the tests once on the buggy project (Request.TestBuggy,
+// Result.BuggyTest), in the test worker that found the first plausible
+// patch, after that patch went out: it does not delay the first plausible
+// patch, and it takes a test worker's turn, not one more core. The result
+// is in v.buggyRun (nil when ctx ended first).
+func (v *validator) testBuggy() {
+	tr, err := runTests(v.tctx, v.req.Root, v.rel, v.req.Text, v.req.TestCmd, v.req.TestTimeout)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch {
+	case err == nil:
+		v.buggyRun = &tr
+	case v.tctx.Err() == nil:
+		v.buggyRun = &TestRun{Output: "could not run: " + err.Error()}
 	}
 }
 
