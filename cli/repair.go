@@ -334,6 +334,9 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if !f.quiet {
 		fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats, time.Since(began)))
 	}
+	if res.TestsPassOnBuggy() { // the "found a plausible patch" lines above were not
+		fmt.Fprintln(stderr, "repilot: warning: "+TestsPassOnBuggyMsg)
+	}
 	// No patch at all is a failure (exit status 1) after the output, so
 	// that a script can tell it from success; the JSON still has the stats.
 	fail := err
