@@ -36,7 +36,8 @@ import (
 // A hunk whose tokens include an Invalid or unterminated one, or a comment
 // holding a Unicode escape (JLS 3.3 translates "\u000a" before comments are
 // recognised), and every hunk when the prefix ends inside a comment or text
-// block, is keyed by its exact text: equal only to itself.
+// block or holds such a token or comment itself, is keyed by its exact
+// text: equal only to itself.
 type equivKeyer struct {
 	prefix []javalex.Token // the prefix's code tokens
 	depth  int             // open parentheses and brackets at the end of the prefix
@@ -52,6 +53,11 @@ func newEquivKeyer(site hunkSite) *equivKeyer {
 		k.raw = true
 	}
 	for _, t := range all {
+		// An Invalid token (a Unicode escape outside a literal, JLS 3.3)
+		// or an escape in a comment: the prefix's tokens are not known.
+		if t.Kind == javalex.Invalid || t.Kind.IsComment() && strings.Contains(t.Text, `\u`) {
+			k.raw = true
+		}
 		if t.Kind.IsComment() {
 			continue
 		}

@@ -41,6 +41,7 @@ func TestEquivKeyer(t *testing.T) {
 		{"import", "import a.B;\n", "class A {}\n", ";import c.D;\n", "import c.D;\n", false},
 		{"arrow", body, end, "    Runnable r = () -> {};;\n", "    Runnable r = () -> {};\n", false},
 		{"the prefix ends in a comment", body + "    /* open\n", " */\n" + end, "    a;\n", " a;\n", false},
+		{"Unicode escapes in the prefix (for and its parenthesis)", body + "    \\u0066or \\u0028int i = 0;\n", end, "      ; i++) n++;\n", "      i++) n++;\n", false},
 		{"different programs", body, end, "    int x = n;\n", "    int x = m;\n", false},
 	}
 	for _, c := range cases {
