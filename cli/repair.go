@@ -334,6 +334,9 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if !f.quiet {
 		fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats, time.Since(began)))
 	}
+	if res.TestsPassOnBuggy() { // the "found a plausible patch" lines above were not
+		fmt.Fprintln(stderr, "repilot: warning: "+TestsPassOnBuggyMsg)
+	}
 	// No patch at all is a failure (exit status 1) after the output, so
 	// that a script can tell it from success; the JSON still has the stats.
 	fail := err
@@ -421,6 +424,11 @@ func plural[N int | int64](n N, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
+// TestsPassOnBuggyMsg is what the CLI and the editor say when the test
+// command passes on the unchanged code too (repair.Result.TestsPassOnBuggy).
+const TestsPassOnBuggyMsg = "the test command passes on the unchanged (buggy) code too, so it cannot tell a fix from the bug: " +
+	"a patch that passes it is not plausible (plausible: passes tests that the buggy code fails); give a test command that fails on the bug"
+
 func writeDiffs(w io.Writer, res *repair.Result) {
 	for i, p := range res.Patches {
 		status := "compilable"
@@ -433,9 +441,12 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 			status = fmt.Sprintf("does not compile (%s)", plural(len(p.NewErrors), "new error", "new errors"))
 		}
 		if p.Tested {
-			if p.Plausible {
+			switch {
+			case p.Plausible && res.TestsPassOnBuggy():
+				status += ", tests pass (on the unchanged code too: not plausible)"
+			case p.Plausible:
 				status += ", plausible (tests pass)"
-			} else {
+			default:
 				status += ", tests fail"
 			}
 		}
@@ -463,7 +474,7 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 		tail := lastLines(bt.Output, testTailLines)
 		switch {
 		case bt.Passed:
-			fmt.Fprintln(w, "\n# note: the test command passes on the buggy code as well, so it cannot tell a fix from the bug")
+			fmt.Fprintln(w, "\n# warning: "+TestsPassOnBuggyMsg)
 		case len(tail) == 0: // a command that fails silently (`false`, `test -f x`)
 			fmt.Fprintln(w, "\n# no candidate passed the tests; on the buggy project they fail too, with no output")
 			fmt.Fprintln(w, "# (if this is not the failure you expected, check the test command)")
@@ -533,11 +544,21 @@ func writeJSON(w io.Writer, t repairTarget, opts repair.Options, res *repair.Res
 		Seed             int64        `json:"seed"`
 		Patches          []jsonPatch  `json:"patches"`
 		Stats            repair.Stats `json:"stats"`
-		// BuggyTest: the test command on the unpatched project, run when no
-		// tested candidate passed (repair.Result.BuggyTest).
+		// BuggyTest: the test command on the unpatched project, run after
+		// the first plausible patch or when no tested candidate passed
+		// (repair.Result.BuggyTest).
 		BuggyTest *repair.TestRun `json:"buggy_test,omitempty"`
-	}{interruptedAfter != "", interruptedAfter,
-		t.root, filepath.ToSlash(rel), t.start, t.end, opts.Variant(), opts.Seed, []jsonPatch{}, res.Stats, res.BuggyTest}
+		// TestsPassOnBuggy: BuggyTest passed, so the patches' "plausible"
+		// says only that the tests pass (repair.Result.TestsPassOnBuggy);
+		// Warning says so in words.
+		TestsPassOnBuggy bool   `json:"tests_pass_on_buggy,omitempty"`
+		Warning          string `json:"warning,omitempty"`
+	}{Interrupted: interruptedAfter != "", InterruptedAfter: interruptedAfter,
+		Project: t.root, File: filepath.ToSlash(rel), StartLine: t.start, EndLine: t.end, Variant: opts.Variant(), Seed: opts.Seed,
+		Patches: []jsonPatch{}, Stats: res.Stats, BuggyTest: res.BuggyTest, TestsPassOnBuggy: res.TestsPassOnBuggy()}
+	if out.TestsPassOnBuggy {
+		out.Warning = TestsPassOnBuggyMsg
+	}
 	for i, p := range res.Patches {
 		errs := p.NewErrors
 		if errs == nil {

@@ -6,6 +6,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -156,7 +157,7 @@ func TestWriteDiffsShowsBuggyTestRun(t *testing.T) {
 		{repair.TestRun{Output: "\n"},
 			[]string{"they fail too, with no output\n# (if this is not the failure you expected, check the test command)\n"}},
 		{repair.TestRun{Passed: true, Output: "OK (3 tests)\n"},
-			[]string{"# note: the test command passes on the buggy code as well", "#   buggy: OK (3 tests)\n"}},
+			[]string{"# warning: the test command passes on the unchanged (buggy) code too", "#   buggy: OK (3 tests)\n"}},
 	} {
 		run := c.run
 		var b strings.Builder
@@ -202,5 +203,41 @@ func TestRepairTestCommandNeedsDash(t *testing.T) {
 		case tc.wantErr == "" && strings.Join(got, " ") != strings.Join(tc.wantCmd, " "):
 			t.Errorf("%q: test command %q, want %q", tc.args, got, tc.wantCmd)
 		}
+	}
+}
+
+// TestTestsPassingOnTheBugSaidInTextAndJSON: when the test command passes on
+// the unchanged code too, a patch that passes it is not called plausible in
+// the text output, which ends with the warning, and --json carries
+// tests_pass_on_buggy and the warning.
+func TestTestsPassingOnTheBugSaidInTextAndJSON(t *testing.T) {
+	passing := repair.Patch{Compilable: true, Tested: true, Plausible: true, Diff: "--- a\n+++ b\n"}
+	res := &repair.Result{Patches: []repair.Patch{passing}, Candidates: []repair.Patch{passing},
+		BuggyTest: &repair.TestRun{Passed: true, Output: "OK\n"}}
+	var b strings.Builder
+	writeDiffs(&b, res)
+	for _, want := range []string{"compilable, tests pass (on the unchanged code too: not plausible)", "# warning: " + TestsPassOnBuggyMsg} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text output lacks %q:\n%s", want, b.String())
+		}
+	}
+	if strings.Contains(b.String(), "plausible (tests pass)") {
+		t.Errorf("text output calls the patch plausible:\n%s", b.String())
+	}
+	var j strings.Builder
+	if err := writeJSON(&j, repairTarget{root: "/p", file: "/p/A.java", start: 1, end: 1}, repair.DefaultOptions(), res, ""); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		TestsPassOnBuggy bool   `json:"tests_pass_on_buggy"`
+		Warning          string `json:"warning"`
+	}
+	if err := json.Unmarshal([]byte(j.String()), &out); err != nil || !out.TestsPassOnBuggy || out.Warning != TestsPassOnBuggyMsg {
+		t.Errorf("--json: %v %+v\n%s", err, out, j.String())
+	}
+	res.BuggyTest.Passed = false
+	j.Reset()
+	if err := writeJSON(&j, repairTarget{root: "/p", file: "/p/A.java", start: 1, end: 1}, repair.DefaultOptions(), res, ""); err != nil || strings.Contains(j.String(), "warning") {
+		t.Errorf("--json with tests failing on the bug: %v\n%s", err, j.String())
 	}
 }

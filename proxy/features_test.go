@@ -361,9 +361,33 @@ func TestRepairTestCommand(t *testing.T) {
 	rep.mu.Lock()
 	got := rep.reqs[len(rep.reqs)-1].TestCmd
 	rep.mu.Unlock()
-	if fmt.Sprint(got) != "[mvn -q test]" {
-		t.Errorf("TestCmd %q", got)
+	if fmt.Sprint(got) != "[mvn -q test]" || !rep.reqs[len(rep.reqs)-1].TestBuggy {
+		t.Errorf("TestCmd %q, TestBuggy %v; want the tests run on the unchanged code too", got, rep.reqs[len(rep.reqs)-1].TestBuggy)
 	}
+	// Tests that pass on the unchanged code too: the result and the
+	// summary (a Warning) say so.
+	passing := onePatch()
+	passing.BuggyTest = &repair.TestRun{Passed: true}
+	rep.mu.Lock()
+	rep.result = passing
+	rep.mu.Unlock()
+	id = e.request("workspace/executeCommand", withTest([]string{"true"}))
+	create = e.expectMethod("window/workDoneProgress/create")
+	e.sendRaw(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":null}`, create.ID))
+	r := e.response(id)
+	var res repairfeat.RepairResult
+	if err := json.Unmarshal(r.Result, &res); r.Error != nil || err != nil || !res.TestsPassOnBuggy {
+		t.Fatalf("repair: %v %v %s; want testsPassOnBuggy", r.Error, err, r.Result)
+	}
+	e.expect("warning", func(m *jsonrpc.Message) bool {
+		var smp protocol.ShowMessageParams
+		json.Unmarshal(m.Params, &smp)
+		return m.Method == "window/showMessage" && smp.Type == protocol.MessageTypeWarning &&
+			strings.Contains(smp.Message, repairfeat.MsgTestsPassOnBuggy) && strings.Contains(smp.Message, repairfeat.MsgTestsPassOnBuggyLong)
+	})
+	rep.mu.Lock()
+	rep.result = onePatch()
+	rep.mu.Unlock()
 	for _, bad := range [][]string{{""}, make([]string, repairfeat.MaxTestArgs+1), {"sh", strings.Repeat("x", repairfeat.MaxTestArgBytes+1)}} {
 		r := e.response(e.request("workspace/executeCommand", withTest(bad)))
 		if r.Error == nil || r.Error.Code != jsonrpc.CodeInvalidParams || !strings.Contains(r.Error.Message, "testCommand") {
@@ -373,8 +397,8 @@ func TestRepairTestCommand(t *testing.T) {
 	rep.mu.Lock()
 	n := len(rep.reqs)
 	rep.mu.Unlock()
-	if n != 1 {
-		t.Errorf("%d repairs ran; the bad test commands should start none", n)
+	if n != 2 {
+		t.Errorf("%d repairs ran; the bad test commands should start none", n-1)
 	}
 }
 

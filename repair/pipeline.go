@@ -363,12 +363,15 @@ type validator struct {
 	progress func(string)
 	began    time.Time
 
-	buggyNorm string
-	byNorm    map[string]int
-	cands     []candidate // deduplicated, in the order of their first sample
-	checked   bool        // the buggy file's compile check ran (before the first candidate with errors)
-	buggyErrs []engine.CompileError
-	spent     time.Duration // in compile checks (Stats.ValidateTime)
+	keys         *equivKeyer // the deduplication key (the same program)
+	buggyStarted bool        // testBuggy began (v.mu)
+	buggyRun     *TestRun    // testBuggy's outcome (v.mu)
+	buggyNorm    string
+	byNorm       map[string]int
+	cands        []candidate // deduplicated, in the order of their first sample
+	checked      bool        // the buggy file's compile check ran (before the first candidate with errors)
+	buggyErrs    []engine.CompileError
+	spent        time.Duration // in compile checks (Stats.ValidateTime)
 
 	tctx    context.Context // the tests' context: ctx, or cancelled by abort
 	tcancel context.CancelFunc
@@ -398,8 +401,9 @@ type testJob struct {
 func newValidator(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, st *Stats,
 	progress func(string), began time.Time, capacity int) *validator {
 	tctx, tcancel := context.WithCancel(ctx)
+	keys := newEquivKeyer(site)
 	return &validator{ctx: ctx, comp: comp, req: req, rel: rel, uri: uri, site: site, st: st, progress: progress,
-		began: began, buggyNorm: Normalize(site.Buggy), byNorm: map[string]int{}, tctx: tctx, tcancel: tcancel,
+		began: began, keys: keys, buggyNorm: keys.key(site.Buggy), byNorm: map[string]int{}, tctx: tctx, tcancel: tcancel,
 		jobs: make(chan testJob, capacity+1), afterSampling: make(chan struct{})}
 }
 
@@ -412,7 +416,7 @@ func (v *validator) add(c candidate) error {
 	if err := v.failed(); err != nil {
 		return err
 	}
-	c.norm = Normalize(c.text)
+	c.norm = v.keys.key(c.text)
 	if c.norm == v.buggyNorm {
 		v.st.SameAsBuggy++
 		return nil
@@ -556,6 +560,7 @@ func (v *validator) testWorker(late bool) {
 			continue
 		}
 		tr, err := runTests(job.ctx, v.req.Root, v.rel, job.patched, v.req.TestCmd, v.req.TestTimeout)
+		buggy := false // this worker runs testBuggy next
 		v.mu.Lock()
 		switch {
 		case v.gen[job.j] != job.gen: // replaced by a later text
@@ -571,8 +576,31 @@ func (v *validator) testWorker(late bool) {
 			q.Unvalidated = false
 			q.Tested, q.Plausible, q.TestOutput, q.TestTimedOut = true, tr.Passed, tr.Output, tr.TimedOut
 			v.found(*q)
+			if q.Plausible && v.req.TestBuggy && !v.buggyStarted {
+				v.buggyStarted, buggy = true, true
+			}
 		}
 		v.mu.Unlock()
+		if buggy {
+			v.testBuggy()
+		}
+	}
+}
+
+// testBuggy runs the tests once on the buggy project (Request.TestBuggy,
+// Result.BuggyTest), in the test worker that found the first plausible
+// patch, after that patch went out: it does not delay the first plausible
+// patch, and it takes a test worker's turn, not one more core. The result
+// is in v.buggyRun (nil when ctx ended first).
+func (v *validator) testBuggy() {
+	tr, err := runTests(v.tctx, v.req.Root, v.rel, v.req.Text, v.req.TestCmd, v.req.TestTimeout)
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	switch {
+	case err == nil:
+		v.buggyRun = &tr
+	case v.tctx.Err() == nil:
+		v.buggyRun = &TestRun{Output: "could not run: " + err.Error()}
 	}
 }
 

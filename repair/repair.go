@@ -34,10 +34,12 @@ type Request struct {
 	// applied; exit 0 makes the patch plausible. TestTimeout bounds it.
 	TestCmd     []string
 	TestTimeout time.Duration
-	// TestBuggy, with TestCmd, runs the tests once on the buggy project when
-	// they ran on candidates and none passed (Result.BuggyTest): one more
-	// test run, made for a person reading the result (the CLI), not for
-	// benchmarks.
+	// TestBuggy, with TestCmd, runs the tests once on the buggy project
+	// (Result.BuggyTest): after the first plausible patch, in the test
+	// worker that found it (so it delays neither that patch nor takes one
+	// more core), or at the end when the tests ran on candidates and none
+	// passed. One more test run, made for a person reading the result (the
+	// CLI, the editor), not for benchmarks.
 	TestBuggy bool
 	// OnPatch, if set, receives each candidate as soon as it is validated
 	// (compile-checked, and tested when TestCmd is set), in the order
@@ -90,7 +92,7 @@ type Patch struct {
 	LogProb      float64  // sum of the model log-probabilities of the sampled tokens
 	Tokens       int      // number of tokens sampled (actively completed text excluded)
 	Score        float64  // ranking score: LogProb (see loop.go for why the sum, not the mean per token)
-	Count        int      // samples that produced this candidate (after whitespace normalisation)
+	Count        int      // samples that produced this candidate (the same program: equivKeyer)
 	Compilable   bool     // no compile error that the buggy file lacked
 	NewErrors    []string // compile errors the patch introduces (empty when Compilable)
 	Tested       bool     // TestCmd ran
@@ -119,7 +121,7 @@ const NotValidatedStopped = "not validated: validation stopped at the first comp
 // Stats counts the work behind a Result.
 type Stats struct {
 	Samples        int           `json:"samples"`         // sampling attempts
-	Unique         int           `json:"unique"`          // unique candidates after whitespace normalisation
+	Unique         int           `json:"unique"`          // unique candidates (the same program: whitespace, comments, empty statements aside)
 	Pruned         int64         `json:"pruned"`          // tokens pruned (by the engine, the memo or the trie of rejected prefixes)
 	MemoHits       int64         `json:"memo_hits"`       // decisions answered from the memo or the trie without the engine
 	ActiveChars    int64         `json:"active_chars"`    // characters appended by active completion
@@ -197,13 +199,22 @@ type Result struct {
 	// candidates were validated (Service.Repair).
 	Interrupted bool
 	// BuggyTest is Request.TestCmd run once on the project as it is (the
-	// buggy hunk), made only with Request.TestBuggy when the tests ran on at
-	// least one candidate and none passed; nil otherwise. It tells a test command that cannot pass
-	// at all (a missing build file, a typo: the buggy project fails the same
-	// way) from tests the candidates fail, and a command that passes on the
-	// bug too, which cannot tell a fix from the bug.
+	// buggy hunk), made only with Request.TestBuggy: after the first
+	// plausible patch, or when the tests ran on at least one candidate and
+	// none passed; nil otherwise (or when the repair ended before it did).
+	// It tells a test command that cannot pass at all (a missing build
+	// file, a typo: the buggy project fails the same way) from tests the
+	// candidates fail, and a command that passes on the bug too, which
+	// cannot tell a fix from the bug (TestsPassOnBuggy).
 	BuggyTest *TestRun
 }
+
+// TestsPassOnBuggy reports whether the test command passed on the buggy
+// project too (BuggyTest.Passed): then no test fails on the bug, and a
+// patch's Plausible says only that the tests pass, not Repilot's
+// "plausible" (passes the tests the buggy program fails; Wei et al., FSE
+// 2023).
+func (r *Result) TestsPassOnBuggy() bool { return r != nil && r.BuggyTest != nil && r.BuggyTest.Passed }
 
 // TestRun is the outcome of one run of a test command.
 type TestRun struct {

@@ -131,13 +131,13 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	var patches []Patch
 	switch {
 	case req.FirstCompilable && err != nil: // interrupted while sampling: nothing is validated
-		cands = dedupe(cands, site.Buggy, st)
+		cands = dedupe(cands, site, st)
 		patches = notValidated(rel, site, cands, NotValidated)
 		v.abort()
 	case req.FirstCompilable:
-		patches, err = v.firstCompilable(dedupe(cands, site.Buggy, st))
+		patches, err = v.firstCompilable(dedupe(cands, site, st))
 	case s.validateAfter && err == nil:
-		for _, c := range dedupe(cands, site.Buggy, st) {
+		for _, c := range dedupe(cands, site, st) {
 			if err = v.add(c); err != nil {
 				break
 			}
@@ -156,6 +156,9 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	st.ValidateTime = v.spent + time.Since(vbegan)
 	if err != nil && ctx.Err() == nil {
 		return nil, err
+	}
+	if v.buggyRun != nil { // started at the first plausible patch (testBuggy)
+		res.BuggyTest = v.buggyRun
 	}
 	if err == nil && req.TestBuggy && len(req.TestCmd) > 0 && st.Tested > 0 && !anyPlausible(patches) {
 		progress("no candidate passed the tests: running them on the buggy project", 99)
@@ -336,16 +339,17 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 	return out, nil
 }
 
-// dedupe drops candidates equal to the buggy hunk and merges candidates equal
-// after whitespace normalisation, keeping the text of the best-scored one
-// (the earliest on ties) at the position of the first. It sets st.Unique and
-// st.SameAsBuggy.
-func dedupe(cands []candidate, buggy string, st *Stats) []candidate {
-	buggyNorm := Normalize(buggy)
+// dedupe drops candidates equivalent to the buggy hunk and merges equivalent
+// candidates (the same program: equivKeyer), keeping the text of the
+// best-scored one (the earliest on ties) at the position of the first. It
+// sets st.Unique and st.SameAsBuggy.
+func dedupe(cands []candidate, site hunkSite, st *Stats) []candidate {
+	keys := newEquivKeyer(site)
+	buggyNorm := keys.key(site.Buggy)
 	byNorm := map[string]int{}
 	var out []candidate
 	for _, c := range cands {
-		c.norm = Normalize(c.text)
+		c.norm = keys.key(c.text)
 		if c.norm == buggyNorm {
 			st.SameAsBuggy++
 			continue

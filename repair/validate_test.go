@@ -263,7 +263,7 @@ func TestBuildToolWithoutBuildFileFailsEarly(t *testing.T) {
 // TestBuggyTestRunWhenNoCandidatePasses: when the tests ran on candidates
 // and none passed, the repair runs them once on the buggy project and
 // reports how that went (here they pass: the command cannot tell a fix from
-// the bug); when a candidate passes, it does not.
+// the bug); when a candidate passes, it runs them too (after that patch).
 func TestBuggyTestRunWhenNoCandidatePasses(t *testing.T) {
 	root := project(t)
 	next := table(map[string][]tok{
@@ -285,9 +285,9 @@ func TestBuggyTestRunWhenNoCandidatePasses(t *testing.T) {
 	if res.BuggyTest == nil || !res.BuggyTest.Passed {
 		t.Fatalf("BuggyTest = %+v; want the buggy project's run, passing", res.BuggyTest)
 	}
-	r.TestCmd = []string{"grep", "-q", "int x = 3;", "src/A.java"} // one candidate passes
-	if res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r); res.BuggyTest != nil {
-		t.Fatalf("BuggyTest = %+v with a plausible patch; want nil", res.BuggyTest)
+	r.TestCmd = []string{"grep", "-q", "int x = 3;", "src/A.java"} // one candidate passes, the bug fails
+	if res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r); res.BuggyTest == nil || res.BuggyTest.Passed || res.TestsPassOnBuggy() {
+		t.Fatalf("BuggyTest = %+v with a plausible patch; want the buggy project's run, failing", res.BuggyTest)
 	}
 	r.TestCmd = nil
 	if res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r); res.BuggyTest != nil {
@@ -340,5 +340,38 @@ func TestBuggyFileCompiledOnlyForErrors(t *testing.T) {
 	}
 	if len(compiled) != 4 || len(buggyAt) != 1 || buggyAt[0] == 0 || strings.Contains(compiled[buggyAt[0]-1], "x = 2;") {
 		t.Fatalf("compiled %q; want the buggy file once, right after the first candidate with errors", compiled)
+	}
+}
+
+// TestTestsPassingOnTheBugAreNoticed: a test command that passes on the
+// unchanged code makes every compilable candidate pass; the repair runs it
+// once on the buggy project after the first plausible patch (which went out
+// before that run) and says so (Result.TestsPassOnBuggy).
+func TestTestsPassingOnTheBugAreNoticed(t *testing.T) {
+	root := project(t)
+	next := table(map[string][]tok{
+		"":               {{"    int x = 2;", 0.6, false}, {"    int x = 3;", 0.4, false}},
+		"    int x = 2;": {{"\n", 1, true}},
+		"    int x = 3;": {{"\n", 1, true}},
+	})
+	r := request(variant(t, "base", func(o *Options) { o.Samples = 10 }))
+	r.Root, r.File = root, filepath.Join(root, "src", "A.java")
+	r.TestCmd, r.TestBuggy = []string{"true"}, true
+	plausible := 0
+	r.OnPatch = func(p Patch) {
+		if p.Plausible {
+			plausible++
+		}
+	}
+	res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r)
+	if !anyPlausible(res.Candidates) || plausible == 0 || res.Stats.FirstPlausible == 0 {
+		t.Fatalf("patches %+v; want plausible ones, streamed", res.Candidates)
+	}
+	if !res.TestsPassOnBuggy() {
+		t.Fatalf("BuggyTest = %+v; want the buggy project's run, passing", res.BuggyTest)
+	}
+	r.TestBuggy = false
+	if res := run(t, service(&fakeModel{next: next}, &fakeEngine{}, nil), r); res.BuggyTest != nil || res.TestsPassOnBuggy() {
+		t.Fatalf("BuggyTest = %+v without Request.TestBuggy; want nil", res.BuggyTest)
 	}
 }

@@ -16,7 +16,9 @@
 //      none "does not compile"; with repilot.testCommand the fix is
 //      "compiles, tests pass"),
 //      a diff editor previews the focused patch; Enter applies the fix, the
-//      line changes, one Undo restores it;
+//      line changes, JDT LS's error goes away (the squiggle and the
+//      Problems count, within REPILOT_E2E_CLEAR_S, default 90), one Undo
+//      restores it;
 //   5. "Repilot: Semantic search in repo" from the command palette: the
 //      QuickPick of results, Enter jumps to the first one;
 //   always (when nothing failed before):
@@ -28,7 +30,7 @@
 // NODE_PATH must reach playwright-core). Environment: REPILOT_E2E_FIX (the
 // fixed line, trimmed), REPILOT_E2E_SERVER_LOG (repilot-lsp's log file),
 // REPILOT_E2E_WORKSPACE (the workspace folder, for javac), REPILOT_E2E_GHOST_S,
-// REPILOT_E2E_READY_S, REPILOT_E2E_REPAIR_S. Exit status 0 when every check
+// REPILOT_E2E_READY_S, REPILOT_E2E_REPAIR_S, REPILOT_E2E_CLEAR_S. Exit status 0 when every check
 // passed; a screenshot of each failure goes to $REPILOT_E2E_OUT.
 'use strict';
 
@@ -120,6 +122,32 @@ async function lineText(page, n) {
 
 async function shot(page, name) {
   await page.screenshot({ path: path.join(out, `${name}.png`) }).catch((e) => log(`screenshot ${name}: ${e}`));
+}
+
+// problemsNow returns the Problems status item's label (VS Code 1.96: "No
+// Problems", or "Errors: 1, Warnings: 2"; null when not found) and the count
+// of error squiggles in the editor area.
+async function problemsNow(page) {
+  return page.evaluate(() => {
+    const labels = [...document.querySelectorAll('.statusbar-item, .statusbar-item a')]
+      .map((e) => e.getAttribute('aria-label') || '')
+      .filter((l) => /^(No Problems|Errors: |Warnings: |Infos: )/.test(l));
+    return { status: labels[0] || null, squiggles: document.querySelectorAll('.part.editor .monaco-editor .squiggly-error').length };
+  });
+}
+
+// waitProblemsCleared waits up to timeout ms until the editor shows no error
+// squiggle and the Problems status item counts no error; ok says whether it
+// did, seen is the last problemsNow.
+async function waitProblemsCleared(page, timeout) {
+  const deadline = Date.now() + timeout;
+  let seen = null;
+  for (;;) {
+    seen = await problemsNow(page);
+    if (seen.status !== null && !/^Errors: /.test(seen.status) && seen.squiggles === 0) return { ok: true, seen };
+    if (Date.now() >= deadline) return { ok: false, seen };
+    await page.waitForTimeout(500);
+  }
 }
 
 // waitStatus waits until a status-bar item (sel) has text that ok accepts, and returns it.
@@ -322,7 +350,11 @@ async function main() {
     // VS Code -> extension -> repilot-lsp (proxy) -> JDT LS.
     log('wait for JDT LS diagnostics through the proxy');
     await page.waitForSelector('.monaco-editor .squiggly-error', { timeout: readyTimeout });
-    log('diagnostic shown');
+    const shown = await problemsNow(page);
+    log(`diagnostic shown: ${JSON.stringify(shown)}`);
+    // The Problems status item is what step 4 watches clear: it must be
+    // found, counting the error, or that wait could not fail.
+    if (!/^Errors: [1-9]/.test(shown.status || '')) await fail(`the Problems status item does not count the error: ${JSON.stringify(shown)}`);
     const status = await waitStatus(page, (t) => /Repilot/.test(t) && !/starting/i.test(t), 120000);
     log(`status bar: ${JSON.stringify(status)}`);
     await shot(page, 'vscode-ready');
@@ -417,6 +449,14 @@ async function main() {
         const after = await lineText(page, line);
         log(`line ${line} before: ${JSON.stringify(before)}; after: ${JSON.stringify(after)}`);
         if (after === before || (fix && !String(after).includes(fix))) await fail('applying the patch did not change the line to the fix');
+        // The fix must clear JDT LS's error in the editor: wait (bounded)
+        // for its diagnostics to be refreshed (seconds under load), then
+        // take the screenshot.
+        const clearS = Number(process.env.REPILOT_E2E_CLEAR_S || 90);
+        const tc = Date.now();
+        const cleared = await waitProblemsCleared(page, clearS * 1000);
+        if (!cleared.ok) await fail(`JDT LS's error is still shown ${clearS} s after the fix was applied: ${JSON.stringify(cleared.seen)}`);
+        else log(`JDT LS's error cleared ${((Date.now() - tc) / 1000).toFixed(1)} s after the fix was applied: ${JSON.stringify(cleared.seen)}`);
         await shot(page, 'vscode-repair-applied');
         await page.keyboard.press('Control+Z');
         await page.waitForTimeout(1000);

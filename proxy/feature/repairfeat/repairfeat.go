@@ -69,7 +69,20 @@ type RepairArgs struct {
 type RepairResult struct {
 	Patches []RepairPatch `json:"patches"`
 	Stats   repair.Stats  `json:"stats"`
+	// TestsPassOnBuggy: the test command passed on the unchanged code too
+	// (repair.Result.TestsPassOnBuggy), so a patch's Plausible says only
+	// that the tests pass; the summary and the message say so.
+	TestsPassOnBuggy bool `json:"testsPassOnBuggy,omitempty"`
 }
+
+// MsgTestsPassOnBuggy ends the repair's summary when the test command passed
+// on the unchanged code too; MsgTestsPassOnBuggyLong explains it in the
+// message.
+const (
+	MsgTestsPassOnBuggy     = "the tests pass on the unchanged code too: no patch is plausible"
+	MsgTestsPassOnBuggyLong = "the test command passes on the unchanged (buggy) code too, so it cannot tell a fix from the bug: " +
+		"a patch that passes it is not plausible (plausible: passes tests that the buggy code fails); give a test command that fails on the bug"
+)
 
 // RepairPatch is one candidate patch, ready to apply: Edit replaces the
 // hunk's whole lines in the document version the repair read. Command, set
@@ -305,7 +318,11 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	// the file's project): give the engine the file's own project, so its
 	// JDT LS compiles the file with the right classpath.
 	root := repair.ProjectRoot(file, doc.Text, c.Root())
-	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine, TestCmd: a.TestCommand}
+	// TestBuggy: a person reads the result, so the tests also run once on
+	// the unchanged code (after the first plausible patch), to say when
+	// they pass there too.
+	req := repair.Request{Root: root, File: file, Text: doc.Text, StartLine: startLine, EndLine: endLine, TestCmd: a.TestCommand,
+		TestBuggy: len(a.TestCommand) > 0}
 	if x.concurrency > 1 {
 		req.Options = repair.DefaultOptions()
 		req.Options.Concurrency = x.concurrency
@@ -366,7 +383,7 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 			path.Base(string(a.URI)))
 	}
 
-	out := RepairResult{Stats: res.Stats}
+	out := RepairResult{Stats: res.Stats, TestsPassOnBuggy: res.TestsPassOnBuggy()}
 	compilable := 0
 	for i, pt := range res.Patches {
 		out.Patches = append(out.Patches, lspPatch(fmt.Sprintf("Apply Repilot patch %d: ", i+1), pt))
@@ -378,9 +395,14 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	x.last[doc.URI] = &remembered{version: doc.Version, startLine: startLine, endLn: endLine, patches: out.Patches}
 	x.mu.Unlock()
 	summary := fmt.Sprintf("%d patches, %d compilable", len(out.Patches), compilable)
+	kind, warning := protocol.MessageTypeInfo, ""
+	if out.TestsPassOnBuggy {
+		summary += "; " + MsgTestsPassOnBuggy
+		kind, warning = protocol.MessageTypeWarning, " Warning: "+MsgTestsPassOnBuggyLong+"."
+	}
 	pr.End(summary)
-	c.ShowMessage(protocol.MessageTypeInfo, fmt.Sprintf("Repilot: %s for %s %s; each is offered as \"Apply Repilot patch k\" among the code actions there.",
-		summary, base, lineSpan(startLine, endLine)))
+	c.ShowMessage(kind, fmt.Sprintf("Repilot: %s for %s %s; each is offered as \"Apply Repilot patch k\" among the code actions there.%s",
+		summary, base, lineSpan(startLine, endLine), warning))
 	return out, nil
 }
 

@@ -1,0 +1,56 @@
+package repair
+
+import "testing"
+
+// TestEquivKeyer checks the deduplication equivalence on pairs of hunks, each
+// between a prefix and a suffix: the pairs that are one program share a key,
+// and those that are not (an unreachable or non-empty ';', a literal's
+// spacing, a for header, a dangling else) do not.
+func TestEquivKeyer(t *testing.T) {
+	const body = "class A {\n  int f(int n) {\n"
+	const end = "    return n;\n  }\n}\n"
+	cases := []struct {
+		name           string
+		prefix, suffix string
+		a, b           string
+		same           bool
+	}{
+		{"spacing", body, end, "    int x = n*2;\n", "    int x=n * 2 ;\n", true},
+		{"line comment", body, end, "    int x = n; // why\n", "    int x = n;\n", true},
+		{"block comment", body, end, "    int /* c */ x = n;\n", "    int x = n;\n", true},
+		{"empty statement line (the example's patches 3 and 4)", body, end,
+			"    int off = n - m();\n", "    int off = n - m();\n    ;\n", true},
+		{"empty statements inside", body, end, "    a();;; b();\n", "    a(); b();\n", true},
+		{"empty statement after the prefix's ';'", body + "    a();\n", end, "    ;\n    b();\n", "    b();\n", true},
+		{"empty statement in a block", body, end, "    if (n > 0) { a();; }\n", "    if (n > 0) { a(); }\n", true},
+
+		{"string spacing", body, end, "    String s = \"a  b\";\n", "    String s = \"a b\";\n", false},
+		{"token split", body, end, "    n = n - -1;\n", "    n = n--1;\n", false},
+		{"javadoc kept", body, end, "    /** @deprecated */ int x;\n", "    int x;\n", false},
+		{"unicode escape in a comment", body, end, "    int x = 1; // \\u000a x = 2;\n", "    int x = 1;\n", false},
+		{"the first ';' after ')' is a statement", body, end, "    while (n > 0) ;\n", "    while (n > 0)\n", false},
+		{"after return: unreachable", body, end, "    return 1;;\n", "    return 1;\n", false},
+		{"after throw: unreachable", body, end, "    throw new RuntimeException() {};;\n", "    throw new RuntimeException() {};\n", false},
+		{"after break", "class A {\n  void f() {\n    while (true) {\n", "    }\n  }\n}\n", "      break;;\n", "      break;\n", false},
+		{"after do-while", body, end, "    do n++; while (true);;\n", "    do n++; while (true);\n", false},
+		{"after if-else", body, end, "    if (n > 0) return 1; else return 2;;\n", "    if (n > 0) return 1; else return 2;\n", false},
+		{"after for(;;)", body, end, "    for (;;) n++;;\n", "    for (;;) n++;\n", false},
+		{"before else in the suffix", body, "    else n++;\n" + end, "    if (n > 0) n--;;\n", "    if (n > 0) n--;\n", false},
+		{"for header", body, end, "    for (int i = 0;; i++) n++;\n", "    for (int i = 0; i++) n++;\n", false},
+		{"for header begun in the prefix", body + "    for (int i = 0\n", "         i++) n++;\n" + end, "      ;;\n", "      ;\n", false},
+		{"import", "import a.B;\n", "class A {}\n", ";import c.D;\n", "import c.D;\n", false},
+		{"arrow", body, end, "    Runnable r = () -> {};;\n", "    Runnable r = () -> {};\n", false},
+		{"the prefix ends in a comment", body + "    /* open\n", " */\n" + end, "    a;\n", " a;\n", false},
+		{"Unicode escapes in the prefix (for and its parenthesis)", body + "    \\u0066or \\u0028int i = 0;\n", end, "      ; i++) n++;\n", "      i++) n++;\n", false},
+		{"different programs", body, end, "    int x = n;\n", "    int x = m;\n", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			k := newEquivKeyer(hunkSite{Prefix: c.prefix, Suffix: c.suffix})
+			ka, kb := k.key(c.a), k.key(c.b)
+			if (ka == kb) != c.same {
+				t.Fatalf("%q and %q: keys %q and %q, want same=%v", c.a, c.b, ka, kb, c.same)
+			}
+		})
+	}
+}
