@@ -7,7 +7,7 @@ import "github.com/repilot-lsp/repilot-lsp/search/fuse"
 
 // DefaultDenseMargin is Tuning.DenseMargin's default, a cosine margin of
 // bge-small-en-v1.5 chosen on the realistic tuning sets only
-// (search/README.md, session 18): margins 0.025-0.035 gave the same
+// (search/README.md, session 17): margins 0.025-0.035 gave the same
 // rankings, 0.02 and 0.04 one question fewer at Success@1.
 const DefaultDenseMargin = 0.03
 

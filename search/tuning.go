@@ -57,7 +57,7 @@ type Tuning struct {
 	// the reordering rules below. Reciprocal rank fusion sees ranks only,
 	// and gives a unit the dense stream is sure of no more than one it
 	// barely prefers. A cosine margin is the model's own scale: chosen for
-	// bge-small-en-v1.5 on the tuning sets (search/README.md, session 18).
+	// bge-small-en-v1.5 on the tuning sets (search/README.md, session 17).
 	DenseMargin float64
 	// MembersFirst ranks a class unit just below its best-ranked member
 	// within the fused ranking's first MembersFirstWindow positions, unless
