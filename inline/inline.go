@@ -110,10 +110,6 @@ type Options struct {
 	// Unguided generates without the engine and shows without the check (the
 	// benchmark's baseline row); never for editors.
 	Unguided bool
-	// GuidedFirst turns off the model's own first text under
-	// AutomaticBudget (modelFirstTime): an automatic request's first
-	// sample is then the guided greedy one, as without a budget.
-	GuidedFirst bool
 }
 
 func (o Options) withDefaults() Options {
@@ -558,18 +554,6 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	// never ends with a text an earlier one ended with.
 	session, lastAsked := wrap(ms, rule, &st.ModelCalls)
 	g := repair.NewGuidedSampler(session, es, ropts, key)
-	// The model's own first text (modelFirstTime): the greedy sample without
-	// the engine, compile-checked first, on its own sampler (no engine, no
-	// pruning) over the same model session and stop rule.
-	var probe *repair.GuidedSampler
-	var probeAsked func() string
-	if budgeted && req.Trigger == Automatic && !o.GuidedFirst && !o.Unguided && b.Engine != nil && b.Compiler != nil {
-		var psession lm.Session
-		psession, probeAsked = wrap(ms, rule, &st.ModelCalls)
-		popts := ropts
-		popts.Prune, popts.Memo, popts.ActiveComplete = false, false, false
-		probe = repair.NewGuidedSampler(psession, nil, popts, key)
-	}
 	// Under AutomaticBudget, a sample that ends without a candidate, with a blank
 	// or repeated one, or with one that does not parse (syntax.go) does not
 	// count toward samples: the next one differs (no sample ends with a
@@ -582,13 +566,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		attempts = max(2*samples, maxAutomaticAttempts)
 	}
 	checked := 0
-	gi := 0 // guided samples drawn (the probe is not one)
 	for i := 0; i < attempts && checked < samples; i++ {
-		isProbe := probe != nil && i == 0
-		cur := g
-		if isProbe {
-			cur = probe
-		}
 		gctx, end := ctx, time.Time{} // the sample's context and end
 		if budgeted {
 			if end = sampleEnd(); i > 0 && time.Until(end) < minSampleTime {
@@ -599,35 +577,18 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			}
 		}
 		t0 := time.Now()
-		before := cur.Stats()
+		before := g.Stats()
 		cancel := context.CancelFunc(func() {})
 		if budgeted {
 			gctx, cancel = context.WithDeadlineCause(ctx, end, errBudget)
 		}
-		if isProbe {
-			// The model alone proposes a whole text in milliseconds on
-			// a quiet machine; one that runs longer (a text running to the
-			// token limit under load) gives its time to the guided samples.
-			var cancelBudget context.CancelFunc
-			gctx, cancelBudget = context.WithTimeoutCause(gctx, modelFirstTime, errModelFirst)
-			outer := cancel
-			cancel = func() { cancelBudget(); outer() }
-		}
-		smp := gi
-		if !isProbe {
-			gi++
-		}
-		raw, complete, err := cur.Sample(gctx, smp)
+		raw, complete, err := g.Sample(gctx, i)
 		text := raw
 		cancel()
 		st.GenerateTime += time.Since(t0)
-		after := cur.Stats()
+		after := g.Stats()
 		st.EngineCalls += after.EngineCalls - before.EngineCalls
 		st.Samples++
-		if err != nil && isProbe && ctx.Err() == nil && errors.Is(context.Cause(gctx), errModelFirst) {
-			st.Dead++ // the probe's own time ran out: the guided samples go on
-			continue
-		}
 		if err != nil {
 			if outOfBudget(gctx) && (ctx.Err() == nil || outOfBudget(ctx)) {
 				st.OverBudget++
@@ -635,14 +596,12 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			}
 			return nil, err
 		}
-		if !isProbe && smp == 0 {
+		if i == 0 {
 			g.SetTemperature(temperature) // before Exclude: its shares are at the later samples' temperature
 		}
 		if complete {
 			// Whatever becomes of it (shown, or dropped below), no later
-			// sample ends with this text again (the probe's text: no
-			// guided sample; Exclude of a text off the sampler's path
-			// takes only its end's weight).
+			// sample ends with this text again.
 			g.Exclude(text)
 		}
 		text = rule.finish(text)
@@ -650,18 +609,10 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		if traceSamples {
 			shown := strconv.Quote(text)
 			if !complete {
-				asked := lastAsked
-				if isProbe {
-					asked = probeAsked
-				}
-				shown = "nothing, last asked after " + strconv.Quote(asked())
+				shown = "nothing, last asked after " + strconv.Quote(lastAsked())
 			}
-			what := "sample " + strconv.Itoa(i)
-			if isProbe {
-				what += " (the model's own, no engine)"
-			}
-			fmt.Fprintf(os.Stderr, "inline trace: %s: %s complete=%v, %v, %d engine calls, %d late unknown\n",
-				what, shown, complete, time.Since(t0).Round(time.Millisecond), after.EngineCalls-before.EngineCalls, late.Load())
+			fmt.Fprintf(os.Stderr, "inline trace: sample %d: %s complete=%v, %v, %d engine calls, %d late unknown\n",
+				i, shown, complete, time.Since(t0).Round(time.Millisecond), after.EngineCalls-before.EngineCalls, late.Load())
 		}
 		switch {
 		case !complete && truncations(after) > truncations(before):
@@ -691,9 +642,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			}
 			continue
 		}
-		if !isProbe {
-			checked++ // the probe's check is on top of the guided samples'
-		}
+		checked++
 		if o.Unguided || b.Compiler == nil {
 			sug.Text = text
 			return sug, nil
@@ -730,21 +679,6 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	}
 	return nil, nil
 }
-
-// modelFirstTime bounds the model's own first text: an automatic request
-// under AutomaticBudget first compile-checks the greedy text the model writes
-// without the engine, since when that text compiles the guided greedy
-// sample is the same text (the engine never prunes a token of a text that
-// compiles) and the engine's answers only cost time (a median 260 ms of
-// JDT LS requests under load 19, bench inline on java.logging/), which the
-// compile checks then lack. When it fails the check (about half of the
-// requests), its text is excluded and the guided samples follow, with the
-// names its check found unresolvable fed to them (feedback.go).
-const modelFirstTime = 100 * time.Millisecond
-
-// errModelFirst is the cause of the model's first text running out of
-// modelFirstTime.
-var errModelFirst = errors.New("inline: the model's first text ran out of its time")
 
 // maxAutomaticAttempts bounds the samples of an automatic request under
 // AutomaticBudget (Options.AutomaticSamples counts only those that reach a

@@ -367,12 +367,12 @@ func TestAutomaticRetryShowsNextSample(t *testing.T) {
 	off := strings.Index(doc, "= ") + 2
 	req := Request{URI: "file:///A.java", Text: doc, Offset: off}
 	// One sample: the greedy one fails the check and nothing is shown.
-	if got, err := newTestService(m, rejectCompiler("1 + 2;", 0), Options{AutomaticBudget: time.Minute, GuidedFirst: true}).Suggest(context.Background(), req); err != nil || got != nil {
+	if got, err := newTestService(m, rejectCompiler("1 + 2;", 0), Options{AutomaticBudget: time.Minute}).Suggest(context.Background(), req); err != nil || got != nil {
 		t.Fatalf("one sample: Suggest = %+v, %v; want nothing", got, err)
 	}
 	// More samples within the budget: a later sample passes and is shown.
 	c := rejectCompiler("1 + 2;", 0)
-	got, err := newTestService(m, c, Options{AutomaticSamples: 8, AutomaticBudget: time.Minute, GuidedFirst: true}).Suggest(context.Background(), req)
+	got, err := newTestService(m, c, Options{AutomaticSamples: 8, AutomaticBudget: time.Minute}).Suggest(context.Background(), req)
 	if err != nil || got == nil || got.Text != "3;" {
 		t.Fatalf("eight samples: Suggest = %+v, %v; want 3;", got, err)
 	}
@@ -470,7 +470,7 @@ func TestLateEngineDecisionsAreUnknown(t *testing.T) {
 	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
 	s := NewService(func(ctx context.Context, root string, fn func(Backends) error) error {
 		return fn(Backends{Model: m, Engine: slowEngine{}, Compiler: c})
-	}, Options{AutomaticBudget: time.Second, GuidedFirst: true})
+	}, Options{AutomaticBudget: time.Second})
 	got, err := s.Suggest(context.Background(), Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2})
 	if err != nil || got == nil || got.Text != "1 + 2;" {
 		t.Fatalf("Suggest = %+v, %v; want \"1 + 2;\"", got, err)
@@ -486,36 +486,6 @@ func TestLateEngineDecisionsAreUnknown(t *testing.T) {
 	}, Options{})
 	if got, err := s2.Suggest(ctx, Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}); err == nil || got != nil {
 		t.Fatalf("no budget: Suggest = %+v, %v; want ctx's error", got, err)
-	}
-}
-
-// Under a budget an automatic request checks the model's own greedy text
-// first, without the engine (modelFirstTime): when it compiles it is shown
-// with no engine call (here the engine is slower than the budget); when it
-// fails, the guided samples follow and never end with it again.
-func TestModelFirstText(t *testing.T) {
-	m := choiceModel{a: "1 + 2;\n", b: "3;\n"}
-	req := Request{URI: "file:///A.java", Text: doc, Offset: strings.Index(doc, "= ") + 2}
-	c := &funcCompiler{f: func(string) []engine.CompileError { return nil }}
-	s := NewService(func(ctx context.Context, root string, fn func(Backends) error) error {
-		return fn(Backends{Model: m, Engine: slowEngine{}, Compiler: c})
-	}, Options{AutomaticBudget: time.Second})
-	got, err := s.Suggest(context.Background(), req)
-	if err != nil || got == nil || got.Text != "1 + 2;" {
-		t.Fatalf("Suggest = %+v, %v; want \"1 + 2;\"", got, err)
-	}
-	if got.Stats.EngineCalls != 0 || got.Stats.LateUnknown != 0 || got.Stats.Samples != 1 || c.calls.Load() != 1 {
-		t.Errorf("stats %+v, %d checks; want one sample, no engine call, one check", got.Stats, c.calls.Load())
-	}
-	// Its text fails the check: the guided greedy sample is the next best
-	// text (one automatic sample counts only the guided ones).
-	rc := rejectCompiler("1 + 2;", 0)
-	got, err = newTestService(m, rc, Options{AutomaticBudget: time.Minute}).Suggest(context.Background(), req)
-	if err != nil || got == nil || got.Text != "3;" {
-		t.Fatalf("rejected: Suggest = %+v, %v; want 3;", got, err)
-	}
-	if got.Stats.Samples != 2 || got.Stats.Rejected != 1 || rc.calls.Load() != 2 {
-		t.Errorf("rejected: stats %+v, %d checks; want two samples, one rejected, two checks", got.Stats, rc.calls.Load())
 	}
 }
 
