@@ -3,9 +3,10 @@ package inline
 // deadline.go is a request's one deadline: generation and the compile
 // checks together end within Options.AutomaticBudget, counted from an
 // automatic request's start (or Options.InvokedBudget, counted from when an
-// invoked request holds the backends). A check is started only when it can finish before the
-// deadline (by the recent checks' durations, checkTimes), so sampling ends
-// that long before it; and the engine's decisions near the end of sampling
+// invoked request holds the backends). Sampling ends a check's time before
+// the deadline (the recent checks' 90th percentile, checkTimes), and a check
+// is started while the time left covers their median (a check that would
+// not start ends the request with nothing all the same); and the engine's decisions near the end of sampling
 // answer unknown instead of waiting for JDT LS (the engine is strict: unknown
 // never prunes a feasible token), so that a sample still running then
 // completes and reaches the check instead of running out of time.
@@ -94,7 +95,20 @@ func (c *checkTimes) add(d time.Duration) {
 
 // estimate returns the 90th percentile (nearest rank) of the recent checks,
 // or initialCheckEstimate when none was timed in the last checkMaxAge.
-func (c *checkTimes) estimate() time.Duration {
+func (c *checkTimes) estimate() time.Duration { return c.percentile(90) }
+
+// median returns the 50th percentile (nearest rank) of the recent checks,
+// or initialCheckEstimate when none was timed in the last checkMaxAge: the
+// least time left for which a check is started (guarantee), where sampling
+// ends by estimate. A check that would not start ends the request with
+// nothing shown all the same, so starting it when it may still finish only
+// gives the request a chance; one still running at the deadline is cut.
+func (c *checkTimes) median() time.Duration { return c.percentile(50) }
+
+// percentile returns the p-th percentile (nearest rank, 0 < p <= 100) of
+// the recent checks, or initialCheckEstimate when none was timed in the
+// last checkMaxAge.
+func (c *checkTimes) percentile(p int) time.Duration {
 	c.mu.Lock()
 	since := c.clock().Add(-checkMaxAge)
 	ds := make([]time.Duration, 0, checkHistory)
@@ -109,7 +123,7 @@ func (c *checkTimes) estimate() time.Duration {
 		return initialCheckEstimate
 	}
 	slices.Sort(ds)
-	return ds[min(n-1, (9*n+9)/10-1)]
+	return ds[min(n-1, max(0, (p*n+99)/100-1))]
 }
 
 // lateSession is an engine session whose Check and Complete answer unknown

@@ -702,18 +702,18 @@ func truncations(st repair.Stats) int {
 // new text is compile-checked first; the file as it stands only when the new
 // text has errors outside the inserted lines (cached per text). A text the
 // compiler cannot parse (engine.ErrUnparsable) or check in time fails. With a
-// deadline (the request's budget's, ctx's too), a check that cannot finish by
-// then by the recent checks' durations is not started, and one cut by it
-// fails: the text is then not shown. inserted are the new text's errors on
+// deadline (the request's budget's, ctx's too), a check is not started when
+// the time left is under the recent checks' median (checkTimes.median), and
+// one cut by the deadline fails: the text is then not shown. inserted are the new text's errors on
 // the inserted lines; elsewhere reports a failure for errors outside them
 // only (Stats.RejectedElsewhere).
 func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends, uri, prefix, suffix, text string, st *Stats) (ok bool, inserted []engine.CompileError, elsewhere bool, err error) {
 	t0 := time.Now()
 	defer func() { st.CheckTime += time.Since(t0) }()
 	compile := func(full string) ([]engine.CompileError, bool, error) {
-		if !deadline.IsZero() && time.Until(deadline) < s.checks.estimate() {
+		if !deadline.IsZero() && time.Until(deadline) < s.checks.median() {
 			st.ChecksSkipped++
-			return nil, false, nil // cannot finish before the deadline: not started
+			return nil, false, nil // unlikely to finish before the deadline: not started
 		}
 		cctx, cancel := context.WithTimeout(ctx, s.opts.CheckTimeout)
 		defer cancel()
