@@ -279,7 +279,7 @@ const minNameQuery = 2
 // asked for.
 func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, base string) (*memberList, error) {
 	for k := len(ss.Ident); k >= 1; k-- {
-		if ml, ok := s.cachedList(base + ss.Ident[:k]); ok && (k == len(ss.Ident) || !ml.Incomplete) {
+		if ml, ok := s.cachedList(base+ss.Ident[:k], ""); ok && (k == len(ss.Ident) || !ml.Incomplete) {
 			if ml.empty() {
 				if ml.Verified && !ml.Incomplete {
 					return ml, nil // two empty answers (below): no name extends it
@@ -342,7 +342,7 @@ func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, ba
 // (a prefix of it), caches the answer under base+q and returns it; nil when
 // JDT LS failed or answered for another text.
 func (s *jdtSession) fetchSimple(ctx context.Context, full string, ss simpleSite, q, base string) (*memberList, error) {
-	if ml, ok := s.cachedList(base + q); ok {
+	if ml, ok := s.cachedList(base+q, ""); ok {
 		return ml, nil
 	}
 	caret := ss.IdentStart + len(q)
