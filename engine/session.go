@@ -587,8 +587,8 @@ func (s *jdtSession) Complete(ctx context.Context, generated string) (Completion
 	if err != nil {
 		return Completions{}, err
 	}
-	if ml == nil || len(ml.Names) == 0 || ml.Incomplete {
-		return Completions{}, nil
+	if ml == nil || len(ml.Names) == 0 || ml.Incomplete || ml.Local {
+		return Completions{}, nil // only JDT LS's complete list completes actively
 	}
 	var names []string
 	i := sort.SearchStrings(ml.Names, st.Ident)
@@ -660,12 +660,17 @@ func (s *jdtSession) members(ctx context.Context, cur string, st site) (*memberL
 	gen := cur[:genEnd]
 	textKey := s.id + "\x00" + strconv.Itoa(st.DotEnd) + "\x00" + gen
 	key, typed := textKey, false
-	if tk, ok, err := s.typeKey(ctx, cur, st); err != nil {
+	if tk, head, ok, err := s.typeKey(ctx, cur, st); err != nil {
 		return nil, err
 	} else if ok && tk == noMembers {
 		return &memberList{}, nil // JDT LS can only answer empty: unknown (typekey.go)
 	} else if ok {
 		key, typed = tk, true // shared by the sites of receivers of one type (typekey.go)
+		if head != "" {
+			if ml, err := s.arrayMembers(ctx, head); err != nil || ml != nil {
+				return ml, err // an array variable: JLS 10.7, no request (arraymembers.go)
+			}
+		}
 	}
 	if ml, ok := s.cachedList(key, textKey); ok {
 		if ml.Origin != textKey && !ml.Verified {

@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
@@ -482,15 +481,7 @@ func (s *jdtSession) localNames(ctx context.Context, ident string) (*memberList,
 	if err != nil || sc == nil || !sc.ScopeComplete {
 		return nil, err
 	}
-	if !s.indexTried {
-		s.indexTried = true
-		began := time.Now()
-		s.index = s.e.typeIndexFor(ctx, s.h.URI)
-		if s.e.indexOf == nil && s.e.client != nil {
-			s.count("project-facts", 2, time.Since(began)) // getSettings, getClasspaths
-		}
-	}
-	x := s.index
+	x := s.typeIndex(ctx)
 	if x == nil {
 		return nil, nil
 	}
