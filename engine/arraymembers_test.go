@@ -2,9 +2,12 @@ package engine
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"testing"
 
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
@@ -107,5 +110,31 @@ func TestArrayMembersAgreeWithJDTLS(t *testing.T) {
 	}
 	if answered < 16 {
 		t.Errorf("only %d of 32 answers were consistent", answered)
+	}
+}
+
+// TestWarmFileLeavesNothingOpen: WarmFile on a project file (text with an
+// edit the disk lacks) asks its completions and closes the document again,
+// so that a session opens it with its own text, and keeps the project's
+// type index.
+func TestWarmFileLeavesNothingOpen(t *testing.T) {
+	eng, root := sharedJDT(t)
+	path := filepath.Join(root, "src/demo/Main.java")
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	uri := jdtls.FileURI(path)
+	if err := eng.WarmFile(ctxT(t), path, string(b)+"\n// edited\n"); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, open := eng.Client().Document(uri); open {
+		t.Errorf("%s is still open after WarmFile", uri)
+	}
+	eng.indexMu.Lock()
+	n := len(eng.indexes)
+	eng.indexMu.Unlock()
+	if n == 0 {
+		t.Errorf("no type index kept after WarmFile")
 	}
 }
