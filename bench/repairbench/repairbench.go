@@ -39,6 +39,11 @@ type Options struct {
 	// opens that file (cli/warm.go). Off: the backends start inside the
 	// first repair's acquire and only StartJDT's own warm-up runs.
 	WarmFile bool
+	// WarmWait is how long, after WarmFile's warm-up, the bug's repair
+	// waits (the time a user takes between opening a file and asking for
+	// its repair; JDT LS finishes the work that opening and closing the
+	// document started meanwhile). Only with WarmFile.
+	WarmWait time.Duration
 	// Concurrency is how many samples of a repair are drawn at once
 	// (repair.Options.Concurrency; bench repair's --model-concurrency with
 	// a model server, as in repair); 0 or 1: one at a time. Equal seeds
@@ -190,6 +195,11 @@ func RunBackend(ctx context.Context, cfg backend.Config, name string, bugs []cor
 		if o.WarmFile {
 			if err := warmFile(ctx, r, b); err != nil {
 				logf("%s %s: warming up on the file: %v", name, b.ID, err)
+			}
+			select {
+			case <-time.After(o.WarmWait):
+			case <-ctx.Done():
+				return runs, ctx.Err()
 			}
 		}
 		for _, v := range o.Variants {
