@@ -122,6 +122,35 @@ func (p *Pool) Use(ctx context.Context, root string, fn func(repair.Backends) er
 	return fn(e.b)
 }
 
+// fileWarmer is an engine that can warm its server up on one file
+// (engine.JDT.WarmFile).
+type fileWarmer interface {
+	WarmFile(ctx context.Context, path, text string) error
+}
+
+// WarmFile warms the engine of root up on the file at path, whose content
+// is text (the editor's buffer), ahead of a repair of it: serve calls it
+// when the editor opens a Java document (cli/warm.go), after Warm. It
+// starts nothing: a root with no backends started or starting is left
+// alone (nil). It waits for a start in progress, then runs while no other
+// request of root runs (a repair asked meanwhile waits for it, 0.1-2 s).
+// An engine without WarmFile is left alone. Errors: ctx's, ErrClosed, and
+// the start's.
+func (p *Pool) WarmFile(ctx context.Context, root, path, text string) error {
+	e, err := p.acquireEntry(ctx, root, false)
+	if errors.Is(err, errNotStarted) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	defer p.release(e)
+	if w, ok := e.b.Engine.(fileWarmer); ok {
+		return w.WarmFile(ctx, path, text)
+	}
+	return nil
+}
+
 // InlineAcquire returns the ghost-text service's Acquire over the Pool: the
 // backends of the request's root, one request per root at a time, shared
 // with repairs.
@@ -227,12 +256,26 @@ func (p *Pool) acquire(ctx context.Context, root string) (*entry, error) {
 }
 
 func (p *Pool) acquireOnce(ctx context.Context, root string) (*entry, error) {
+	return p.acquireEntry(ctx, root, true)
+}
+
+// errNotStarted: acquireEntry found no entry for the root and was not to
+// start one.
+var errNotStarted = errors.New("backend: not started")
+
+// acquireEntry is acquireOnce; without start, a root that has no entry
+// (neither started nor starting) is not started: errNotStarted.
+func (p *Pool) acquireEntry(ctx context.Context, root string, start bool) (*entry, error) {
 	p.mu.Lock()
 	if p.closed {
 		p.mu.Unlock()
 		return nil, ErrClosed
 	}
 	e := p.entries[root]
+	if e == nil && !start {
+		p.mu.Unlock()
+		return nil, errNotStarted
+	}
 	if e == nil {
 		e = p.newEntryLocked(root, nil)
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -216,5 +217,46 @@ func TestRequestDuringFailingWarmUp(t *testing.T) {
 	}
 	if s, _ := f.counts("/a"); s != 1 {
 		t.Errorf("%d successful starts, want 1 (the retry)", s)
+	}
+}
+
+// fileWarmEngine is an engine that records WarmFile's calls.
+type fileWarmEngine struct {
+	engine.Engine
+	mu    sync.Mutex
+	files []string
+}
+
+func (e *fileWarmEngine) WarmFile(_ context.Context, path, text string) error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.files = append(e.files, path+"="+text)
+	return nil
+}
+
+// TestWarmFileStartsNothing: WarmFile on a root with no backends starts
+// none; on a started root it runs the engine's WarmFile with the text.
+func TestWarmFileStartsNothing(t *testing.T) {
+	eng := &fileWarmEngine{}
+	starts := 0
+	start := func(ctx context.Context, root string, progress repair.Progress) (repair.Backends, func() error, error) {
+		starts++
+		return repair.Backends{Engine: eng}, func() error { return nil }, nil
+	}
+	p := NewPool(start, 2)
+	defer p.Close()
+	if err := p.WarmFile(context.Background(), "/a", "/a/A.java", "class A {}"); err != nil || starts != 0 {
+		t.Fatalf("WarmFile on a root not started: %v, %d starts; want nil and none", err, starts)
+	}
+	if err := p.Warm(context.Background(), "/a", nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.WarmFile(context.Background(), "/a", "/a/A.java", "class A {}"); err != nil {
+		t.Fatal(err)
+	}
+	eng.mu.Lock()
+	defer eng.mu.Unlock()
+	if starts != 1 || len(eng.files) != 1 || eng.files[0] != "/a/A.java=class A {}" {
+		t.Errorf("%d starts, files %q; want one start and the file warmed once", starts, eng.files)
 	}
 }

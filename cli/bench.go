@@ -103,6 +103,8 @@ type benchRepairFlags struct {
 	jdtls    string
 	stateDir string
 	shared   bool
+	warmFile bool
+	warmWait time.Duration
 	backends []string
 	model    modelFlags
 	// requestTimeout and compileTimeout bound the engine's JDT LS requests
@@ -178,6 +180,8 @@ variants of a bug one after another on that JDT LS.`,
 	fl.BoolVar(&f.perBug, "per-bug", false, "also print one line per bug and variant")
 	addJDTLSFlag(fl, &f.jdtls)
 	fl.BoolVar(&f.shared, "shared-engine", false, "one JDT LS serving every project of the corpus (much faster; JDT LS 1.20 imported only some of 15 projects this way and compile checks then timed out)")
+	fl.BoolVar(&f.warmFile, "warm-file", false, "before each bug's repair, do what serve does when the editor opens the bug's file: start the project's backends and warm the engine up on that file (backend.Pool.WarmFile); the repair's times then start warm, as a repair asked in serve some seconds after opening the file")
+	fl.DurationVar(&f.warmWait, "warm-wait", 5*time.Second, "with --warm-file: how long each bug's repair waits after the warm-up (a user reading the file before asking; JDT LS finishes the work the warm-up started)")
 	addStateDirFlag(fl, &f.stateDir, false)
 	fl.StringSliceVar(&f.backends, "backend", nil, "language-model backends to run (comma-separate): ngram, openai (default: ngram, plus openai when --model-base-url or $"+EnvModelBaseURL+" is set)")
 	addModelFlags(fl, &f.model)
@@ -231,7 +235,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "bench: "+format+"\n", a...) }
 	var sampling repair.Options
 	_ = f.sampling.apply(&sampling) // checked above
-	o := repairbench.Options{Variants: variants, Sampling: sampling, NoTests: f.noTests, Shared: f.shared, Log: logf}
+	o := repairbench.Options{Variants: variants, Sampling: sampling, NoTests: f.noTests, Shared: f.shared, WarmFile: f.warmFile, WarmWait: f.warmWait, Log: logf}
 	var runs []repairbench.Run
 	var stopped error // ctx's error when interrupted
 	for _, lmName := range backends {

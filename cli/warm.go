@@ -47,6 +47,9 @@ func warmEnabled(flag, flagGiven bool, getenv func(string) string) bool {
 // warmer is what the warm-up needs of the repair service (backend.Pool).
 type warmer interface {
 	Warm(ctx context.Context, root string, progress repair.Progress) error
+	// WarmFile warms a started (or starting) root's engine up on one
+	// file and its text; a root with no backends is left alone.
+	WarmFile(ctx context.Context, root, path, text string) error
 }
 
 // warmExt is the warm-up as a proxy extension with no commands and no code
@@ -60,10 +63,16 @@ type warmExt struct {
 	c       proxy.Client    // nil until Initialized
 	pending []string        // URIs opened before Initialized ran
 	roots   map[string]bool // project roots warmed or warming
+	files   map[string]bool // documents (URIs) whose file warm-up ran or runs
 	done    chan struct{}   // tests: a token sent per finished warm-up, if set
+	// fileDone, tests: each opened document's URI once its warm-up ended
+	// (or was not needed), if set.
+	fileDone chan string
 }
 
-func newWarmExt(w warmer) *warmExt { return &warmExt{w: w, roots: map[string]bool{}} }
+func newWarmExt(w warmer) *warmExt {
+	return &warmExt{w: w, roots: map[string]bool{}, files: map[string]bool{}}
+}
 
 func (x *warmExt) Name() string       { return "repilot.warm" }
 func (x *warmExt) Commands() []string { return nil }
@@ -123,7 +132,11 @@ func isJavaFileURI(u string) bool {
 }
 
 // open warms the project of the opened document uri, once per project root,
-// when it lies inside the editor's workspace folder.
+// when it lies inside the editor's workspace folder, and then the engine on
+// the document itself, once per URI (backend.Pool.WarmFile, with the text
+// the editor opened): JDT LS's first completion in a file costs several
+// times its later ones, and without this the repair's first request paid
+// it (bench/README.md, ninth pass).
 func (x *warmExt) open(uri string) {
 	go func() {
 		x.mu.Lock()
@@ -148,18 +161,34 @@ func (x *warmExt) open(uri string) {
 		// The root a repair of this file would use (proxy/feature/repairfeat).
 		root := repair.ProjectRoot(file, doc.Text, ws)
 		x.mu.Lock()
-		if x.roots[root] {
+		warmRoot := !x.roots[root]
+		x.roots[root] = true
+		warmFile := !x.files[uri]
+		x.files[uri] = true
+		x.mu.Unlock()
+		if warmRoot && !x.warm(ctx, c, root) {
+			x.mu.Lock()
+			delete(x.files, uri) // a later didOpen tries again
 			x.mu.Unlock()
+			if x.fileDone != nil {
+				x.fileDone <- uri
+			}
 			return
 		}
-		x.roots[root] = true
-		x.mu.Unlock()
-		x.warm(ctx, c, root)
+		if warmFile {
+			if err := x.w.WarmFile(ctx, root, file, doc.Text); err != nil && ctx.Err() == nil {
+				c.Logf("warm-up of %s: %v", file, err)
+			}
+		}
+		if x.fileDone != nil {
+			x.fileDone <- uri
+		}
 	}()
 }
 
-// warm starts root's backends, reporting to the editor.
-func (x *warmExt) warm(ctx context.Context, c proxy.Client, root string) {
+// warm starts root's backends, reporting to the editor; it reports whether
+// they are ready.
+func (x *warmExt) warm(ctx context.Context, c proxy.Client, root string) bool {
 	defer func() {
 		if x.done != nil {
 			x.done <- struct{}{}
@@ -176,13 +205,14 @@ func (x *warmExt) warm(ctx context.Context, c proxy.Client, root string) {
 		x.mu.Unlock()
 		c.Logf("warm-up of %s skipped: %v", root, err)
 		pr.End("Repilot will prepare this project on its first repair")
-		return
+		return false
 	}
 	if err != nil {
 		c.Logf("warm-up of %s: %v", root, err)
 		pr.End("Repilot could not prepare repair: " + err.Error())
-		return
+		return false
 	}
 	c.Logf("warm-up: the repair backends of %s are ready", root)
 	pr.End("Repilot is ready")
+	return true
 }

@@ -70,10 +70,19 @@ func (p warmProgress) End(msg string) {
 	p.c.ends = append(p.c.ends, msg)
 }
 
-// recordingWarmer records the roots it is asked to warm.
+// recordingWarmer records the roots it is asked to warm, and the files
+// (path and text) of WarmFile.
 type recordingWarmer struct {
 	mu    sync.Mutex
 	roots []string
+	files []string
+}
+
+func (w *recordingWarmer) WarmFile(_ context.Context, root, path, text string) error {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.files = append(w.files, path+"="+text)
+	return nil
 }
 
 func (w *recordingWarmer) Warm(_ context.Context, root string, _ repair.Progress) error {
@@ -142,6 +151,45 @@ func TestWarmStartsOncePerJavaProjectInTheWorkspace(t *testing.T) {
 	defer c.mu.Unlock()
 	if len(c.titles) != 2 || len(c.ends) != 2 || c.ends[0] != "Repilot is ready" {
 		t.Errorf("progress: begun %q, ended %q", c.titles, c.ends)
+	}
+}
+
+// TestWarmFileOncePerDocument: each Java document opened in the workspace
+// warms the engine up on its own file, with the editor's text, once per
+// URI and after its project's backends (serve's "be warm before asked" for
+// the repair's file); a document outside the workspace does not.
+func TestWarmFileOncePerDocument(t *testing.T) {
+	ws := testtree.New(t, map[string]string{
+		"a/pom.xml":                "<project/>",
+		"a/src/main/java/p/A.java": "package p;\nclass A {}\n",
+		"a/src/main/java/p/B.java": "package p;\nclass B {}\n",
+	})
+	outside := filepath.Join(t.TempDir(), "D.java")
+	a, b := filepath.Join(ws, "a/src/main/java/p/A.java"), filepath.Join(ws, "a/src/main/java/p/B.java")
+	docs := map[string]string{repair.FileURI(a): "class A { /* edited */ }", repair.FileURI(b): "class B {}", repair.FileURI(outside): "class D {}"}
+	w := &recordingWarmer{}
+	x := newWarmExt(w)
+	x.done = make(chan struct{}, 8)
+	x.fileDone = make(chan string, 8)
+	x.Initialized(context.Background(), &warmClient{root: ws, docs: docs})
+	for _, p := range []string{a, b, a} {
+		x.observeOpen(didOpen(repair.FileURI(p)))
+		select {
+		case <-x.fileDone:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the warm-up of %s did not end", p)
+		}
+	}
+	x.observeOpen(didOpen(repair.FileURI(outside)))
+	time.Sleep(100 * time.Millisecond)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	want := []string{a + "=class A { /* edited */ }", b + "=class B {}"}
+	if strings.Join(w.files, "|") != strings.Join(want, "|") {
+		t.Errorf("files warmed %q, want %q (each document once, with the editor's text)", w.files, want)
+	}
+	if len(w.roots) != 1 || w.roots[0] != filepath.Join(ws, "a") {
+		t.Errorf("roots warmed %q, want the project once", w.roots)
 	}
 }
 

@@ -23,6 +23,10 @@ type memberList struct {
 	Incomplete bool
 	Packages   bool
 	Verified   bool // merged from two answers (see jdtSession.verifying)
+	// Local: made by the engine, not answered by JDT LS (arrayMembers): a
+	// superset of what may follow, which prunes but never completes
+	// actively (Complete).
+	Local bool
 	// ScopeComplete: a scope list (simple.go, scopeNames) that JDT LS did
 	// not mark isIncomplete: it lists every variable and method in scope
 	// at the hunk start (Incomplete is set on it all the same, since it

@@ -17,7 +17,6 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 	"github.com/repilot-lsp/repilot-lsp/jdtls"
@@ -279,7 +278,7 @@ const minNameQuery = 2
 // asked for.
 func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, base string) (*memberList, error) {
 	for k := len(ss.Ident); k >= 1; k-- {
-		if ml, ok := s.cachedList(base + ss.Ident[:k]); ok && (k == len(ss.Ident) || !ml.Incomplete) {
+		if ml, ok := s.cachedList(base+ss.Ident[:k], ""); ok && (k == len(ss.Ident) || !ml.Incomplete) {
 			if ml.empty() {
 				if ml.Verified && !ml.Incomplete {
 					return ml, nil // two empty answers (below): no name extends it
@@ -342,7 +341,7 @@ func (s *jdtSession) namesAt(ctx context.Context, full string, ss simpleSite, ba
 // (a prefix of it), caches the answer under base+q and returns it; nil when
 // JDT LS failed or answered for another text.
 func (s *jdtSession) fetchSimple(ctx context.Context, full string, ss simpleSite, q, base string) (*memberList, error) {
-	if ml, ok := s.cachedList(base + q); ok {
+	if ml, ok := s.cachedList(base+q, ""); ok {
 		return ml, nil
 	}
 	caret := ss.IdentStart + len(q)
@@ -482,15 +481,7 @@ func (s *jdtSession) localNames(ctx context.Context, ident string) (*memberList,
 	if err != nil || sc == nil || !sc.ScopeComplete {
 		return nil, err
 	}
-	if !s.indexTried {
-		s.indexTried = true
-		began := time.Now()
-		s.index = s.e.typeIndexFor(ctx, s.h.URI)
-		if s.e.indexOf == nil && s.e.client != nil {
-			s.count("project-facts", 2, time.Since(began)) // getSettings, getClasspaths
-		}
-	}
-	x := s.index
+	x := s.typeIndex(ctx)
 	if x == nil {
 		return nil, nil
 	}

@@ -79,29 +79,32 @@ var primitiveTypes = map[string]bool{"boolean": true, "byte": true, "short": tru
 // typeKey returns the shared cache key of the member list at the strict site
 // st (see the file comment), or ok=false when the site's list must be keyed
 // by its text. cur is the generated text whose end st describes.
-func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key string, ok bool, err error) {
+//
+// head is the receiver's name when the receiver is that simple name alone
+// ("x.", no fields or calls after it; arrayMembers), else "".
+func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key, head string, ok bool, err error) {
 	genEnd := st.DotEnd - len(s.h.Prefix)
 	if genEnd <= 0 || s.e.sites == nil || !s.stmtStart {
-		return "", false, nil
+		return "", "", false, nil
 	}
 	genStart := len(s.win.Text)
 	toks := codeTokens(javalex.Lex(s.win.Text + cur[:genEnd]))
 	n := len(toks)
 	if n < 3 || !isOp(toks[n-1], ".") {
-		return "", false, nil
+		return "", "", false, nil
 	}
 	r := n - 2
 	start := receiverStart(toks, r)
 	if start < 1 {
-		return "", false, nil
+		return "", "", false, nil
 	}
 	if isKw(toks[start], "null") {
-		return noMembers, true, nil // null.m()... : the null type has no members
+		return noMembers, "", true, nil // null.m()... : the null type has no members
 	}
 	h, path, ok := fieldChain(toks, r)
 	chain := ok && h == start // a name or this/super with fields (not a call, "new T", Outer.this)
 	if !chain && toks[start].Kind != javalex.Ident {
-		return "", false, nil
+		return "", "", false, nil
 	}
 	h = start
 	x := toks[h]
@@ -111,7 +114,7 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 			continue
 		}
 		if first && isKw(t, "else") {
-			return "", false, nil
+			return "", "", false, nil
 		}
 		first = false
 		switch {
@@ -119,12 +122,12 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 			depth++
 		case isOp(t, "}"):
 			if depth--; depth < 0 {
-				return "", false, nil // a block of the prefix ends
+				return "", "", false, nil // a block of the prefix ends
 			}
 		case isKw(t, "class") || isKw(t, "interface") || isKw(t, "enum") || isWord(t, "record"):
-			return "", false, nil // a local type: its body may inherit an x
+			return "", "", false, nil // a local type: its body may inherit an x
 		case x.Kind == javalex.Ident && t.Kind == javalex.Ident && t.Text == x.Text && i != h && !(i+1 < n && isOp(toks[i+1], ".")):
-			return "", false, nil // x may be declared here
+			return "", "", false, nil // x may be declared here
 		}
 	}
 	typ := x.Text // this, super: the class the hunk lies in, as at the hunk start
@@ -138,23 +141,26 @@ func (s *jdtSession) typeKey(ctx context.Context, cur string, st site) (key stri
 			typ, err = s.startType(ctx, x.Text)
 		}
 		if err != nil {
-			return "", false, err
+			return "", "", false, err
 		}
 		if primitiveTypes[strings.TrimPrefix(typ, "v:")] {
-			return noMembers, true, nil // x, x.f, x.m(), x[i]: none has members
+			return noMembers, "", true, nil // x, x.f, x.m(), x[i]: none has members
 		}
 		if typ == "" {
 			typ = "N:" + x.Text // what x means at the hunk start, whatever it is
 		}
 	}
 	if !chain {
-		return "", false, nil
+		return "", "", false, nil
 	}
 	if inCaseLabel(toks, h, genStart) {
-		return "", false, nil // a case label's constant: not shared with other operands
+		return "", "", false, nil // a case label's constant: not shared with other operands
 	}
 	sc := scan(s.win.pre.clone(), toks[:h])
-	return s.id + "\x00t\x00" + typ + "\x00" + path + "\x00" + beforeClass(toks[h-1]) + "\x00" + strconv.Itoa(int(sc.top())), true, nil
+	if x.Kind == javalex.Ident && path == "" {
+		head = x.Text
+	}
+	return s.id + "\x00t\x00" + typ + "\x00" + path + "\x00" + beforeClass(toks[h-1]) + "\x00" + strconv.Itoa(int(sc.top())), head, true, nil
 }
 
 // fieldChain reads the receiver that ends at toks[r] (the token before the

@@ -113,7 +113,7 @@ func TestTypeKeyGuards(t *testing.T) {
 			t.Errorf("%q: no member site", gen)
 			continue
 		}
-		if key, ok, err := s.typeKey(context.Background(), gen, st); ok || err != nil {
+		if key, _, ok, err := s.typeKey(context.Background(), gen, st); ok || err != nil {
 			t.Errorf("%q: type key %q, %v", gen, key, err)
 		}
 	}

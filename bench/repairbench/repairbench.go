@@ -33,6 +33,17 @@ type Options struct {
 	// Shared: one JDT LS imports every bug's project (backend.NewShared)
 	// instead of one per bug.
 	Shared bool
+	// WarmFile: before each bug's repair (and outside its clock), start the
+	// bug's backends and warm the engine up on the bug's file
+	// (backend.Pool.Warm, then WarmFile), as serve does when the editor
+	// opens that file (cli/warm.go). Off: the backends start inside the
+	// first repair's acquire and only StartJDT's own warm-up runs.
+	WarmFile bool
+	// WarmWait is how long, after WarmFile's warm-up, the bug's repair
+	// waits (the time a user takes between opening a file and asking for
+	// its repair; JDT LS finishes the work that opening and closing the
+	// document started meanwhile). Only with WarmFile.
+	WarmWait time.Duration
 	// Concurrency is how many samples of a repair are drawn at once
 	// (repair.Options.Concurrency; bench repair's --model-concurrency with
 	// a model server, as in repair); 0 or 1: one at a time. Equal seeds
@@ -181,6 +192,16 @@ func RunBackend(ctx context.Context, cfg backend.Config, name string, bugs []cor
 	defer r.Close()
 	var runs []Run
 	for _, b := range bugs {
+		if o.WarmFile {
+			if err := warmFile(ctx, r, b); err != nil {
+				logf("%s %s: warming up on the file: %v", name, b.ID, err)
+			}
+			select {
+			case <-time.After(o.WarmWait):
+			case <-ctx.Done():
+				return runs, ctx.Err()
+			}
+		}
 		for _, v := range o.Variants {
 			run := one(ctx, r, b, v, o)
 			if err := ctx.Err(); err != nil {
@@ -203,6 +224,19 @@ func RunBackend(ctx context.Context, cfg backend.Config, name string, bugs []cor
 		}
 	}
 	return runs, nil
+}
+
+// warmFile does what serve's warm-up does when the editor opens b's file:
+// starts its project's backends, then warms the engine up on the file.
+func warmFile(ctx context.Context, r *backend.Pool, b corpus.Bug) error {
+	text, err := os.ReadFile(b.FilePath())
+	if err != nil {
+		return err
+	}
+	if err := r.Warm(ctx, b.ProjectDir(), nil); err != nil {
+		return err
+	}
+	return r.WarmFile(ctx, b.ProjectDir(), b.FilePath(), string(text))
 }
 
 // one repairs one bug with one variant; errors are recorded, not returned,
