@@ -63,8 +63,12 @@ type warmExt struct {
 	c       proxy.Client    // nil until Initialized
 	pending []string        // URIs opened before Initialized ran
 	roots   map[string]bool // project roots warmed or warming
-	files   map[string]bool // documents (URIs) whose file warm-up ran or runs
-	done    chan struct{}   // tests: a token sent per finished warm-up, if set
+	files   map[string]bool // documents (URIs) whose file warm-up ran, runs or waits
+	// fileBusy is set while a file warm-up runs; fileNext is the one file
+	// warm-up waiting for it (the latest asked; see queueFile).
+	fileBusy bool
+	fileNext *fileWarm
+	done     chan struct{} // tests: a token sent per finished warm-up, if set
 	// fileDone, tests: each opened document's URI once its warm-up ended
 	// (or was not needed), if set.
 	fileDone chan string
@@ -176,14 +180,58 @@ func (x *warmExt) open(uri string) {
 			return
 		}
 		if warmFile {
-			if err := x.w.WarmFile(ctx, root, file, doc.Text); err != nil && ctx.Err() == nil {
-				c.Logf("warm-up of %s: %v", file, err)
-			}
+			x.queueFile(ctx, c, fileWarm{root: root, file: file, uri: uri})
+			return
 		}
 		if x.fileDone != nil {
 			x.fileDone <- uri
 		}
 	}()
+}
+
+// fileWarm is one document's file warm-up: its project root, path and URI.
+type fileWarm struct{ root, file, uri string }
+
+// queueFile runs file warm-ups one at a time, and of those asked while one
+// runs only the latest waits: one that waited is dropped when a newer one
+// comes (its URI may warm at its next didOpen). A file warm-up holds the
+// project's engine for a few hundred milliseconds, so an editor restoring
+// twenty tabs would otherwise keep a repair or a ghost-text request waiting
+// behind twenty of them; this way it waits behind at most two, and the file
+// warmed is the one the user opened last. Each warm-up reads the document's
+// text when it starts (none when it was closed meanwhile).
+func (x *warmExt) queueFile(ctx context.Context, c proxy.Client, job fileWarm) {
+	x.mu.Lock()
+	if x.fileBusy {
+		dropped := x.fileNext
+		x.fileNext = &job
+		if dropped != nil {
+			delete(x.files, dropped.uri)
+		}
+		x.mu.Unlock()
+		if dropped != nil && x.fileDone != nil {
+			x.fileDone <- dropped.uri
+		}
+		return
+	}
+	x.fileBusy = true
+	x.mu.Unlock()
+	for next := &job; next != nil; {
+		if doc, ok := c.Document(protocol.DocumentURI(next.uri)); ok && ctx.Err() == nil {
+			if err := x.w.WarmFile(ctx, next.root, next.file, doc.Text); err != nil && ctx.Err() == nil {
+				c.Logf("warm-up of %s: %v", next.file, err)
+			}
+		}
+		if x.fileDone != nil {
+			x.fileDone <- next.uri
+		}
+		x.mu.Lock()
+		next, x.fileNext = x.fileNext, nil
+		if next == nil {
+			x.fileBusy = false
+		}
+		x.mu.Unlock()
+	}
 }
 
 // warm starts root's backends, reporting to the editor; it reports whether

@@ -325,3 +325,79 @@ func TestWarmRefusedForRoomIsRetried(t *testing.T) {
 		t.Errorf("progress ended %q", c.ends)
 	}
 }
+
+// blockingWarmer is a recordingWarmer whose WarmFile waits for release
+// (closed by the test) before it records.
+type blockingWarmer struct {
+	recordingWarmer
+	release chan struct{}
+}
+
+func (w *blockingWarmer) WarmFile(ctx context.Context, root, path, text string) error {
+	<-w.release
+	return w.recordingWarmer.WarmFile(ctx, root, path, text)
+}
+
+// TestWarmFileLatestWaits: documents opened while a file warm-up runs do not
+// queue up behind it (an editor restoring its tabs): only the latest waits,
+// the others are dropped, and a dropped one warms when it is opened again.
+func TestWarmFileLatestWaits(t *testing.T) {
+	files := map[string]string{"pom.xml": "<project/>"}
+	for _, n := range []string{"A", "B", "C", "D"} {
+		files["src/main/java/p/"+n+".java"] = "package p;\nclass " + n + " {}\n"
+	}
+	ws := testtree.New(t, files)
+	path := func(n string) string { return filepath.Join(ws, "src/main/java/p", n+".java") }
+	docs := map[string]string{}
+	for _, n := range []string{"A", "B", "C", "D"} {
+		docs[repair.FileURI(path(n))] = n
+	}
+	w := &blockingWarmer{release: make(chan struct{})}
+	x := newWarmExt(w)
+	x.done = make(chan struct{}, 8)
+	x.fileDone = make(chan string, 8)
+	x.Initialized(context.Background(), &warmClient{root: ws, docs: docs})
+	next := func() string {
+		select {
+		case u := <-x.fileDone:
+			return u
+		case <-time.After(10 * time.Second):
+			t.Fatal("no file warm-up ended")
+			return ""
+		}
+	}
+	x.observeOpen(didOpen(repair.FileURI(path("A"))))
+	waitWarm(t, x, 1, 10*time.Second) // the project's warm-up; A's file warm-up now waits in WarmFile
+	waiting := func(uri string) { // until uri is the file warm-up waiting
+		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
+			x.mu.Lock()
+			ok := x.fileNext != nil && x.fileNext.uri == uri
+			x.mu.Unlock()
+			if ok {
+				return
+			}
+		}
+		t.Fatalf("%s never waited", uri)
+	}
+	var dropped []string
+	for _, n := range []string{"B", "C", "D"} {
+		x.observeOpen(didOpen(repair.FileURI(path(n))))
+		waiting(repair.FileURI(path(n)))
+		if n != "B" { // each newer one drops the one waiting
+			dropped = append(dropped, next())
+		}
+	}
+	if want := repair.FileURI(path("B")) + " " + repair.FileURI(path("C")); strings.Join(dropped, " ") != want {
+		t.Errorf("dropped %q, want B then C", dropped)
+	}
+	close(w.release)
+	next()
+	next()
+	x.observeOpen(didOpen(repair.FileURI(path("B")))) // dropped before: warms now
+	next()
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if got, want := strings.Join(w.files, "|"), path("A")+"=A|"+path("D")+"=D|"+path("B")+"=B"; got != want {
+		t.Errorf("files warmed %q, want %q (the running one, the latest, then B opened again)", got, want)
+	}
+}
