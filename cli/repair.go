@@ -470,7 +470,11 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 	if more := len(res.Candidates) - len(res.Patches); more > 0 && len(res.Patches) > 0 {
 		fmt.Fprintf(w, "\n# %s not shown (ranked lower; --keep N prints more)\n", plural(more, "more candidate", "more candidates"))
 	}
-	if bt := res.BuggyTest; bt != nil {
+	// The buggy project's test run: shown when the tests pass there too (the
+	// warning), or when no candidate passed them (how they fail on the bug).
+	// With a plausible patch, tests that fail on the bug are as they should
+	// be: nothing to say.
+	if bt := res.BuggyTest; bt != nil && (bt.Passed || !anyPlausible(res.Patches)) {
 		tail := lastLines(bt.Output, testTailLines)
 		switch {
 		case bt.Passed:
@@ -486,6 +490,16 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 			fmt.Fprintf(w, "#   buggy: %s\n", l)
 		}
 	}
+}
+
+// anyPlausible reports whether one of ps passed the test command.
+func anyPlausible(ps []repair.Patch) bool {
+	for _, p := range ps {
+		if p.Plausible {
+			return true
+		}
+	}
+	return false
 }
 
 // testTailLines is how many lines of a failing test's output the text

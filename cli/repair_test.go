@@ -173,6 +173,15 @@ func TestWriteDiffsShowsBuggyTestRun(t *testing.T) {
 	if strings.Contains(b.String(), "buggy") {
 		t.Errorf("a result without BuggyTest mentions the buggy run:\n%s", b.String())
 	}
+	// A plausible patch, the tests failing on the bug (the run after the
+	// first plausible patch): as it should be, so nothing is said of it.
+	passing := repair.Patch{Compilable: true, Tested: true, Plausible: true, Diff: "--- a\n+++ b\n"}
+	b.Reset()
+	writeDiffs(&b, &repair.Result{Patches: []repair.Patch{passing, failing}, Candidates: []repair.Patch{passing, failing},
+		BuggyTest: &repair.TestRun{Output: "1 error\n"}})
+	if strings.Contains(b.String(), "buggy") || strings.Contains(b.String(), "no candidate passed") {
+		t.Errorf("with a plausible patch, the output speaks of the buggy run failing:\n%s", b.String())
+	}
 }
 
 // TestRepairTestCommandNeedsDash checks that a word before "--" is refused

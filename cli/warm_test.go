@@ -368,7 +368,8 @@ func TestWarmFileLatestWaits(t *testing.T) {
 	}
 	x.observeOpen(didOpen(repair.FileURI(path("A"))))
 	waitWarm(t, x, 1, 10*time.Second) // the project's warm-up; A's file warm-up now waits in WarmFile
-	waiting := func(uri string) { // until uri is the file warm-up waiting
+	// waiting waits until uri is the file warm-up waiting.
+	waiting := func(uri string) {
 		for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(time.Millisecond) {
 			x.mu.Lock()
 			ok := x.fileNext != nil && x.fileNext.uri == uri
