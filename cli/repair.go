@@ -335,7 +335,7 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 		fmt.Fprintln(stderr, "repilot: "+statsLine(res.Stats, time.Since(began)))
 	}
 	if res.TestsPassOnBuggy() { // the "found a plausible patch" lines above were not
-		fmt.Fprintln(stderr, "repilot: warning: "+TestsPassOnBuggyMsg)
+		fmt.Fprintln(stderr, "repilot: warning: "+repair.TestsPassOnBuggyMsg)
 	}
 	// No patch at all is a failure (exit status 1) after the output, so
 	// that a script can tell it from success; the JSON still has the stats.
@@ -424,11 +424,6 @@ func plural[N int | int64](n N, one, many string) string {
 	return fmt.Sprintf("%d %s", n, many)
 }
 
-// TestsPassOnBuggyMsg is what the CLI and the editor say when the test
-// command passes on the unchanged code too (repair.Result.TestsPassOnBuggy).
-const TestsPassOnBuggyMsg = "the test command passes on the unchanged (buggy) code too, so it cannot tell a fix from the bug: " +
-	"a patch that passes it is not plausible (plausible: passes tests that the buggy code fails); give a test command that fails on the bug"
-
 func writeDiffs(w io.Writer, res *repair.Result) {
 	for i, p := range res.Patches {
 		status := "compilable"
@@ -478,7 +473,7 @@ func writeDiffs(w io.Writer, res *repair.Result) {
 		tail := lastLines(bt.Output, testTailLines)
 		switch {
 		case bt.Passed:
-			fmt.Fprintln(w, "\n# warning: "+TestsPassOnBuggyMsg)
+			fmt.Fprintln(w, "\n# warning: "+repair.TestsPassOnBuggyMsg)
 		case len(tail) == 0: // a command that fails silently (`false`, `test -f x`)
 			fmt.Fprintln(w, "\n# no candidate passed the tests; on the buggy project they fail too, with no output")
 			fmt.Fprintln(w, "# (if this is not the failure you expected, check the test command)")
@@ -571,7 +566,7 @@ func writeJSON(w io.Writer, t repairTarget, opts repair.Options, res *repair.Res
 		Project: t.root, File: filepath.ToSlash(rel), StartLine: t.start, EndLine: t.end, Variant: opts.Variant(), Seed: opts.Seed,
 		Patches: []jsonPatch{}, Stats: res.Stats, BuggyTest: res.BuggyTest, TestsPassOnBuggy: res.TestsPassOnBuggy()}
 	if out.TestsPassOnBuggy {
-		out.Warning = TestsPassOnBuggyMsg
+		out.Warning = repair.TestsPassOnBuggyMsg
 	}
 	for i, p := range res.Patches {
 		errs := p.NewErrors

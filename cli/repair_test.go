@@ -225,7 +225,7 @@ func TestTestsPassingOnTheBugSaidInTextAndJSON(t *testing.T) {
 		BuggyTest: &repair.TestRun{Passed: true, Output: "OK\n"}}
 	var b strings.Builder
 	writeDiffs(&b, res)
-	for _, want := range []string{"compilable, tests pass (on the unchanged code too: not plausible)", "# warning: " + TestsPassOnBuggyMsg} {
+	for _, want := range []string{"compilable, tests pass (on the unchanged code too: not plausible)", "# warning: " + repair.TestsPassOnBuggyMsg} {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("text output lacks %q:\n%s", want, b.String())
 		}
@@ -241,7 +241,7 @@ func TestTestsPassingOnTheBugSaidInTextAndJSON(t *testing.T) {
 		TestsPassOnBuggy bool   `json:"tests_pass_on_buggy"`
 		Warning          string `json:"warning"`
 	}
-	if err := json.Unmarshal([]byte(j.String()), &out); err != nil || !out.TestsPassOnBuggy || out.Warning != TestsPassOnBuggyMsg {
+	if err := json.Unmarshal([]byte(j.String()), &out); err != nil || !out.TestsPassOnBuggy || out.Warning != repair.TestsPassOnBuggyMsg {
 		t.Errorf("--json: %v %+v\n%s", err, out, j.String())
 	}
 	res.BuggyTest.Passed = false

@@ -383,7 +383,7 @@ func TestRepairTestCommand(t *testing.T) {
 		var smp protocol.ShowMessageParams
 		json.Unmarshal(m.Params, &smp)
 		return m.Method == "window/showMessage" && smp.Type == protocol.MessageTypeWarning &&
-			strings.Contains(smp.Message, repairfeat.MsgTestsPassOnBuggy) && strings.Contains(smp.Message, repairfeat.MsgTestsPassOnBuggyLong)
+			strings.Contains(smp.Message, repairfeat.MsgTestsPassOnBuggy) && strings.Contains(smp.Message, repair.TestsPassOnBuggyMsg)
 	})
 	rep.mu.Lock()
 	rep.result = onePatch()

@@ -216,6 +216,11 @@ type Result struct {
 // 2023).
 func (r *Result) TestsPassOnBuggy() bool { return r != nil && r.BuggyTest != nil && r.BuggyTest.Passed }
 
+// TestsPassOnBuggyMsg says what TestsPassOnBuggy means for the user, in the
+// CLI's output and the editor's message.
+const TestsPassOnBuggyMsg = "the test command passes on the unchanged (buggy) code too, so it cannot tell a fix from the bug: " +
+	"a patch that passes it is not plausible (plausible: passes tests that the buggy code fails); give a test command that fails on the bug"
+
 // TestRun is the outcome of one run of a test command.
 type TestRun struct {
 	Passed bool   `json:"passed"` // exit status 0 within the timeout

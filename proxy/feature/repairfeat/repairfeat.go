@@ -76,13 +76,8 @@ type RepairResult struct {
 }
 
 // MsgTestsPassOnBuggy ends the repair's summary when the test command passed
-// on the unchanged code too; MsgTestsPassOnBuggyLong explains it in the
-// message.
-const (
-	MsgTestsPassOnBuggy     = "the tests pass on the unchanged code too: no patch is plausible"
-	MsgTestsPassOnBuggyLong = "the test command passes on the unchanged (buggy) code too, so it cannot tell a fix from the bug: " +
-		"a patch that passes it is not plausible (plausible: passes tests that the buggy code fails); give a test command that fails on the bug"
-)
+// on the unchanged code too; the message adds repair.TestsPassOnBuggyMsg.
+const MsgTestsPassOnBuggy = "the tests pass on the unchanged code too: no patch is plausible"
 
 // RepairPatch is one candidate patch, ready to apply: Edit replaces the
 // hunk's whole lines in the document version the repair read. Command, set
@@ -398,7 +393,7 @@ func (x *repairExt) Execute(ctx context.Context, c proxy.Client, command string,
 	kind, warning := protocol.MessageTypeInfo, ""
 	if out.TestsPassOnBuggy {
 		summary += "; " + MsgTestsPassOnBuggy
-		kind, warning = protocol.MessageTypeWarning, " Warning: "+MsgTestsPassOnBuggyLong+"."
+		kind, warning = protocol.MessageTypeWarning, " Warning: "+repair.TestsPassOnBuggyMsg+"."
 	}
 	pr.End(summary)
 	c.ShowMessage(kind, fmt.Sprintf("Repilot: %s for %s %s; each is offered as \"Apply Repilot patch k\" among the code actions there.%s",
