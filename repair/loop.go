@@ -41,7 +41,7 @@ const (
 // candidate is one sampled hunk before validation.
 type candidate struct {
 	text    string  // newline-terminated hunk text ("" deletes)
-	norm    string  // deduplication key (equivKeyer: the same program)
+	key     string  // deduplication key (equivKeyer: the same program)
 	logProb float64 // sum of sampled tokens' log-probabilities
 	tokens  int     // sampled tokens (actively completed text excluded)
 	sample  int     // index of the first sample that produced it

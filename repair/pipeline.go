@@ -366,8 +366,8 @@ type validator struct {
 	keys         *equivKeyer // the deduplication key (the same program)
 	buggyStarted bool        // testBuggy began (v.mu)
 	buggyRun     *TestRun    // testBuggy's outcome (v.mu)
-	buggyNorm    string
-	byNorm       map[string]int
+	buggyKey     string
+	byKey        map[string]int
 	cands        []candidate // deduplicated, in the order of their first sample
 	checked      bool        // the buggy file's compile check ran (before the first candidate with errors)
 	buggyErrs    []engine.CompileError
@@ -403,7 +403,7 @@ func newValidator(ctx context.Context, comp engine.Compiler, req Request, rel, u
 	tctx, tcancel := context.WithCancel(ctx)
 	keys := newEquivKeyer(site)
 	return &validator{ctx: ctx, comp: comp, req: req, rel: rel, uri: uri, site: site, st: st, progress: progress,
-		began: began, keys: keys, buggyNorm: keys.key(site.Buggy), byNorm: map[string]int{}, tctx: tctx, tcancel: tcancel,
+		began: began, keys: keys, buggyKey: keys.key(site.Buggy), byKey: map[string]int{}, tctx: tctx, tcancel: tcancel,
 		jobs: make(chan testJob, capacity+1), afterSampling: make(chan struct{})}
 }
 
@@ -416,15 +416,15 @@ func (v *validator) add(c candidate) error {
 	if err := v.failed(); err != nil {
 		return err
 	}
-	c.norm = v.keys.key(c.text)
-	if c.norm == v.buggyNorm {
+	c.key = v.keys.key(c.text)
+	if c.key == v.buggyKey {
 		v.st.SameAsBuggy++
 		return nil
 	}
-	j, ok := v.byNorm[c.norm]
+	j, ok := v.byKey[c.key]
 	if !ok {
 		j = len(v.cands)
-		v.byNorm[c.norm] = j
+		v.byKey[c.key] = j
 		v.cands = append(v.cands, c)
 		v.mu.Lock()
 		v.verdict, v.gen, v.cancels = append(v.verdict, nil), append(v.gen, 0), append(v.cancels, nil)

@@ -345,18 +345,18 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 // sets st.Unique and st.SameAsBuggy.
 func dedupe(cands []candidate, site hunkSite, st *Stats) []candidate {
 	keys := newEquivKeyer(site)
-	buggyNorm := keys.key(site.Buggy)
-	byNorm := map[string]int{}
+	buggyKey := keys.key(site.Buggy)
+	byKey := map[string]int{}
 	var out []candidate
 	for _, c := range cands {
-		c.norm = keys.key(c.text)
-		if c.norm == buggyNorm {
+		c.key = keys.key(c.text)
+		if c.key == buggyKey {
 			st.SameAsBuggy++
 			continue
 		}
-		j, ok := byNorm[c.norm]
+		j, ok := byKey[c.key]
 		if !ok {
-			byNorm[c.norm] = len(out)
+			byKey[c.key] = len(out)
 			out = append(out, c)
 			continue
 		}
