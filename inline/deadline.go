@@ -6,10 +6,11 @@ package inline
 // invoked request holds the backends). Sampling ends a check's time before
 // the deadline (the recent checks' 90th percentile, checkTimes), and a check
 // is started while the time left covers their median (a check that would
-// not start ends the request with nothing all the same); and the engine's decisions near the end of sampling
-// answer unknown instead of waiting for JDT LS (the engine is strict: unknown
-// never prunes a feasible token), so that a sample still running then
-// completes and reaches the check instead of running out of time.
+// not start ends the request with nothing all the same). The engine's
+// decisions near the end of sampling answer unknown instead of waiting for
+// JDT LS (the engine is strict: unknown never prunes a feasible token), so
+// that a sample still running then completes and reaches the check instead
+// of running out of time.
 
 import (
 	"context"
