@@ -36,6 +36,11 @@ func CheckQueryLen(q string) error {
 	return nil
 }
 
+// ClipQuery returns q cut to at most MaxQueryBytes, on a rune boundary: the
+// editor's search clips a longer query (a selection) where the command
+// line refuses it (CheckQueryLen).
+func ClipQuery(q string) string { return units.ClipBytes(q, MaxQueryBytes) }
+
 // Query is one search request.
 type Query struct {
 	// Text is the query: natural language, or code (a selection).

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
@@ -349,7 +348,7 @@ func (x *searchExt) Execute(ctx context.Context, c proxy.Client, command string,
 	if a.Query == "" {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the query is empty: select some text or pass {query}")
 	}
-	a.Query = clipBytes(a.Query, search.MaxQueryBytes)
+	a.Query = search.ClipQuery(a.Query)
 	e, err := x.current()
 	if err != nil {
 		return nil, err
@@ -420,18 +419,6 @@ func summarize(r SearchResult) string {
 	return b.String()
 }
 
-// clipBytes cuts s to at most n bytes, before the UTF-8 character that
-// byte n falls in (never inside one).
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
-}
-
 func clipQuery(q string) string {
 	q = strings.Join(strings.Fields(q), " ")
 	if r := []rune(q); len(r) > 60 {
@@ -467,7 +454,7 @@ func (x *searchExt) workspaceSymbol(ctx context.Context, c proxy.Client, raw jso
 // calls.
 func (x *searchExt) WorkspaceSymbols(ctx context.Context, c proxy.Client, params *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	q := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(params.Query), SymbolQueryPrefix))
-	q = clipBytes(q, search.MaxQueryBytes)
+	q = search.ClipQuery(q)
 	if q == "" {
 		return []protocol.SymbolInformation{}, nil
 	}
