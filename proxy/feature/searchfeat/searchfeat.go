@@ -77,17 +77,10 @@ type SearchResult struct {
 // contains, comparable across queries: search.Hit.Match; Ranks per stream)
 // and what it looks like.
 type SearchHit struct {
-	Location  protocol.Location `json:"location"`
-	Score     float64           `json:"score"`
-	Match     float64           `json:"match"`
-	Name      string            `json:"name"`
-	Kind      string            `json:"kind"`
-	Signature string            `json:"signature"`
-	Snippet   string            `json:"snippet"`
-	Ranks     map[string]int    `json:"ranks"`
-	// Overloads are the signatures of the other members of the unit's
-	// overload set (search.Hit.Overloads): one result per set.
-	Overloads []string `json:"overloads,omitempty"`
+	Location protocol.Location `json:"location"`
+	// The rest is what "search --json" shows too; Overloads: one result
+	// per overload set.
+	search.HitView
 }
 
 // EngineFactory builds the search engine for a workspace root. The CLI
@@ -377,14 +370,7 @@ func (x *searchExt) Execute(ctx context.Context, c proxy.Client, command string,
 	}
 	root := e.Index().Root()
 	for _, h := range res.Hits {
-		sh := SearchHit{
-			Location: unitLocation(root, &h.Unit), Score: h.Score, Match: h.Match, Name: h.Unit.QualifiedName(),
-			Kind: string(h.Unit.Kind), Signature: h.Unit.ShownSignature(), Snippet: h.Unit.Snippet(8), Ranks: h.Ranks,
-		}
-		for _, o := range h.Overloads {
-			sh.Overloads = append(sh.Overloads, o.ShownSignature())
-		}
-		out.Results = append(out.Results, sh)
+		out.Results = append(out.Results, SearchHit{Location: unitLocation(root, &h.Unit), HitView: h.View()})
 	}
 	pr.End(fmt.Sprintf("%d results", len(out.Results)))
 	if a.Show {
