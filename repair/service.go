@@ -55,11 +55,6 @@ func FileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
-// Normalize collapses every run of whitespace to one space and trims the
-// ends: the whitespace normalisation used to deduplicate candidates and to
-// compare a patch with a developer fix (docs/bug-corpus.md).
-func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // Repair runs Algorithm 1 on req and returns the ranked patches. Each
 // completed sample is deduplicated and, when its candidate is new, compile-
 // checked at once, between samples (compile checks and the engine share one
