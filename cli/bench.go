@@ -9,6 +9,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -40,6 +41,21 @@ var benchCmd = &cobra.Command{
 	RunE: func(cmd *cobra.Command, args []string) error {
 		return cmd.Help()
 	},
+}
+
+// printReport prints a benchmark's report, indented JSON with jsonOut, else
+// with text, and returns runErr (the run's error: after Ctrl-C, rep covers
+// what finished and the interruption is the command's error) joined with
+// any error encoding rep. Shared by bench engine and both modes of bench
+// search.
+func printReport(stdout io.Writer, jsonOut bool, rep any, text func(io.Writer), runErr error) error {
+	if jsonOut {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return errors.Join(enc.Encode(rep), runErr)
+	}
+	text(stdout)
+	return runErr
 }
 
 // corpusFlags choose the bugs of a benchmark: --corpus and --bug, shared by

@@ -7,8 +7,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -110,15 +108,9 @@ func runBenchEngine(ctx context.Context, f benchEngineFlags, stdout, stderr io.W
 	if rep == nil {
 		return err
 	}
-	// Interrupted (Ctrl-C), rep covers the fixtures finished: printed, then
-	// the interruption is the command's error.
-	if f.jsonOut {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return errors.Join(enc.Encode(rep), err)
-	}
-	rep.Print(stdout, f.verbose)
-	if err != nil {
+	// Interrupted (Ctrl-C), rep covers the fixtures finished. With --json
+	// the check below is not made (the report holds the counts).
+	if err := printReport(stdout, f.jsonOut, rep, func(w io.Writer) { rep.Print(w, f.verbose) }, err); err != nil || f.jsonOut {
 		return err
 	}
 	if rep.Soundness.Pruned > 0 || rep.Member.Early > 0 {

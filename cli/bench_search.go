@@ -5,8 +5,6 @@ package cli
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -94,18 +92,11 @@ func runBenchSearch(ctx context.Context, f benchSearchFlags, stdout, stderr io.W
 	if rep == nil {
 		return err
 	}
-	// Interrupted (Ctrl-C), rep covers the queries answered: printed, then
-	// the interruption is the command's error.
-	if f.jsonOut {
-		if !f.perQuery {
-			rep.Results = nil
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return errors.Join(enc.Encode(rep), err)
+	// Interrupted (Ctrl-C), rep covers the queries answered.
+	if f.jsonOut && !f.perQuery {
+		rep.Results = nil
 	}
-	rep.WriteText(stdout)
-	return err
+	return printReport(stdout, f.jsonOut, rep, rep.WriteText, err)
 }
 
 func runBenchQueries(ctx context.Context, f benchSearchFlags, cfg search.Config, stdout, stderr io.Writer) error {
@@ -122,14 +113,8 @@ func runBenchQueries(ctx context.Context, f benchSearchFlags, cfg search.Config,
 	if rep == nil {
 		return err
 	}
-	if f.jsonOut {
-		if !f.perQuery {
-			rep.Results = nil
-		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return errors.Join(enc.Encode(rep), err)
+	if f.jsonOut && !f.perQuery {
+		rep.Results = nil
 	}
-	rep.WriteText(stdout)
-	return err
+	return printReport(stdout, f.jsonOut, rep, rep.WriteText, err)
 }

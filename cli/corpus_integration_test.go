@@ -74,7 +74,7 @@ func TestEveryFixtureGetsCompilablePatch(t *testing.T) {
 			if p.Compilable && compilable == nil {
 				compilable = &res.Candidates[i]
 			}
-			if repair.Normalize(p.Hunk) == repair.Normalize(b.FixedHunk) {
+			if repair.MatchKey(p.Hunk) == repair.MatchKey(b.FixedHunk) {
 				found = true
 			}
 		}

@@ -333,21 +333,13 @@ that changed, and reads the analysed lexical index back when no file did. Progre
 	Root.AddCommand(cmd)
 }
 
-// SearchHitJSON is one hit of "search --json"; the LSP command returns the
-// same shape with a URI.
+// SearchHitJSON is one hit of "search --json": where the unit is, then what
+// the editor's search command shows too (search.HitView; the command has
+// an LSP Location instead of Path and Range).
 type SearchHitJSON struct {
-	Path      string         `json:"path"`
-	Range     RangeJSON      `json:"range"`
-	Score     float64        `json:"score"`
-	Match     float64        `json:"match"`
-	Name      string         `json:"name"`
-	Kind      string         `json:"kind"`
-	Signature string         `json:"signature"`
-	Snippet   string         `json:"snippet"`
-	Ranks     map[string]int `json:"ranks"`
-	// Overloads are the signatures of the other members of the hit's
-	// overload set (search.Hit.Overloads).
-	Overloads []string `json:"overloads,omitempty"`
+	Path  string    `json:"path"`
+	Range RangeJSON `json:"range"`
+	search.HitView
 }
 
 // RangeJSON is an LSP Range (zero-based lines, UTF-16 characters).
@@ -468,13 +460,7 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 }
 
 func hitJSON(h search.Hit) SearchHitJSON {
-	u := h.Unit
-	out := SearchHitJSON{Path: u.Path, Range: RangeJSON{u.Start, u.End}, Score: h.Score, Match: h.Match, Name: u.QualifiedName(),
-		Kind: string(u.Kind), Signature: u.ShownSignature(), Snippet: u.Snippet(8), Ranks: h.Ranks}
-	for _, o := range h.Overloads {
-		out.Overloads = append(out.Overloads, o.ShownSignature())
-	}
-	return out
+	return SearchHitJSON{Path: h.Unit.Path, Range: RangeJSON{h.Unit.Start, h.Unit.End}, HitView: h.View()}
 }
 
 // editorSearchConfig is the configuration of the editor's search in root:

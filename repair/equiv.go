@@ -78,6 +78,29 @@ func newEquivKeyer(site hunkSite) *equivKeyer {
 	return k
 }
 
+// MatchKey returns the key under which two hunks are the same fix: bench
+// repair's exact match of a patch with the developer's (docs/bug-corpus.md,
+// "correct"). It is the hunk's Java tokens (javalex), so the whitespace
+// between tokens does not count ("a+b" is "a + b") and a token boundary
+// does ("x+ +y" is not "x++y"); string, char and text-block literals are
+// compared exactly ("a  b" is not "a b"), and the whitespace inside a
+// comment is collapsed. Unlike equivKeyer it drops nothing and needs no
+// site: comments count and a ';' is never removed.
+func MatchKey(hunk string) string {
+	var b strings.Builder
+	for _, t := range javalex.Lex(hunk) {
+		text := t.Text
+		if t.Kind.IsComment() {
+			text = strings.Join(strings.Fields(text), " ")
+		}
+		// Length-prefixed, so that no two token sequences share a key.
+		b.WriteString(strconv.Itoa(len(text)))
+		b.WriteByte(':')
+		b.WriteString(text)
+	}
+	return b.String()
+}
+
 // parenDelta is +1 for '(' and '[', -1 for ')' and ']', 0 otherwise.
 func parenDelta(t javalex.Token) int {
 	if t.Kind != javalex.Operator {

@@ -54,3 +54,31 @@ func TestEquivKeyer(t *testing.T) {
 		})
 	}
 }
+
+// TestMatchKey: bench repair's exact match compares Java tokens: the
+// whitespace between them and at the ends does not count, the whitespace
+// inside a string, char or text-block literal does, a token boundary does,
+// and a comment's whitespace is collapsed.
+func TestMatchKey(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		same bool
+	}{
+		{"    return a + b;\n", "return a+b;", true},
+		{"if (x)\n  y();\n", "if (x) y();\n", true},
+		{`s = "a  b";`, `s = "a b";`, false},
+		{`s = "a b";`, `s  =  "a b" ;`, true},
+		{`c = ' ';`, `c = '\t';`, false},
+		{"s = \"\"\"\n  a  b\n  \"\"\";", "s = \"\"\"\n  a b\n  \"\"\";", false},
+		{"x = a+ +b;", "x = a++b;", false},
+		{"int ab;", "int a b;", false},
+		{"f(); // call  it\n", "f();  // call it\n", true},
+		{"f(); // call it\n", "f(); // call them\n", false},
+		{"f();\n", "f(); // call it\n", false},
+		{"", "\n", true},
+	} {
+		if got := MatchKey(c.a) == MatchKey(c.b); got != c.same {
+			t.Errorf("MatchKey(%q) == MatchKey(%q): %v, want %v", c.a, c.b, got, c.same)
+		}
+	}
+}

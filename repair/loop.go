@@ -97,7 +97,7 @@ type sampler struct {
 // its end never came (Stats.TruncEndPruned, TruncEndNotDrawn, TruncNoEnd).
 // The candidate it returns holds the text and tokens reached, for the trace
 // only (trace.go); a truncated sample is discarded.
-func (s *sampler) truncated(i int, generated string, tokens int) (candidate, sampleEnd, error) {
+func (s *sampler) truncated(d *draft) (candidate, sampleEnd, error) {
 	switch {
 	case s.endPruned:
 		s.stats.TruncEndPruned++
@@ -106,7 +106,7 @@ func (s *sampler) truncated(i int, generated string, tokens int) (candidate, sam
 	default:
 		s.stats.TruncNoEnd++
 	}
-	return candidate{text: generated, tokens: tokens, sample: i}, endTruncated, nil
+	return candidate{text: d.generated, tokens: d.tokens, sample: d.i}, endTruncated, nil
 }
 
 // sampleStream returns the random stream of sample i: a PCG seeded with the
@@ -120,6 +120,58 @@ func sampleStream(seed int64, i int) *rand.Rand {
 	return rand.New(rand.NewPCG(uint64(seed), z))
 }
 
+// draft is sample i's text as it grows: what sample and sampleSpeculative
+// (speculative.go) keep between tokens.
+type draft struct {
+	i         int
+	generated string
+	logProb   float64 // of the tokens drawn into generated
+	tokens    int     // tokens drawn, redrawn lines included
+	marks     lineMarks
+	lastBack  string // the text the last redraw went back to ("\x00": none yet)
+}
+
+func newDraft(i int) draft {
+	return draft{i: i, marks: lineMarks{0: 0}, lastBack: "\x00"}
+}
+
+// cut reports that the sample has reached Options.MaxTokens or the hunk's
+// bounds (Options.overHunkBounds): it ends truncated.
+func (s *sampler) cut(d *draft) bool {
+	return d.tokens >= s.opts.MaxTokens || s.opts.overHunkBounds(d.generated)
+}
+
+// take applies GuidedPrune's answer k over dist to d, in both sampling
+// loops: redrawLine draws the last line again; k < 0 (every candidate was
+// pruned: no feasible program continues the prefix among the tokens the
+// model proposes, section 4.3) ends the sample dead and adds the prefix to
+// the trie; otherwise token k is appended, and the end token ends the
+// sample complete. done reports that the sample ended, with its result.
+func (s *sampler) take(d *draft, dist []lm.Candidate, k int) (c candidate, end sampleEnd, done bool) {
+	switch {
+	case k == redrawLine:
+		s.run.redrawn = append(s.run.redrawn, d.generated)
+		d.generated, d.logProb = d.marks.redraw(d.generated, &d.lastBack)
+		return candidate{}, 0, false
+	case k < 0:
+		s.markDead(d.generated)
+		return candidate{text: d.generated, tokens: d.tokens, sample: d.i}, endDead, true
+	}
+	tok := dist[k]
+	d.generated += tok.Text
+	d.logProb += finite(tok.LogProb)
+	d.tokens++
+	s.stats.Tokens++
+	if tok.End {
+		return candidate{text: d.generated, logProb: d.logProb, tokens: d.tokens, sample: d.i, count: 1}, endComplete, true
+	}
+	return candidate{}, 0, false
+}
+
+// mark records the token boundary at the end of d's text (after active
+// completion), where a redraw may go back to.
+func (d *draft) mark() { d.marks[len(d.generated)] = d.logProb }
+
 // sample runs sample i to its end and returns the candidate text when the
 // model chose its end token.
 func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, error) {
@@ -127,22 +179,16 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 		return s.sampleSpeculative(ctx, i, sp) // speculative.go: same distribution, fewer requests
 	}
 	rng := sampleStream(s.opts.Seed, i)
-	var (
-		generated string
-		logProb   float64
-		tokens    int
-		marks     = lineMarks{0: 0}
-		lastBack  = "\x00" // the text the last redraw went back to (none yet)
-	)
+	d := newDraft(i)
 	s.endSeen, s.endPruned = false, false
 	for {
 		if err := ctx.Err(); err != nil {
 			return candidate{}, 0, err
 		}
-		if tokens >= s.opts.MaxTokens || s.opts.overHunkBounds(generated) {
-			return s.truncated(i, generated, tokens)
+		if s.cut(&d) {
+			return s.truncated(&d)
 		}
-		dist, err := s.next(ctx, generated)
+		dist, err := s.next(ctx, d.generated)
 		if err != nil {
 			return candidate{}, 0, err
 		}
@@ -150,35 +196,22 @@ func (s *sampler) sample(ctx context.Context, i int) (candidate, sampleEnd, erro
 		if len(idx) == 0 {
 			return candidate{}, endNothing, nil
 		}
-		k, err := s.guidedPrune(ctx, rng, generated, dist, idx, weights)
+		k, err := s.guidedPrune(ctx, rng, d.generated, dist, idx, weights)
 		if err != nil {
 			return candidate{}, 0, err
 		}
+		if c, end, done := s.take(&d, dist, k); done {
+			return c, end, nil
+		}
 		if k == redrawLine {
-			s.run.redrawn = append(s.run.redrawn, generated)
-			generated, logProb = marks.redraw(generated, &lastBack)
 			continue
 		}
-		if k < 0 {
-			// Every candidate was pruned: no feasible program continues
-			// this prefix among the tokens the model proposes (section 4.3).
-			s.markDead(generated)
-			return candidate{text: generated, tokens: tokens, sample: i}, endDead, nil
-		}
-		tok := dist[k]
-		generated += tok.Text
-		logProb += finite(tok.LogProb)
-		tokens++
-		s.stats.Tokens++
-		if tok.End {
-			return candidate{text: generated, logProb: logProb, tokens: tokens, sample: i, count: 1}, endComplete, nil
-		}
 		if s.opts.ActiveComplete {
-			if generated, err = s.activelyComplete(ctx, generated); err != nil {
+			if d.generated, err = s.activelyComplete(ctx, d.generated); err != nil {
 				return candidate{}, 0, err
 			}
 		}
-		marks[len(generated)] = logProb
+		d.mark()
 	}
 }
 

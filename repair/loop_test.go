@@ -423,7 +423,7 @@ func TestDedupeAndBuggyFilter(t *testing.T) {
 	if res.Stats.SameAsBuggy == 0 {
 		t.Fatal("the buggy line was sampled but not counted")
 	}
-	if p := res.Candidates[0]; Normalize(p.Hunk) != "int x = 2;" || p.Count+res.Stats.SameAsBuggy != 40 {
+	if p := res.Candidates[0]; MatchKey(p.Hunk) != MatchKey("int x = 2;") || p.Count+res.Stats.SameAsBuggy != 40 {
 		t.Fatalf("candidate %q sampled %d times + same-as-buggy %d, want int x = 2; and 40 samples in all", p.Hunk, p.Count, res.Stats.SameAsBuggy)
 	}
 }

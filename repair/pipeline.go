@@ -363,13 +363,10 @@ type validator struct {
 	progress func(string)
 	began    time.Time
 
-	keys         *equivKeyer // the deduplication key (the same program)
-	buggyStarted bool        // testBuggy began (v.mu)
-	buggyRun     *TestRun    // testBuggy's outcome (v.mu)
-	buggyKey     string
-	byKey        map[string]int
-	cands        []candidate // deduplicated, in the order of their first sample
-	checked      bool        // the buggy file's compile check ran (before the first candidate with errors)
+	candidateSet          // the candidates, deduplicated as they come (cands)
+	buggyStarted bool     // testBuggy began (v.mu)
+	buggyRun     *TestRun // testBuggy's outcome (v.mu)
+	checked      bool     // the buggy file's compile check ran (before the first candidate with errors)
 	buggyErrs    []engine.CompileError
 	spent        time.Duration // in compile checks (Stats.ValidateTime)
 
@@ -401,48 +398,34 @@ type testJob struct {
 func newValidator(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, st *Stats,
 	progress func(string), began time.Time, capacity int) *validator {
 	tctx, tcancel := context.WithCancel(ctx)
-	keys := newEquivKeyer(site)
 	return &validator{ctx: ctx, comp: comp, req: req, rel: rel, uri: uri, site: site, st: st, progress: progress,
-		began: began, keys: keys, buggyKey: keys.key(site.Buggy), byKey: map[string]int{}, tctx: tctx, tcancel: tcancel,
+		began: began, candidateSet: newCandidateSet(newEquivKeyer(site), site.Buggy), tctx: tctx, tcancel: tcancel,
 		jobs: make(chan testJob, capacity+1), afterSampling: make(chan struct{})}
 }
 
-// add deduplicates one completed sample's candidate like dedupe (which
-// sets st.Unique and st.SameAsBuggy the same way) and compile-checks it when
-// it is new, or when it replaces the text of an earlier duplicate. Errors:
+// add deduplicates one completed sample's candidate (candidateSet.merge,
+// as dedupe does; st.Unique counts the candidates so far) and
+// compile-checks it when it is new, or when it replaces the text of an
+// earlier duplicate. Errors:
 // ctx's, a compile check that failed for another reason than an
 // unparsable text or a timeout, or a test command that could not run.
 func (v *validator) add(c candidate) error {
 	if err := v.failed(); err != nil {
 		return err
 	}
-	c.key = v.keys.key(c.text)
-	if c.key == v.buggyKey {
-		v.st.SameAsBuggy++
-		return nil
-	}
-	j, ok := v.byKey[c.key]
-	if !ok {
-		j = len(v.cands)
-		v.byKey[c.key] = j
-		v.cands = append(v.cands, c)
+	j, added, respelled := v.merge(c, v.st)
+	switch {
+	case added:
 		v.mu.Lock()
 		v.verdict, v.gen, v.cancels = append(v.verdict, nil), append(v.gen, 0), append(v.cancels, nil)
 		v.mu.Unlock()
 		v.st.Unique = len(v.cands)
 		v.progress(fmt.Sprintf("validating candidate %d", j+1))
-		return v.check(j)
+	case !respelled:
+		return nil // the buggy hunk's program (j < 0), or the same text: the verdict stands (finish takes the new counts and scores)
+	default:
+		v.progress(fmt.Sprintf("validating candidate %d again (a better-scored spelling)", j+1))
 	}
-	prev := &v.cands[j]
-	count, first, text := prev.count+c.count, prev.sample, prev.text
-	if c.score() > prev.score() {
-		*prev = c
-	}
-	prev.count, prev.sample = count, first
-	if prev.text == text {
-		return nil // same text: the verdict stands (finish takes the new counts and scores)
-	}
-	v.progress(fmt.Sprintf("validating candidate %d again (a better-scored spelling)", j+1))
 	return v.check(j)
 }
 

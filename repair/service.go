@@ -55,11 +55,6 @@ func FileURI(path string) string {
 	return (&url.URL{Scheme: "file", Path: filepath.ToSlash(path)}).String()
 }
 
-// Normalize collapses every run of whitespace to one space and trims the
-// ends: the whitespace normalisation used to deduplicate candidates and to
-// compare a patch with a developer fix (docs/bug-corpus.md).
-func Normalize(s string) string { return strings.Join(strings.Fields(s), " ") }
-
 // Repair runs Algorithm 1 on req and returns the ranked patches. Each
 // completed sample is deduplicated and, when its candidate is new, compile-
 // checked at once, between samples (compile checks and the engine share one
@@ -131,13 +126,13 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	var patches []Patch
 	switch {
 	case req.FirstCompilable && err != nil: // interrupted while sampling: nothing is validated
-		cands = dedupe(cands, site, st)
+		cands = dedupe(cands, v.keys, site.Buggy, st)
 		patches = notValidated(rel, site, cands, NotValidated)
 		v.abort()
 	case req.FirstCompilable:
-		patches, err = v.firstCompilable(dedupe(cands, site, st))
+		patches, err = v.firstCompilable(dedupe(cands, v.keys, site.Buggy, st))
 	case s.validateAfter && err == nil:
-		for _, c := range dedupe(cands, site, st) {
+		for _, c := range dedupe(cands, v.keys, site.Buggy, st) {
 			if err = v.add(c); err != nil {
 				break
 			}
@@ -339,36 +334,59 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 	return out, nil
 }
 
-// dedupe drops candidates equivalent to the buggy hunk and merges equivalent
-// candidates (the same program: equivKeyer), keeping the text of the
-// best-scored one (the earliest on ties) at the position of the first. It
-// sets st.Unique and st.SameAsBuggy.
-func dedupe(cands []candidate, site hunkSite, st *Stats) []candidate {
-	keys := newEquivKeyer(site)
-	buggyKey := keys.key(site.Buggy)
-	byKey := map[string]int{}
-	var out []candidate
-	for _, c := range cands {
-		c.key = keys.key(c.text)
-		if c.key == buggyKey {
-			st.SameAsBuggy++
-			continue
-		}
-		j, ok := byKey[c.key]
-		if !ok {
-			byKey[c.key] = len(out)
-			out = append(out, c)
-			continue
-		}
-		prev := &out[j]
-		count, first := prev.count+c.count, prev.sample
-		if c.score() > prev.score() {
-			*prev = c
-		}
-		prev.count, prev.sample = count, first
+// candidateSet holds the deduplicated candidates of one repair: those
+// equivalent to the buggy hunk are dropped, and equivalent ones (the same
+// program: equivKeyer) are merged, in the order of their first sample.
+// dedupe fills one after sampling; the validator (pipeline.go) fills its
+// own as samples complete.
+type candidateSet struct {
+	keys     *equivKeyer
+	buggyKey string
+	byKey    map[string]int
+	cands    []candidate
+}
+
+func newCandidateSet(keys *equivKeyer, buggy string) candidateSet {
+	return candidateSet{keys: keys, buggyKey: keys.key(buggy), byKey: map[string]int{}}
+}
+
+// merge adds c and returns its index in s.cands, or -1 when it is the
+// buggy hunk's program (st.SameAsBuggy counts it). An equivalent candidate
+// already there takes the summed count, keeps its first sample, and takes
+// c's text and scores when c scores better (on ties it keeps its own).
+// added reports a new candidate, respelled a merge that changed the text.
+func (s *candidateSet) merge(c candidate, st *Stats) (j int, added, respelled bool) {
+	c.key = s.keys.key(c.text)
+	if c.key == s.buggyKey {
+		st.SameAsBuggy++
+		return -1, false, false
 	}
-	st.Unique = len(out)
-	return out
+	j, ok := s.byKey[c.key]
+	if !ok {
+		j = len(s.cands)
+		s.byKey[c.key] = j
+		s.cands = append(s.cands, c)
+		return j, true, false
+	}
+	prev := &s.cands[j]
+	count, first, text := prev.count+c.count, prev.sample, prev.text
+	if c.score() > prev.score() {
+		*prev = c
+	}
+	prev.count, prev.sample = count, first
+	return j, false, prev.text != text
+}
+
+// dedupe returns cands deduplicated (candidateSet), each merged candidate
+// with the text of the best-scored one (the earliest on ties) at the
+// position of the first. It sets st.Unique and st.SameAsBuggy.
+func dedupe(cands []candidate, keys *equivKeyer, buggy string, st *Stats) []candidate {
+	s := newCandidateSet(keys, buggy)
+	for _, c := range cands {
+		s.merge(c, st)
+	}
+	st.Unique = len(s.cands)
+	return s.cands
 }
 
 // TestParallelism is how many candidates' tests run at once: the number of

@@ -83,26 +83,22 @@ import (
 // comment.
 func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator) (candidate, sampleEnd, error) {
 	rng := sampleStream(s.opts.Seed, i)
+	d := newDraft(i)
 	var (
-		generated string
-		logProb   float64
-		tokens    int
-		pending   []lm.Step // the current proposal's steps after generated
-		requests  int       // proposals made for this sample
+		pending  []lm.Step // the current proposal's steps after d.generated
+		requests int       // proposals made for this sample
 		// rejected: the last proposal was discarded at a rejected token.
 		// The next request, whenever it comes (memo-answered positions may
 		// come first), is charged to that rejection, not counted as a cut.
 		rejected bool
-		marks    = lineMarks{0: 0}
-		lastBack = "\x00" // the text the last redraw went back to (none yet)
 	)
 	s.endSeen, s.endPruned = false, false
 	for {
 		if err := ctx.Err(); err != nil {
 			return candidate{}, 0, err
 		}
-		if tokens >= s.opts.MaxTokens || s.opts.overHunkBounds(generated) {
-			return s.truncated(i, generated, tokens)
+		if s.cut(&d) {
+			return s.truncated(&d)
 		}
 		var (
 			dist     []lm.Candidate
@@ -111,8 +107,8 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 		)
 		if len(pending) == 0 {
 			if s.memo != nil {
-				if d, ok := s.memoDist(generated); ok {
-					dist = d // known distribution: draw locally, no request
+				if md, ok := s.memoDist(d.generated); ok {
+					dist = md // known distribution: draw locally, no request
 				}
 			}
 			if dist == nil {
@@ -122,8 +118,8 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 					}
 				}
 				rejected = false
-				steps, err := sp.Propose(ctx, generated, lm.ProposeOptions{
-					MaxTokens:   s.opts.MaxTokens - tokens,
+				steps, err := sp.Propose(ctx, d.generated, lm.ProposeOptions{
+					MaxTokens:   s.opts.MaxTokens - d.tokens,
 					K:           s.opts.TopK,
 					Temperature: s.opts.Temperature,
 					Seed:        proposalSeed(s.opts.Seed, i, requests),
@@ -137,7 +133,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 				if len(steps) == 0 {
 					return candidate{}, endNothing, nil
 				}
-				s.recordProposal(generated, steps)
+				s.recordProposal(d.generated, steps)
 				pending = steps
 			}
 		}
@@ -157,7 +153,7 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 			return candidate{}, endNothing, nil
 		}
 		// GuidedPrune with the proposed token as its first draw.
-		k, took, err := s.guidedPruneFrom(ctx, rng, generated, dist, idx, weights, proposed)
+		k, took, err := s.guidedPruneFrom(ctx, rng, d.generated, dist, idx, weights, proposed)
 		if err != nil {
 			return candidate{}, 0, err
 		}
@@ -170,37 +166,26 @@ func (s *sampler) sampleSpeculative(ctx context.Context, i int, sp lm.Speculator
 			}
 			pending = nil // sampled after a token we did not take
 		}
+		if c, end, done := s.take(&d, dist, k); done {
+			return c, end, nil
+		}
 		if k == redrawLine {
-			s.run.redrawn = append(s.run.redrawn, generated)
-			generated, logProb = marks.redraw(generated, &lastBack)
 			pending = nil // it continued the line we dropped
 			continue
 		}
-		if k < 0 {
-			s.markDead(generated)
-			return candidate{text: generated, tokens: tokens, sample: i}, endDead, nil
-		}
-		tok := dist[k]
-		generated += tok.Text
-		logProb += finite(tok.LogProb)
-		tokens++
-		s.stats.Tokens++
-		if tok.End {
-			return candidate{text: generated, logProb: logProb, tokens: tokens, sample: i, count: 1}, endComplete, nil
-		}
 		if s.opts.ActiveComplete {
-			before := generated
-			if generated, err = s.activelyComplete(ctx, generated); err != nil {
+			before := d.generated
+			if d.generated, err = s.activelyComplete(ctx, d.generated); err != nil {
 				return candidate{}, 0, err
 			}
-			if generated != before {
+			if d.generated != before {
 				// Keep the proposal when its next tokens spell the
 				// completed text; otherwise it continues a text we no
 				// longer have (see the file comment).
-				pending = skipSpelled(pending, generated[len(before):])
+				pending = skipSpelled(pending, d.generated[len(before):])
 			}
 		}
-		marks[len(generated)] = logProb
+		d.mark()
 	}
 }
 

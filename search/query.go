@@ -36,6 +36,11 @@ func CheckQueryLen(q string) error {
 	return nil
 }
 
+// ClipQuery returns q cut to at most MaxQueryBytes, on a rune boundary: the
+// editor's search clips a longer query (a selection) where the command
+// line refuses it (CheckQueryLen).
+func ClipQuery(q string) string { return units.ClipBytes(q, MaxQueryBytes) }
+
 // Query is one search request.
 type Query struct {
 	// Text is the query: natural language, or code (a selection).
@@ -82,6 +87,34 @@ type Hit struct {
 	// single units, and the fused one, with Tuning.FuseOverloads, ranks
 	// sets, each by one member. Ranks are then the set's.
 	Overloads []units.Unit
+}
+
+// HitView is what the command line's "search --json" (cli.SearchHitJSON)
+// and the editor's search command (searchfeat.SearchHit) show of a hit,
+// each beside where the unit is (a path and range, an LSP Location). Score,
+// Match and Ranks are Hit's; Name is the unit's qualified name, Kind its
+// kind, Signature its shown signature, Snippet its first 8 lines, and
+// Overloads the shown signatures of the other members of its overload set.
+type HitView struct {
+	Score     float64        `json:"score"`
+	Match     float64        `json:"match"`
+	Name      string         `json:"name"`
+	Kind      string         `json:"kind"`
+	Signature string         `json:"signature"`
+	Snippet   string         `json:"snippet"`
+	Ranks     map[string]int `json:"ranks"`
+	Overloads []string       `json:"overloads,omitempty"`
+}
+
+// View returns the HitView of h.
+func (h *Hit) View() HitView {
+	u := &h.Unit
+	v := HitView{Score: h.Score, Match: h.Match, Name: u.QualifiedName(), Kind: string(u.Kind),
+		Signature: u.ShownSignature(), Snippet: u.Snippet(8), Ranks: h.Ranks}
+	for _, o := range h.Overloads {
+		v.Overloads = append(v.Overloads, o.ShownSignature())
+	}
+	return v
 }
 
 // StrongMatch is the least Hit.Match of a strong hit. Chosen on the tuning

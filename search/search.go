@@ -329,29 +329,20 @@ func (e *Engine) apply(ch index.Change) {
 		e.snapKey = "" // the state no longer matches a snapshot's key
 	}
 	e.mu.Unlock()
-	if deferring {
-		if e.dense != nil {
-			e.dense.Delete(ch.Removed)
-			e.dense.Upsert(ups)
-			select {
-			case e.kick <- struct{}{}:
-			default:
-			}
+	if !deferring { // else the lexical side takes the batch later (persist.go), the dense store now
+		if e.assoc != nil {
+			// The association model reads the docs, so it sees the units
+			// before Transform (the benchmark's csn mode strips docs from the
+			// streams' view only; Query.Exclude keeps a target's doc out).
+			e.assoc.Delete(ch.Removed)
+			e.assoc.Upsert(ch.Upserted)
 		}
-		return
-	}
-	if e.assoc != nil {
-		// The association model reads the docs, so it sees the units
-		// before Transform (the benchmark's csn mode strips docs from the
-		// streams' view only; Query.Exclude keeps a target's doc out).
-		e.assoc.Delete(ch.Removed)
-		e.assoc.Upsert(ch.Upserted)
-	}
-	if len(ch.Removed) > 0 {
-		e.lex.Delete(ch.Removed)
-	}
-	if len(ups) > 0 {
-		e.lex.Upsert(ups)
+		if len(ch.Removed) > 0 {
+			e.lex.Delete(ch.Removed)
+		}
+		if len(ups) > 0 {
+			e.lex.Upsert(ups)
+		}
 	}
 	if e.dense != nil {
 		e.dense.Delete(ch.Removed)

@@ -273,7 +273,7 @@ func one(ctx context.Context, r repair.Repairer, b corpus.Bug, variant string, o
 	}
 	run.Stats = res.Stats
 	run.Unique = len(res.Candidates)
-	fixed := repair.Normalize(b.FixedHunk)
+	fixed := repair.MatchKey(b.FixedHunk)
 	for i, p := range res.Candidates {
 		if p.Compilable {
 			run.Compilable++
@@ -281,7 +281,7 @@ func one(ctx context.Context, r repair.Repairer, b corpus.Bug, variant string, o
 		if p.Plausible {
 			run.Plausible++
 		}
-		exact := repair.Normalize(p.Hunk) == fixed
+		exact := repair.MatchKey(p.Hunk) == fixed
 		if exact && !run.Exact {
 			run.Exact, run.ExactRank = true, i+1
 		}

@@ -11,6 +11,7 @@ package lexical
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -172,6 +173,25 @@ func (a *Assoc) remove(id string) {
 	}
 }
 
+// excluded returns the units of the model named in ids (those it has), whose
+// docs a query leaves out. The caller holds a.mu.
+func (a *Assoc) excluded(ids []string) []assocUnit {
+	var ex []assocUnit
+	for _, id := range ids {
+		if u, ok := a.unit(id); ok {
+			ex = append(ex, u)
+		}
+	}
+	return ex
+}
+
+// contains reports whether the sorted s holds x (an assocUnit's words,
+// terms or self).
+func contains(s []string, x string) bool {
+	_, ok := slices.BinarySearch(s, x)
+	return ok
+}
+
 // unit returns a unit of the model, decoding it if it is still encoded
 // (without keeping the decoded copy: the caller may hold a.mu for reading
 // only).
@@ -273,16 +293,7 @@ func (a *Assoc) Expand(queryTerms []string, exclude []string) map[string]float64
 	}
 	a.mu.RLock()
 	defer a.mu.RUnlock()
-	var ex []assocUnit
-	for _, id := range exclude {
-		if u, ok := a.unit(id); ok {
-			ex = append(ex, u)
-		}
-	}
-	has := func(s []string, x string) bool {
-		i := sort.SearchStrings(s, x)
-		return i < len(s) && s[i] == x
-	}
+	ex := a.excluded(exclude)
 	inQuery := map[string]bool{}
 	for _, q := range queryTerms {
 		inQuery[q] = true
@@ -305,7 +316,7 @@ func (a *Assoc) Expand(queryTerms []string, exclude []string) map[string]float64
 		nw := float64(a.nw[w])
 		var exw []assocUnit
 		for _, u := range ex {
-			if has(u.words, w) {
+			if contains(u.words, w) {
 				nw--
 				exw = append(exw, u)
 			}
@@ -325,12 +336,12 @@ func (a *Assoc) Expand(queryTerms []string, exclude []string) map[string]float64
 			nt := float64(a.nt[t])
 			cf := float64(pc.c)
 			for _, u := range exw {
-				if has(u.terms, t) {
+				if contains(u.terms, t) {
 					cf--
 				}
 			}
 			for _, u := range ex {
-				if has(u.terms, t) {
+				if contains(u.terms, t) {
 					nt--
 				}
 			}
@@ -376,16 +387,7 @@ func (a *Assoc) Reweight(queryTerms []string, exclude []string) map[string]float
 	}
 	a.mu.RLock()
 	defer a.mu.RUnlock()
-	var ex []assocUnit
-	for _, id := range exclude {
-		if u, ok := a.unit(id); ok {
-			ex = append(ex, u)
-		}
-	}
-	has := func(s []string, x string) bool {
-		i := sort.SearchStrings(s, x)
-		return i < len(s) && s[i] == x
-	}
+	ex := a.excluded(exclude)
 	num, den := float64(a.selfN), float64(a.selfD)
 	for _, u := range ex {
 		num -= float64(len(u.self))
@@ -399,10 +401,10 @@ func (a *Assoc) Reweight(queryTerms []string, exclude []string) map[string]float
 	for _, w := range queryTerms {
 		nw, ns := float64(a.nw[w]), float64(a.nself[w])
 		for _, u := range ex {
-			if has(u.words, w) {
+			if contains(u.words, w) {
 				nw--
 			}
-			if has(u.self, w) {
+			if contains(u.self, w) {
 				ns--
 			}
 		}

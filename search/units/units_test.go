@@ -308,3 +308,28 @@ func TestShownSignatureIsBounded(t *testing.T) {
 		t.Fatal("no unit parseDateSig")
 	}
 }
+
+// TestClipBytes: a cut never splits a character (the one byte n falls in is
+// dropped whole), and clip adds "…" only where it cut.
+func TestClipBytes(t *testing.T) {
+	for _, c := range []struct {
+		s        string
+		n        int
+		want     string
+		wantClip string
+	}{
+		{"abc", 3, "abc", "abc"},
+		{"abcd", 3, "abc", "abc…"},
+		{"aé", 2, "a", "a…"}, // é is bytes 1-2
+		{"aé", 3, "aé", "aé"},
+		{"éé", 1, "", "…"},
+		{"", 0, "", ""},
+	} {
+		if got := ClipBytes(c.s, c.n); got != c.want {
+			t.Errorf("ClipBytes(%q, %d) = %q, want %q", c.s, c.n, got, c.want)
+		}
+		if got := clip(c.s, c.n); got != c.wantClip {
+			t.Errorf("clip(%q, %d) = %q, want %q", c.s, c.n, got, c.wantClip)
+		}
+	}
+}

@@ -19,7 +19,6 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"unicode/utf8"
 
 	"go.lsp.dev/protocol"
 
@@ -78,17 +77,10 @@ type SearchResult struct {
 // contains, comparable across queries: search.Hit.Match; Ranks per stream)
 // and what it looks like.
 type SearchHit struct {
-	Location  protocol.Location `json:"location"`
-	Score     float64           `json:"score"`
-	Match     float64           `json:"match"`
-	Name      string            `json:"name"`
-	Kind      string            `json:"kind"`
-	Signature string            `json:"signature"`
-	Snippet   string            `json:"snippet"`
-	Ranks     map[string]int    `json:"ranks"`
-	// Overloads are the signatures of the other members of the unit's
-	// overload set (search.Hit.Overloads): one result per set.
-	Overloads []string `json:"overloads,omitempty"`
+	Location protocol.Location `json:"location"`
+	// The rest is what "search --json" shows too; Overloads: one result
+	// per overload set.
+	search.HitView
 }
 
 // EngineFactory builds the search engine for a workspace root. The CLI
@@ -349,7 +341,7 @@ func (x *searchExt) Execute(ctx context.Context, c proxy.Client, command string,
 	if a.Query == "" {
 		return nil, proxy.Errorf(jsonrpc.CodeInvalidParams, "the query is empty: select some text or pass {query}")
 	}
-	a.Query = clipBytes(a.Query, search.MaxQueryBytes)
+	a.Query = search.ClipQuery(a.Query)
 	e, err := x.current()
 	if err != nil {
 		return nil, err
@@ -378,14 +370,7 @@ func (x *searchExt) Execute(ctx context.Context, c proxy.Client, command string,
 	}
 	root := e.Index().Root()
 	for _, h := range res.Hits {
-		sh := SearchHit{
-			Location: unitLocation(root, &h.Unit), Score: h.Score, Match: h.Match, Name: h.Unit.QualifiedName(),
-			Kind: string(h.Unit.Kind), Signature: h.Unit.ShownSignature(), Snippet: h.Unit.Snippet(8), Ranks: h.Ranks,
-		}
-		for _, o := range h.Overloads {
-			sh.Overloads = append(sh.Overloads, o.ShownSignature())
-		}
-		out.Results = append(out.Results, sh)
+		out.Results = append(out.Results, SearchHit{Location: unitLocation(root, &h.Unit), HitView: h.View()})
 	}
 	pr.End(fmt.Sprintf("%d results", len(out.Results)))
 	if a.Show {
@@ -418,18 +403,6 @@ func summarize(r SearchResult) string {
 		b.WriteString("\n(the index is still being built)")
 	}
 	return b.String()
-}
-
-// clipBytes cuts s to at most n bytes, before the UTF-8 character that
-// byte n falls in (never inside one).
-func clipBytes(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 func clipQuery(q string) string {
@@ -467,7 +440,7 @@ func (x *searchExt) workspaceSymbol(ctx context.Context, c proxy.Client, raw jso
 // calls.
 func (x *searchExt) WorkspaceSymbols(ctx context.Context, c proxy.Client, params *protocol.WorkspaceSymbolParams) ([]protocol.SymbolInformation, error) {
 	q := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(params.Query), SymbolQueryPrefix))
-	q = clipBytes(q, search.MaxQueryBytes)
+	q = search.ClipQuery(q)
 	if q == "" {
 		return []protocol.SymbolInformation{}, nil
 	}
