@@ -108,11 +108,20 @@ func runBenchEngine(ctx context.Context, f benchEngineFlags, stdout, stderr io.W
 	if rep == nil {
 		return err
 	}
-	// Interrupted (Ctrl-C), rep covers the fixtures finished. With --json
-	// the check below is not made (the report holds the counts).
-	if err := printReport(stdout, f.jsonOut, rep, func(w io.Writer) { rep.Print(w, f.verbose) }, err); err != nil || f.jsonOut {
+	// Interrupted (Ctrl-C), rep covers the fixtures finished. The
+	// soundness check below holds for --json too: the report is printed
+	// first, then a pruned token is the command's error (exit status 1).
+	if err := printReport(stdout, f.jsonOut, rep, func(w io.Writer) { rep.Print(w, f.verbose) }, err); err != nil {
 		return err
 	}
+	return soundnessErr(rep)
+}
+
+// soundnessErr is bench engine's verdict on a report, in text and JSON mode
+// alike: an error when the engine pruned a token of an unmutated developer
+// fix or the end of a fix before its mutation (a soundness failure), nil
+// otherwise.
+func soundnessErr(rep *enginebench.Report) error {
 	if rep.Soundness.Pruned > 0 || rep.Member.Early > 0 {
 		return fmt.Errorf("the engine pruned a token or the end of a developer fix (%d unmutated, %d before a mutation)", rep.Soundness.Pruned, rep.Member.Early)
 	}

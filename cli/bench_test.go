@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/bench/enginebench"
 	"github.com/repilot-lsp/repilot-lsp/javalex"
 )
 
@@ -117,5 +118,22 @@ func TestInlinePositionsOpensOnlyRegularFiles(t *testing.T) {
 			w.Close()
 		}
 		t.Fatal("inlinePositions still blocked after 20s: it opened the FIFO")
+	}
+}
+
+// TestSoundnessErr: bench engine's verdict fails on a pruned fix token and on
+// a fix end pruned before its mutation, and only then; it is the same call in
+// text and --json mode (before, --json exited 0 whatever was pruned).
+func TestSoundnessErr(t *testing.T) {
+	if err := soundnessErr(&enginebench.Report{}); err != nil {
+		t.Fatalf("clean report: %v", err)
+	}
+	pruned := &enginebench.Report{Soundness: enginebench.Soundness{Pruned: 1}}
+	if err := soundnessErr(pruned); err == nil || !strings.Contains(err.Error(), "1 unmutated") {
+		t.Fatalf("pruned token: %v", err)
+	}
+	early := &enginebench.Report{Member: enginebench.KindResult{Early: 2}}
+	if err := soundnessErr(early); err == nil || !strings.Contains(err.Error(), "2 before a mutation") {
+		t.Fatalf("early end: %v", err)
 	}
 }
