@@ -41,6 +41,14 @@ local ok, err = pcall(function()
   assert(repilot.progress_line({ title = 'Repilot: repairing', message = 'sampling 3/20' }) == 'Repilot: repairing: sampling 3/20')
   assert(repilot.progress_line({ title = 'Semantic search: indexing', message = '5/5 files, 16 units' }) == 'Semantic search: indexing: 5/5 files, 16 units',
     'the proxy\'s search progress is labelled as JDT LS\'s')
+  -- A progress echo wider than v:echospace opened the hit-enter prompt, and
+  -- every later one stacked under it (one Enter per JDT LS progress step).
+  assert(repilot.fit_echo('abc', 10) == 'abc' and repilot.fit_echo('abc', 3) == 'abc')
+  local cut = repilot.fit_echo(string.rep('x', 130), 100)
+  assert(vim.fn.strdisplaywidth(cut) == 100 and cut:sub(-#'…') == '…', cut)
+  cut = repilot.fit_echo(string.rep('日', 10), 7)
+  assert(vim.fn.strdisplaywidth(cut) <= 7 and cut:sub(-#'…') == '…', cut)
+  assert(repilot.fit_echo('abc', 0) == '', 'no room still echoes')
   assert(repilot.final_progress('Repilot: repairing Cart.java line 30', '5 patches, 4 compilable'), 'a repair\'s end is not notified')
   assert(not repilot.final_progress('Repilot: repairing Cart.java line 30', 'cancelled'),
     'a cancelled repair is notified twice (its answer says so too)')

@@ -162,6 +162,35 @@ function M.progress_line(p)
   return 'JDT LS: ' .. s
 end
 
+--- text cut to at most width display cells, its last one "…" when cut:
+--- an echo wider than v:echospace (the last line less 'showcmd' and
+--- 'ruler') opens the hit-enter prompt.
+function M.fit_echo(text, width)
+  if width < 1 then
+    return ''
+  end
+  if vim.fn.strdisplaywidth(text) <= width then
+    return text
+  end
+  local n = vim.fn.strchars(text)
+  local cut = text
+  while n > 0 and vim.fn.strdisplaywidth(cut) > width - 1 do
+    n = n - 1
+    cut = vim.fn.strcharpart(text, 0, n)
+  end
+  return cut .. '…'
+end
+
+--- Echoes one progress line in the echo area, cut to v:echospace, and
+--- nothing while a prompt is open (mode "r": hit-enter, more, confirm):
+--- each echo then adds a line under the prompt, which asks for Enter again.
+local function echo_progress(text)
+  if vim.api.nvim_get_mode().mode:sub(1, 1) == 'r' then
+    return
+  end
+  vim.api.nvim_echo({ { M.fit_echo(text, vim.v.echospace) } }, false, {})
+end
+
 local function show(text, level, final)
   text = text:gsub('^Repilot: ', '')
   local how = M.config.progress
@@ -175,9 +204,9 @@ local function show(text, level, final)
     if final then
       notify(text, level)
     elseif text:find('^JDT LS') then
-      vim.api.nvim_echo({ { text } }, false, {})
+      echo_progress(text)
     else
-      vim.api.nvim_echo({ { 'Repilot: ' .. text } }, false, {})
+      echo_progress('Repilot: ' .. text)
     end
   end
 end
