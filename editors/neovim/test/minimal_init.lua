@@ -87,7 +87,8 @@ local ok, err = pcall(function()
     local fake = { id = 4242, name = 'repilot', request = function(_, _, f) cb = f return true, 1 end }
     local real_client_for, real_select, real_notify = repilot.client_for, vim.ui.select, vim.notify
     repilot.client_for = function() return fake end
-    vim.notify = function() end
+    local told = {}
+    vim.notify = function(msg) table.insert(told, msg) end
     local selects, ends = {}, {}
     vim.ui.select = function(items, opts, on_choice)
       table.insert(selects, { items = items, prompt = opts.prompt, on_choice = on_choice })
@@ -105,6 +106,11 @@ local ok, err = pcall(function()
     repilot.on_patch_found({ uri = rep.uri, version = rep.version, patch = pc }, { client_id = 4242 })
     repilot.patches(sb)
     assert(#selects == 1 and hunks(selects[1].items) == 'c,d', vim.inspect(selects))
+    -- The announcements count what :RepilotPatches offers (before, "(2 so
+    -- far" with one patch on offer: b does not compile).
+    local found_told = vim.tbl_filter(function(m) return m:find('found for', 1, true) end, told)
+    assert(#found_told == 2 and found_told[1]:find('(1 so far', 1, true) and found_told[2]:find('(2 so far', 1, true),
+      vim.inspect(told))
     cb(nil, { patches = { pc, pa } }) -- the repair ends while the menu is open
     assert(#selects == 1, 'the ranked menu opened over the early one')
     assert(#repilot.repairs == 0, 'the ended repair is still listed')

@@ -513,8 +513,10 @@ function M.on_patch_found(result, ctx)
         local grade = p.plausible and 2 or (p.compilable and 1 or 0)
         if grade > (rep.told or -1) then
           rep.told = grade
+          -- "so far" counts what :RepilotPatches would offer, not the
+          -- patches that do not compile (hidden without show_uncompilable).
           notify(string.format('found for %s: %s (%d so far; :RepilotPatches to choose now)', rep.where,
-            M.format_patch(p), #rep.found))
+            M.format_patch(p), #M.found_patches(rep.found, M.config.show_uncompilable)))
         end
       end
       return
