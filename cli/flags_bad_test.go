@@ -54,6 +54,8 @@ func TestRepairRefusesNonsenseNumbers(t *testing.T) {
 		{"--model-retries", func(f *repairFlags) { f.model.retries = -1 }},
 		{"--model-retries", func(f *repairFlags) { f.model.retries = 1000 }},
 		{"--model-concurrency", func(f *repairFlags) { f.model.concurrency = 1 << 20 }},
+		{"--variant", func(f *repairFlags) { f.variant = "fancy" }},
+		{"--keep 0", func(f *repairFlags) { f.keep = 0 }},
 	}
 	for _, c := range cases {
 		f := good()

@@ -232,7 +232,7 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	}
 	streams, err := search.ParseStreams(f.Streams)
 	if err != nil {
-		return search.Config{}, err
+		return search.Config{}, fmt.Errorf("--streams: %w", err)
 	}
 	tests, err := search.ParseTestPolicy(f.Tests)
 	if err != nil {
