@@ -181,13 +181,18 @@ function M.fit_echo(text, width)
   return cut .. '…'
 end
 
---- Echoes one progress line in the echo area, cut to v:echospace, and
---- nothing while a prompt is open (mode "r": hit-enter, more, confirm):
---- each echo then adds a line under the prompt, which asks for Enter again.
+--- Echoes one progress line in the echo area, cut to v:echospace, after a
+--- redraw, and nothing while a prompt is open (mode "r": hit-enter, more,
+--- confirm) or a command line is being typed (mode "c"). An echo while
+--- messages are still scrolled up (a prompt just answered, the progress
+--- queued meanwhile arriving in one go) adds a line under them and asks for
+--- Enter again; the redraw puts them away first.
 local function echo_progress(text)
-  if vim.api.nvim_get_mode().mode:sub(1, 1) == 'r' then
+  local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
+  if mode == 'r' or mode == 'c' then
     return
   end
+  vim.cmd('redraw')
   vim.api.nvim_echo({ { M.fit_echo(text, vim.v.echospace) } }, false, {})
 end
 
