@@ -49,6 +49,18 @@ local ok, err = pcall(function()
   cut = repilot.fit_echo(string.rep('日', 10), 7)
   assert(vim.fn.strdisplaywidth(cut) <= 7 and cut:sub(-#'…') == '…', cut)
   assert(repilot.fit_echo('abc', 0) == '', 'no room still echoes')
+  do -- the end of a JDT LS progress whose message repeats its title
+    local echoed, real_echo = {}, vim.api.nvim_echo
+    vim.api.nvim_echo = function(chunks) table.insert(echoed, chunks[1][1]) end
+    local tok, ctx = 'jdt-1', { client_id = 4299 }
+    repilot.on_progress({ token = tok, value = { kind = 'begin', title = 'Initialize Workspace', message = 'Initialize Workspace' } }, ctx)
+    repilot.on_progress({ token = tok, value = { kind = 'end', message = 'Initialize Workspace' } }, ctx)
+    repilot.on_progress({ token = 'jdt-2', value = { kind = 'begin', title = 'Building' } }, ctx)
+    repilot.on_progress({ token = 'jdt-2', value = { kind = 'end', message = 'Built 3 projects' } }, ctx)
+    vim.api.nvim_echo = real_echo
+    assert(vim.deep_equal(echoed, { 'JDT LS: Initialize Workspace', 'JDT LS: Initialize Workspace: done', 'JDT LS: Building',
+      'JDT LS: Building: Built 3 projects' }), vim.inspect(echoed))
+  end
   assert(repilot.final_progress('Repilot: repairing Cart.java line 30', '5 patches, 4 compilable'), 'a repair\'s end is not notified')
   assert(not repilot.final_progress('Repilot: repairing Cart.java line 30', 'cancelled'),
     'a cancelled repair is notified twice (its answer says so too)')

@@ -236,7 +236,12 @@ function M.on_progress(result, ctx)
     by[tok] = nil
     local title = p.title or ''
     local own = M.own_progress(title)
-    show((own and '' or 'JDT LS: ') .. title .. ': ' .. (v.message or 'done'), nil, M.final_progress(title, v.message))
+    -- JDT LS ends "Initialize Workspace" with that message again: "done".
+    local msg = v.message
+    if not msg or msg == '' or msg == title then
+      msg = 'done'
+    end
+    show((own and '' or 'JDT LS: ') .. title .. ': ' .. msg, nil, M.final_progress(title, v.message))
   end
 end
 
