@@ -83,6 +83,25 @@ func TestModelFlagsRefuseNonsense(t *testing.T) {
 			t.Errorf("resolve(%+v) = nil error; want the bad flag refused", f)
 		}
 	}
+	// An unknown FIM template: the message named neither the flag nor
+	// "infill", which the flag's help and the README offer.
+	for _, c := range []struct {
+		flag string
+		env  func(string) string
+	}{
+		{"bogus", env},
+		{"", envOf(map[string]string{EnvModelBaseURL: "http://127.0.0.1:1/v1", EnvModelFIM: "bogus"})},
+	} {
+		f := modelFlags{timeout: time.Second, concurrency: 1, fim: c.flag}
+		if _, err := f.resolve(c.env); err == nil || !strings.Contains(err.Error(), "--fim-template") || !strings.Contains(err.Error(), EnvModelFIM) || !strings.Contains(err.Error(), "infill") {
+			t.Errorf("unknown FIM template: err = %v; want one naming --fim-template, %s and infill", err, EnvModelFIM)
+		}
+	}
+	for _, name := range []string{"infill", "Qwen", "deepseek-coder", ""} {
+		if _, err := (modelFlags{timeout: time.Second, concurrency: 1, fim: name}).resolve(env); err != nil {
+			t.Errorf("--fim-template %q refused: %v", name, err)
+		}
+	}
 	if _, err := (modelFlags{timeout: time.Second, concurrency: 256, retries: 10}).resolve(env); err != nil {
 		t.Errorf("good flags refused: %v", err)
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/repilot-lsp/repilot-lsp/backend"
+	"github.com/repilot-lsp/repilot-lsp/lm/fim"
 	"github.com/repilot-lsp/repilot-lsp/lm/openai"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
@@ -82,7 +83,9 @@ const (
 // above 0, --model-concurrency below 1 or above 256, --model-retries below 0
 // or above 10 (the HTTP
 // client would replace them by its defaults silently); --api-key-env names a variable other than the
-// default that is unset (the message names the variable, never a value).
+// default that is unset (the message names the variable, never a value);
+// --fim-template (or $REPILOT_MODEL_FIM) names no template and is not
+// "infill" (the message names the flag and lists both).
 func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, error) {
 	pick := func(flag, env string) string {
 		if flag != "" {
@@ -108,6 +111,13 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		return backend.ModelConfig{}, fmt.Errorf("--model-concurrency %d: want at most %d (each is a request in flight and a sample drawn at once)",
 			f.concurrency, maxModelConcurrency)
 	}
+	fimName := pick(f.fim, EnvModelFIM)
+	if n := strings.ToLower(strings.TrimSpace(fimName)); n != "" && n != openai.FIMInfill {
+		if _, err := fim.ByName(n); err != nil {
+			return backend.ModelConfig{}, fmt.Errorf("--fim-template %q (env %s): unknown template; want one of %s, or %s for llama.cpp's /infill (empty: guessed from the model name)",
+				fimName, EnvModelFIM, strings.Join(fim.Names(), ", "), openai.FIMInfill)
+		}
+	}
 	keyEnv := f.apiKeyEnv
 	if keyEnv == "" {
 		keyEnv = openai.EnvAPIKey
@@ -127,7 +137,7 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		BaseURL:       base,
 		Model:         pick(f.name, EnvModelName),
 		APIKey:        key,
-		FIM:           pick(f.fim, EnvModelFIM),
+		FIM:           fimName,
 		Dialect:       f.dialect,
 		Timeout:       f.timeout,
 		MaxConcurrent: f.concurrency,
