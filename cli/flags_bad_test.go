@@ -97,6 +97,14 @@ func TestModelFlagsRefuseNonsense(t *testing.T) {
 			t.Errorf("unknown FIM template: err = %v; want one naming --fim-template, %s and infill", err, EnvModelFIM)
 		}
 	}
+	// A base URL that is no http(s) URL: the message named neither the flag
+	// nor its variable ("lm/openai: base URL ... is not an http(s) URL").
+	for _, u := range []string{"not a url", "ftp://x/v1", "127.0.0.1:8080/v1", "http:///v1"} {
+		_, err := (modelFlags{timeout: time.Second, concurrency: 1, baseURL: u}).resolve(envOf(nil))
+		if err == nil || !strings.Contains(err.Error(), "--model-base-url (env "+EnvModelBaseURL+")") {
+			t.Errorf("--model-base-url %q: err = %v; want one naming the flag and its variable", u, err)
+		}
+	}
 	for _, name := range []string{"infill", "Qwen", "deepseek-coder", ""} {
 		if _, err := (modelFlags{timeout: time.Second, concurrency: 1, fim: name}).resolve(env); err != nil {
 			t.Errorf("--fim-template %q refused: %v", name, err)

@@ -8,6 +8,7 @@ package cli
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
@@ -85,7 +86,8 @@ const (
 // client would replace them by its defaults silently); --api-key-env names a variable other than the
 // default that is unset (the message names the variable, never a value);
 // --fim-template (or $REPILOT_MODEL_FIM) names no template and is not
-// "infill" (the message names the flag and lists both).
+// "infill" (the message names the flag and lists both); the base URL is
+// not an http(s) URL with a host.
 func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, error) {
 	pick := func(flag, env string) string {
 		if flag != "" {
@@ -96,6 +98,12 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 	base := pick(f.baseURL, EnvModelBaseURL)
 	if base == "" {
 		return backend.ModelConfig{}, nil
+	}
+	// Checked here too (lm/openai checks it again) so that the message
+	// names the flag and its variable; the value is not repeated, as it may
+	// hold credentials.
+	if u, err := url.Parse(strings.TrimRight(base, "/")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return backend.ModelConfig{}, fmt.Errorf("--model-base-url (env %s): not an http(s) URL; want the server with its version path, e.g. http://127.0.0.1:8080/v1", EnvModelBaseURL)
 	}
 	switch {
 	case f.timeout <= 0:
