@@ -15,6 +15,24 @@ local ok, err = pcall(function()
   end
   assert(vim.lsp.commands['repilot.repairHunk'] and vim.lsp.commands['repilot.semanticSearch'], 'code action commands not registered')
   assert(#vim.api.nvim_get_autocmds({ group = 'repilot', event = 'FileType' }) == 1, 'FileType autocommand missing')
+  -- setup's options are checked: a misspelt one, a test_command given as a
+  -- string (sent to the server as is; :checkhealth failed on it), a bad
+  -- progress. Each is reported, and a bad value is not used.
+  assert(#repilot.config_problems({ path = 'x', test_command = { 'mvn', '-q', 'test' }, progress = false, model = { name = 'm' } }) == 0)
+  local probs = repilot.config_problems({ progres = false, test_command = 'mvn -q test', progress = 'loud', model = { baseurl = 'u' } })
+  assert(#probs == 4 and probs[1]:find('unknown option model.baseurl', 1, true) and probs[2]:find('unknown option progres', 1, true)
+    and probs[3]:find('test_command must be a list of strings', 1, true) and probs[4]:find('progress must be', 1, true), vim.inspect(probs))
+  assert(#repilot.config_problems({ test_command = {} }) == 1 and #repilot.config_problems({ test_command = { 'sh', 1 } }) == 1
+    and #repilot.config_problems({ test_command = { cmd = 'mvn' } }) == 1, 'a test_command that is no argv passes')
+  do
+    local warned, real_notify = {}, vim.notify
+    vim.notify = function(msg) table.insert(warned, msg) end
+    repilot.setup({ path = 'repilot-lsp', test_command = 'mvn -q test', progress = 'loud' })
+    vim.notify = real_notify
+    assert(repilot.config.test_command == nil and repilot.config.progress == 'echo' and #warned == 2, vim.inspect(warned))
+    repilot.setup({ path = 'repilot-lsp' })
+    assert(#repilot.problems == 0)
+  end
   local env = repilot.server_env({ jdtls_home = '/opt/jdtls', model = { base_url = 'http://h/v1', name = 'm' } })
   assert(env.REPILOT_JDTLS_HOME == '/opt/jdtls' and env.REPILOT_MODEL_BASE_URL == 'http://h/v1' and env.REPILOT_MODEL_NAME == 'm')
   assert(repilot.format_patch({ title = 'Apply Repilot patch 2: x = 1;', compilable = true, logProb = -1.5 }) == 'x = 1;  [compiles]')

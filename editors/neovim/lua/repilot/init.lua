@@ -880,8 +880,71 @@ local function visual_code_action()
 end
 
 --- Sets options and registers the FileType autocommand and the commands.
+-- The options setup knows (those of M.defaults, with the ones whose default
+-- is nil), and model's.
+local known_options = {
+  cmd = true, path = true, args = true, jdtls_home = true, cache = true, model = true, test_command = true,
+  show_uncompilable = true, progress = true, default_keymaps = true, visual_code_action = true, filetypes = true,
+  root_markers = true, on_attach = true, capabilities = true,
+}
+local known_model_options = { base_url = true, name = true, api_key_env = true }
+
+--- What is wrong with setup's opts, one line each (empty when nothing is):
+--- an option it does not know (a typo would be ignored without a word), a
+--- test_command that is not a list of strings (a string was sent to the
+--- server as is, and :checkhealth failed on it), a progress that is none
+--- of 'echo', 'notify', false.
+function M.config_problems(opts)
+  local problems = {}
+  if type(opts) ~= 'table' then
+    return problems
+  end
+  local unknown = {}
+  for k in pairs(opts) do
+    if not known_options[k] then
+      table.insert(unknown, tostring(k))
+    end
+  end
+  if type(opts.model) == 'table' then
+    for k in pairs(opts.model) do
+      if not known_model_options[k] then
+        table.insert(unknown, 'model.' .. tostring(k))
+      end
+    end
+  end
+  table.sort(unknown)
+  for _, k in ipairs(unknown) do
+    table.insert(problems, 'unknown option ' .. k .. ' (ignored; :help repilot-options lists them)')
+  end
+  local tc = opts.test_command
+  if tc ~= nil then
+    local ok = type(tc) == 'table' and #tc > 0 and vim.tbl_count(tc) == #tc
+    for _, w in ipairs(type(tc) == 'table' and tc or {}) do
+      ok = ok and type(w) == 'string'
+    end
+    if not ok then
+      table.insert(problems, 'test_command must be a list of strings (argv, no shell), e.g. '
+        .. "{ 'mvn', '-q', 'test' }, or { 'sh', '-c', 'a shell line' }; ignored")
+    end
+  end
+  local pr = opts.progress
+  if pr ~= nil and pr ~= 'echo' and pr ~= 'notify' and pr ~= false then
+    table.insert(problems, "progress must be 'echo', 'notify' or false, not " .. vim.inspect(pr) .. "; 'echo' used")
+  end
+  return problems
+end
+
 function M.setup(opts)
+  M.problems = M.config_problems(opts)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  for _, p in ipairs(M.problems) do
+    if p:find('^test_command') then
+      M.config.test_command = nil
+    elseif p:find('^progress') then
+      M.config.progress = 'echo'
+    end
+    notify('setup: ' .. p, vim.log.levels.WARN)
+  end
   local group = vim.api.nvim_create_augroup('repilot', { clear = true })
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
