@@ -232,7 +232,7 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 			continue
 		}
 		if _, err := repair.DefaultOptions().WithVariant(v); err != nil {
-			return err
+			return fmt.Errorf("--variant: %w", err)
 		}
 		variants = append(variants, v)
 	}

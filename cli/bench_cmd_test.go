@@ -40,3 +40,21 @@ func TestBenchUnknownSubcommand(t *testing.T) {
 		t.Errorf("bench: err = %v, output %q; want the help listing the benchmarks", err, out)
 	}
 }
+
+// TestBadFlagSaysWhereTheHelpIs: "unknown flag: --bogus" alone left the user
+// to guess which --help lists the flags.
+func TestBadFlagSaysWhereTheHelpIs(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"search", "--bogus", "x"}, "Run 'repilot-lsp search --help' for usage."},
+		{[]string{"repair", "--seed", "x"}, "Run 'repilot-lsp repair --help' for usage."},
+		{[]string{"bench", "inline", "--bogus"}, "Run 'repilot-lsp bench inline --help' for usage."},
+	} {
+		err, _, _ := runRoot(t, c.args...)
+		if err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v; want it to end %q", c.args, err, c.want)
+		}
+	}
+}

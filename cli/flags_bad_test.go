@@ -54,6 +54,8 @@ func TestRepairRefusesNonsenseNumbers(t *testing.T) {
 		{"--model-retries", func(f *repairFlags) { f.model.retries = -1 }},
 		{"--model-retries", func(f *repairFlags) { f.model.retries = 1000 }},
 		{"--model-concurrency", func(f *repairFlags) { f.model.concurrency = 1 << 20 }},
+		{"--variant", func(f *repairFlags) { f.variant = "fancy" }},
+		{"--keep 0", func(f *repairFlags) { f.keep = 0 }},
 	}
 	for _, c := range cases {
 		f := good()
@@ -79,6 +81,33 @@ func TestModelFlagsRefuseNonsense(t *testing.T) {
 	} {
 		if _, err := f.resolve(env); err == nil {
 			t.Errorf("resolve(%+v) = nil error; want the bad flag refused", f)
+		}
+	}
+	// An unknown FIM template: the message named neither the flag nor
+	// "infill", which the flag's help and the README offer.
+	for _, c := range []struct {
+		flag string
+		env  func(string) string
+	}{
+		{"bogus", env},
+		{"", envOf(map[string]string{EnvModelBaseURL: "http://127.0.0.1:1/v1", EnvModelFIM: "bogus"})},
+	} {
+		f := modelFlags{timeout: time.Second, concurrency: 1, fim: c.flag}
+		if _, err := f.resolve(c.env); err == nil || !strings.Contains(err.Error(), "--fim-template") || !strings.Contains(err.Error(), EnvModelFIM) || !strings.Contains(err.Error(), "infill") {
+			t.Errorf("unknown FIM template: err = %v; want one naming --fim-template, %s and infill", err, EnvModelFIM)
+		}
+	}
+	// A base URL that is no http(s) URL: the message named neither the flag
+	// nor its variable ("lm/openai: base URL ... is not an http(s) URL").
+	for _, u := range []string{"not a url", "ftp://x/v1", "127.0.0.1:8080/v1", "http:///v1"} {
+		_, err := (modelFlags{timeout: time.Second, concurrency: 1, baseURL: u}).resolve(envOf(nil))
+		if err == nil || !strings.Contains(err.Error(), "--model-base-url (env "+EnvModelBaseURL+")") {
+			t.Errorf("--model-base-url %q: err = %v; want one naming the flag and its variable", u, err)
+		}
+	}
+	for _, name := range []string{"infill", "Qwen", "deepseek-coder", ""} {
+		if _, err := (modelFlags{timeout: time.Second, concurrency: 1, fim: name}).resolve(env); err != nil {
+			t.Errorf("--fim-template %q refused: %v", name, err)
 		}
 	}
 	if _, err := (modelFlags{timeout: time.Second, concurrency: 256, retries: 10}).resolve(env); err != nil {

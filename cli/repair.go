@@ -112,7 +112,7 @@ Progress goes to stderr; patches to stdout.`,
 	addStateDirFlag(fl, &f.stateDir, false)
 	fl.StringVar(&f.variant, "variant", "full", "Repilot variant: "+strings.Join(repair.Variants, ", "))
 	fl.IntVar(&f.keep, "keep", d.KeepTop, "patches to print")
-	fl.DurationVar(&f.testTimeout, "test-timeout", repair.DefaultTestTimeout, "time limit of the test command per patch")
+	fl.DurationVar(&f.testTimeout, "test-timeout", repair.DefaultTestTimeout, "time limit of the test command per patch (0: the default)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	addModelFlags(fl, &f.model)
 	Root.AddCommand(cmd)
@@ -269,13 +269,13 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	}
 	opts, err := repair.DefaultOptions().WithVariant(f.variant)
 	if err != nil {
-		return err
+		return fmt.Errorf("--variant: %w", err)
 	}
 	if err := f.sampling.apply(&opts); err != nil {
 		return err
 	}
 	if f.keep < 1 {
-		return errors.New("--keep must be at least 1")
+		return fmt.Errorf("--keep %d: want at least 1", f.keep)
 	}
 	if f.testTimeout < 0 {
 		return fmt.Errorf("--test-timeout %s: want a duration of at least 0 (0: %s)", f.testTimeout, repair.DefaultTestTimeout)

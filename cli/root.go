@@ -4,6 +4,7 @@ package cli
 
 import (
 	"errors"
+	"fmt"
 	"os"
 
 	"github.com/spf13/cobra"
@@ -21,6 +22,16 @@ ghost text that compiles.
 
 Run with no arguments (or "serve") to speak LSP on stdio.`,
 	SilenceUsage: true,
+}
+
+func init() {
+	// A bad flag ("unknown flag: --bogus", "invalid argument "x" for
+	// "--seed" flag") says where the flags are listed, as an unknown
+	// command does (cobra's "Run 'repilot-lsp --help' for usage."). The
+	// subcommands inherit it.
+	Root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return fmt.Errorf("%w\nRun '%s --help' for usage.", err, c.CommandPath())
+	})
 }
 
 // Execute runs the command line and exits with status 1 on error, or

@@ -232,11 +232,11 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	}
 	streams, err := search.ParseStreams(f.Streams)
 	if err != nil {
-		return search.Config{}, err
+		return search.Config{}, fmt.Errorf("--streams: %w", err)
 	}
 	tests, err := search.ParseTestPolicy(f.Tests)
 	if err != nil {
-		return search.Config{}, fmt.Errorf("--tests: %w", err)
+		return search.Config{}, fmt.Errorf("--tests (env %s): %w", EnvSearchTests, err)
 	}
 	cfg := search.Config{Root: root, Streams: streams, Tests: tests}
 	cfg.Dense.MaxChars = f.EmbedChars

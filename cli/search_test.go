@@ -181,7 +181,9 @@ func TestSearchFlagErrors(t *testing.T) {
 	}{
 		{func(f *SearchFlags) { f.Project = "" }, "--project is required"},
 		{func(f *SearchFlags) { f.Project = filepath.Join(root, "nope") }, "is not a directory"},
-		{func(f *SearchFlags) { f.Streams = "lexical,magic" }, "unknown stream"},
+		{func(f *SearchFlags) { f.Streams = "lexical,magic" }, "--streams: search: unknown stream"},
+		// The value may come from the environment: the message names it.
+		{func(f *SearchFlags) { f.Tests = "maybe" }, "--tests (env REPILOT_SEARCH_TESTS): search: unknown test policy \"maybe\""},
 		{func(f *SearchFlags) { f.Streams, f.EmbedURL, f.ChatURL = "dense", "", "" }, "--streams dense: no stream can run (lexical needs no model; dense needs --embed-url"},
 		{func(f *SearchFlags) { f.Streams, f.EmbedURL, f.ChatURL = "rerank", "", "" }, "--streams rerank: no stream can run"},
 		// The URL may come from the environment: the message names both.

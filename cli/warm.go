@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -32,16 +33,22 @@ import (
 const EnvWarm = "REPILOT_WARM"
 
 // warmEnabled decides the warm-up from --warm (when given on the command
-// line) or else $REPILOT_WARM (default on).
-func warmEnabled(flag, flagGiven bool, getenv func(string) string) bool {
+// line) or else $REPILOT_WARM (default on). A $REPILOT_WARM that is neither
+// empty nor one of false/0/off/no and true/1/on/yes leaves the warm-up on,
+// and bad says so for serve's log (an editor's setting with a typo should
+// not stop the server, nor pass unnoticed).
+func warmEnabled(flag, flagGiven bool, getenv func(string) string) (on bool, bad string) {
 	if flagGiven {
-		return flag
+		return flag, ""
 	}
-	switch strings.ToLower(strings.TrimSpace(getenv(EnvWarm))) {
+	v := getenv(EnvWarm)
+	switch strings.ToLower(strings.TrimSpace(v)) {
 	case "false", "0", "off", "no":
-		return false
+		return false, ""
+	case "", "true", "1", "on", "yes":
+		return true, ""
 	}
-	return true
+	return true, fmt.Sprintf("%s=%q is not one of false, 0, off, no (or true, 1, on, yes): the warm-up stays on", EnvWarm, v)
 }
 
 // warmer is what the warm-up needs of the repair service (backend.Pool).

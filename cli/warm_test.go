@@ -204,11 +204,19 @@ func TestWarmSwitch(t *testing.T) {
 		{true, false, "false", false},
 		{true, false, "0", false},
 		{true, false, "yes", true},
+		{true, false, " Off ", false},
 		{true, true, "false", true},
 		{false, true, "", false},
+		{true, false, "maybe", true},
+		{true, true, "maybe", true},
 	} {
-		if got := warmEnabled(c.flag, c.given, env(c.env)); got != c.want {
+		got, bad := warmEnabled(c.flag, c.given, env(c.env))
+		if got != c.want {
 			t.Errorf("--warm=%v (given %v), %s=%q: %v, want %v", c.flag, c.given, EnvWarm, c.env, got, c.want)
+		}
+		// Only a value that is read and not understood is reported.
+		if wantBad := c.env == "maybe" && !c.given; (bad != "") != wantBad || (wantBad && !strings.Contains(bad, `REPILOT_WARM="maybe"`)) {
+			t.Errorf("%s=%q (flag given %v): report %q", EnvWarm, c.env, c.given, bad)
 		}
 	}
 }

@@ -8,12 +8,14 @@ package cli
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/repilot-lsp/repilot-lsp/backend"
+	"github.com/repilot-lsp/repilot-lsp/lm/fim"
 	"github.com/repilot-lsp/repilot-lsp/lm/openai"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
@@ -82,7 +84,10 @@ const (
 // above 0, --model-concurrency below 1 or above 256, --model-retries below 0
 // or above 10 (the HTTP
 // client would replace them by its defaults silently); --api-key-env names a variable other than the
-// default that is unset (the message names the variable, never a value).
+// default that is unset (the message names the variable, never a value);
+// --fim-template (or $REPILOT_MODEL_FIM) names no template and is not
+// "infill" (the message names the flag and lists both); the base URL is
+// not an http(s) URL with a host.
 func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, error) {
 	pick := func(flag, env string) string {
 		if flag != "" {
@@ -93,6 +98,12 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 	base := pick(f.baseURL, EnvModelBaseURL)
 	if base == "" {
 		return backend.ModelConfig{}, nil
+	}
+	// Checked here too (lm/openai checks it again) so that the message
+	// names the flag and its variable; the value is not repeated, as it may
+	// hold credentials.
+	if u, err := url.Parse(strings.TrimRight(base, "/")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return backend.ModelConfig{}, fmt.Errorf("--model-base-url (env %s): not an http(s) URL; want the server with its version path, e.g. http://127.0.0.1:8080/v1", EnvModelBaseURL)
 	}
 	switch {
 	case f.timeout <= 0:
@@ -107,6 +118,13 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 	case f.concurrency > maxModelConcurrency:
 		return backend.ModelConfig{}, fmt.Errorf("--model-concurrency %d: want at most %d (each is a request in flight and a sample drawn at once)",
 			f.concurrency, maxModelConcurrency)
+	}
+	fimName := pick(f.fim, EnvModelFIM)
+	if n := strings.ToLower(strings.TrimSpace(fimName)); n != "" && n != openai.FIMInfill {
+		if _, err := fim.ByName(n); err != nil {
+			return backend.ModelConfig{}, fmt.Errorf("--fim-template %q (env %s): unknown template; want one of %s, or %s for llama.cpp's /infill (empty: guessed from the model name)",
+				fimName, EnvModelFIM, strings.Join(fim.Names(), ", "), openai.FIMInfill)
+		}
 	}
 	keyEnv := f.apiKeyEnv
 	if keyEnv == "" {
@@ -127,7 +145,7 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		BaseURL:       base,
 		Model:         pick(f.name, EnvModelName),
 		APIKey:        key,
-		FIM:           pick(f.fim, EnvModelFIM),
+		FIM:           fimName,
 		Dialect:       f.dialect,
 		Timeout:       f.timeout,
 		MaxConcurrent: f.concurrency,

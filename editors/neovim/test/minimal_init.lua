@@ -15,6 +15,24 @@ local ok, err = pcall(function()
   end
   assert(vim.lsp.commands['repilot.repairHunk'] and vim.lsp.commands['repilot.semanticSearch'], 'code action commands not registered')
   assert(#vim.api.nvim_get_autocmds({ group = 'repilot', event = 'FileType' }) == 1, 'FileType autocommand missing')
+  -- setup's options are checked: a misspelt one, a test_command given as a
+  -- string (sent to the server as is; :checkhealth failed on it), a bad
+  -- progress. Each is reported, and a bad value is not used.
+  assert(#repilot.config_problems({ path = 'x', test_command = { 'mvn', '-q', 'test' }, progress = false, model = { name = 'm' } }) == 0)
+  local probs = repilot.config_problems({ progres = false, test_command = 'mvn -q test', progress = 'loud', model = { baseurl = 'u' } })
+  assert(#probs == 4 and probs[1]:find('unknown option model.baseurl', 1, true) and probs[2]:find('unknown option progres', 1, true)
+    and probs[3]:find('test_command must be a list of strings', 1, true) and probs[4]:find('progress must be', 1, true), vim.inspect(probs))
+  assert(#repilot.config_problems({ test_command = {} }) == 1 and #repilot.config_problems({ test_command = { 'sh', 1 } }) == 1
+    and #repilot.config_problems({ test_command = { cmd = 'mvn' } }) == 1, 'a test_command that is no argv passes')
+  do
+    local warned, real_notify = {}, vim.notify
+    vim.notify = function(msg) table.insert(warned, msg) end
+    repilot.setup({ path = 'repilot-lsp', test_command = 'mvn -q test', progress = 'loud' })
+    vim.notify = real_notify
+    assert(repilot.config.test_command == nil and repilot.config.progress == 'echo' and #warned == 2, vim.inspect(warned))
+    repilot.setup({ path = 'repilot-lsp' })
+    assert(#repilot.problems == 0)
+  end
   local env = repilot.server_env({ jdtls_home = '/opt/jdtls', model = { base_url = 'http://h/v1', name = 'm' } })
   assert(env.REPILOT_JDTLS_HOME == '/opt/jdtls' and env.REPILOT_MODEL_BASE_URL == 'http://h/v1' and env.REPILOT_MODEL_NAME == 'm')
   assert(repilot.format_patch({ title = 'Apply Repilot patch 2: x = 1;', compilable = true, logProb = -1.5 }) == 'x = 1;  [compiles]')
@@ -41,6 +59,26 @@ local ok, err = pcall(function()
   assert(repilot.progress_line({ title = 'Repilot: repairing', message = 'sampling 3/20' }) == 'Repilot: repairing: sampling 3/20')
   assert(repilot.progress_line({ title = 'Semantic search: indexing', message = '5/5 files, 16 units' }) == 'Semantic search: indexing: 5/5 files, 16 units',
     'the proxy\'s search progress is labelled as JDT LS\'s')
+  -- A progress echo wider than v:echospace opened the hit-enter prompt, and
+  -- every later one stacked under it (one Enter per JDT LS progress step).
+  assert(repilot.fit_echo('abc', 10) == 'abc' and repilot.fit_echo('abc', 3) == 'abc')
+  local cut = repilot.fit_echo(string.rep('x', 130), 100)
+  assert(vim.fn.strdisplaywidth(cut) == 100 and cut:sub(-#'…') == '…', cut)
+  cut = repilot.fit_echo(string.rep('日', 10), 7)
+  assert(vim.fn.strdisplaywidth(cut) <= 7 and cut:sub(-#'…') == '…', cut)
+  assert(repilot.fit_echo('abc', 0) == '', 'no room still echoes')
+  do -- the end of a JDT LS progress whose message repeats its title
+    local echoed, real_echo = {}, vim.api.nvim_echo
+    vim.api.nvim_echo = function(chunks) table.insert(echoed, chunks[1][1]) end
+    local tok, ctx = 'jdt-1', { client_id = 4299 }
+    repilot.on_progress({ token = tok, value = { kind = 'begin', title = 'Initialize Workspace', message = 'Initialize Workspace' } }, ctx)
+    repilot.on_progress({ token = tok, value = { kind = 'end', message = 'Initialize Workspace' } }, ctx)
+    repilot.on_progress({ token = 'jdt-2', value = { kind = 'begin', title = 'Building' } }, ctx)
+    repilot.on_progress({ token = 'jdt-2', value = { kind = 'end', message = 'Built 3 projects' } }, ctx)
+    vim.api.nvim_echo = real_echo
+    assert(vim.deep_equal(echoed, { 'JDT LS: Initialize Workspace', 'JDT LS: Initialize Workspace: done', 'JDT LS: Building',
+      'JDT LS: Building: Built 3 projects' }), vim.inspect(echoed))
+  end
   assert(repilot.final_progress('Repilot: repairing Cart.java line 30', '5 patches, 4 compilable'), 'a repair\'s end is not notified')
   assert(not repilot.final_progress('Repilot: repairing Cart.java line 30', 'cancelled'),
     'a cancelled repair is notified twice (its answer says so too)')
@@ -79,7 +117,8 @@ local ok, err = pcall(function()
     local fake = { id = 4242, name = 'repilot', request = function(_, _, f) cb = f return true, 1 end }
     local real_client_for, real_select, real_notify = repilot.client_for, vim.ui.select, vim.notify
     repilot.client_for = function() return fake end
-    vim.notify = function() end
+    local told = {}
+    vim.notify = function(msg) table.insert(told, msg) end
     local selects, ends = {}, {}
     vim.ui.select = function(items, opts, on_choice)
       table.insert(selects, { items = items, prompt = opts.prompt, on_choice = on_choice })
@@ -97,6 +136,11 @@ local ok, err = pcall(function()
     repilot.on_patch_found({ uri = rep.uri, version = rep.version, patch = pc }, { client_id = 4242 })
     repilot.patches(sb)
     assert(#selects == 1 and hunks(selects[1].items) == 'c,d', vim.inspect(selects))
+    -- The announcements count what :RepilotPatches offers (before, "(2 so
+    -- far" with one patch on offer: b does not compile).
+    local found_told = vim.tbl_filter(function(m) return m:find('found for', 1, true) end, told)
+    assert(#found_told == 2 and found_told[1]:find('(1 so far', 1, true) and found_told[2]:find('(2 so far', 1, true),
+      vim.inspect(told))
     cb(nil, { patches = { pc, pa } }) -- the repair ends while the menu is open
     assert(#selects == 1, 'the ranked menu opened over the early one')
     assert(#repilot.repairs == 0, 'the ended repair is still listed')

@@ -40,6 +40,18 @@ function M.check()
   local cfg = require('repilot').config
   local env = require('repilot').server_env(cfg)
 
+  local problems = require('repilot').problems or {}
+  if #problems > 0 then
+    r.start('repilot: setup')
+    for _, p in ipairs(problems) do
+      if p:find('^unknown option') then
+        r.warn(p)
+      else
+        r.error(p)
+      end
+    end
+  end
+
   r.start('repilot: server')
   local cmd = cfg.cmd or { cfg.path }
   local exe = vim.fn.exepath(cmd[1])
@@ -105,7 +117,7 @@ function M.check()
       r.error('model server not reachable: ' .. base .. '/models: ' .. code, { 'start it, or unset model.base_url' })
     end
   end
-  if cfg.test_command then
+  if type(cfg.test_command) == 'table' then
     r.ok('test command: ' .. table.concat(cfg.test_command, ' '))
   else
     r.info('no test_command: patches are "compiles" at best, never "tests pass"')

@@ -162,6 +162,40 @@ function M.progress_line(p)
   return 'JDT LS: ' .. s
 end
 
+--- text cut to at most width display cells, its last one "…" when cut:
+--- an echo wider than v:echospace (the last line less 'showcmd' and
+--- 'ruler') opens the hit-enter prompt.
+function M.fit_echo(text, width)
+  if width < 1 then
+    return ''
+  end
+  if vim.fn.strdisplaywidth(text) <= width then
+    return text
+  end
+  local n = vim.fn.strchars(text)
+  local cut = text
+  while n > 0 and vim.fn.strdisplaywidth(cut) > width - 1 do
+    n = n - 1
+    cut = vim.fn.strcharpart(text, 0, n)
+  end
+  return cut .. '…'
+end
+
+--- Echoes one progress line in the echo area, cut to v:echospace, after a
+--- redraw, and nothing while a prompt is open (mode "r": hit-enter, more,
+--- confirm) or a command line is being typed (mode "c"). An echo while
+--- messages are still scrolled up (a prompt just answered, the progress
+--- queued meanwhile arriving in one go) adds a line under them and asks for
+--- Enter again; the redraw puts them away first.
+local function echo_progress(text)
+  local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
+  if mode == 'r' or mode == 'c' then
+    return
+  end
+  vim.cmd('redraw')
+  vim.api.nvim_echo({ { M.fit_echo(text, vim.v.echospace) } }, false, {})
+end
+
 local function show(text, level, final)
   text = text:gsub('^Repilot: ', '')
   local how = M.config.progress
@@ -175,9 +209,9 @@ local function show(text, level, final)
     if final then
       notify(text, level)
     elseif text:find('^JDT LS') then
-      vim.api.nvim_echo({ { text } }, false, {})
+      echo_progress(text)
     else
-      vim.api.nvim_echo({ { 'Repilot: ' .. text } }, false, {})
+      echo_progress('Repilot: ' .. text)
     end
   end
 end
@@ -202,7 +236,12 @@ function M.on_progress(result, ctx)
     by[tok] = nil
     local title = p.title or ''
     local own = M.own_progress(title)
-    show((own and '' or 'JDT LS: ') .. title .. ': ' .. (v.message or 'done'), nil, M.final_progress(title, v.message))
+    -- JDT LS ends "Initialize Workspace" with that message again: "done".
+    local msg = v.message
+    if not msg or msg == '' or msg == title then
+      msg = 'done'
+    end
+    show((own and '' or 'JDT LS: ') .. title .. ': ' .. msg, nil, M.final_progress(title, v.message))
   end
 end
 
@@ -484,8 +523,10 @@ function M.on_patch_found(result, ctx)
         local grade = p.plausible and 2 or (p.compilable and 1 or 0)
         if grade > (rep.told or -1) then
           rep.told = grade
+          -- "so far" counts what :RepilotPatches would offer, not the
+          -- patches that do not compile (hidden without show_uncompilable).
           notify(string.format('found for %s: %s (%d so far; :RepilotPatches to choose now)', rep.where,
-            M.format_patch(p), #rep.found))
+            M.format_patch(p), #M.found_patches(rep.found, M.config.show_uncompilable)))
         end
       end
       return
@@ -839,8 +880,71 @@ local function visual_code_action()
 end
 
 --- Sets options and registers the FileType autocommand and the commands.
+-- The options setup knows (those of M.defaults, with the ones whose default
+-- is nil), and model's.
+local known_options = {
+  cmd = true, path = true, args = true, jdtls_home = true, cache = true, model = true, test_command = true,
+  show_uncompilable = true, progress = true, default_keymaps = true, visual_code_action = true, filetypes = true,
+  root_markers = true, on_attach = true, capabilities = true,
+}
+local known_model_options = { base_url = true, name = true, api_key_env = true }
+
+--- What is wrong with setup's opts, one line each (empty when nothing is):
+--- an option it does not know (a typo would be ignored without a word), a
+--- test_command that is not a list of strings (a string was sent to the
+--- server as is, and :checkhealth failed on it), a progress that is none
+--- of 'echo', 'notify', false.
+function M.config_problems(opts)
+  local problems = {}
+  if type(opts) ~= 'table' then
+    return problems
+  end
+  local unknown = {}
+  for k in pairs(opts) do
+    if not known_options[k] then
+      table.insert(unknown, tostring(k))
+    end
+  end
+  if type(opts.model) == 'table' then
+    for k in pairs(opts.model) do
+      if not known_model_options[k] then
+        table.insert(unknown, 'model.' .. tostring(k))
+      end
+    end
+  end
+  table.sort(unknown)
+  for _, k in ipairs(unknown) do
+    table.insert(problems, 'unknown option ' .. k .. ' (ignored; :help repilot-options lists them)')
+  end
+  local tc = opts.test_command
+  if tc ~= nil then
+    local ok = type(tc) == 'table' and #tc > 0 and vim.tbl_count(tc) == #tc
+    for _, w in ipairs(type(tc) == 'table' and tc or {}) do
+      ok = ok and type(w) == 'string'
+    end
+    if not ok then
+      table.insert(problems, 'test_command must be a list of strings (argv, no shell), e.g. '
+        .. "{ 'mvn', '-q', 'test' }, or { 'sh', '-c', 'a shell line' }; ignored")
+    end
+  end
+  local pr = opts.progress
+  if pr ~= nil and pr ~= 'echo' and pr ~= 'notify' and pr ~= false then
+    table.insert(problems, "progress must be 'echo', 'notify' or false, not " .. vim.inspect(pr) .. "; 'echo' used")
+  end
+  return problems
+end
+
 function M.setup(opts)
+  M.problems = M.config_problems(opts)
   M.config = vim.tbl_deep_extend('force', vim.deepcopy(M.defaults), opts or {})
+  for _, p in ipairs(M.problems) do
+    if p:find('^test_command') then
+      M.config.test_command = nil
+    elseif p:find('^progress') then
+      M.config.progress = 'echo'
+    end
+    notify('setup: ' .. p, vim.log.levels.WARN)
+  end
   local group = vim.api.nvim_create_augroup('repilot', { clear = true })
   vim.api.nvim_create_autocmd('FileType', {
     group = group,
