@@ -33,9 +33,11 @@ import (
 //     throw, break, continue, yield, do, while, for, if, else, switch, case,
 //     default, try, catch, finally, synchronized, import, package and "->".
 //
-// A hunk whose tokens include an Invalid or unterminated one, or a comment
+// A hunk whose tokens include an Invalid or unterminated one, a comment
 // holding a Unicode escape (JLS 3.3 translates "\u000a" before comments are
-// recognised), and every hunk when the prefix ends inside a comment or text
+// recognised), or a literal holding the escape of a backslash, a quote or a
+// line terminator (javac reads "\u005c\"" as an escaped quote, so the literal
+// runs on past where javalex ends it), and every hunk when the prefix ends inside a comment or text
 // block or holds such a token or comment itself, is keyed by its exact
 // text: equal only to itself.
 type equivKeyer struct {
@@ -55,7 +57,7 @@ func newEquivKeyer(site hunkSite) *equivKeyer {
 	for _, t := range all {
 		// An Invalid token (a Unicode escape outside a literal, JLS 3.3)
 		// or an escape in a comment: the prefix's tokens are not known.
-		if t.Kind == javalex.Invalid || t.Kind.IsComment() && strings.Contains(t.Text, `\u`) {
+		if t.Kind == javalex.Invalid || t.Kind.IsComment() && strings.Contains(t.Text, `\u`) || escapesADelimiter(t) {
 			k.raw = true
 		}
 		if t.Kind.IsComment() {
@@ -76,6 +78,33 @@ func newEquivKeyer(site hunkSite) *equivKeyer {
 		}
 	}
 	return k
+}
+
+// escapesADelimiter reports whether t is a string, char or text-block
+// literal holding a Unicode escape (JLS 3.3: a backslash, one or more 'u',
+// four hex digits) of a backslash, a double or single quote, CR or LF.
+// javac translates escapes before it finds tokens, so such a literal ends
+// elsewhere for javac than for javalex, which does not translate them. An
+// escape that is not eligible (an odd run of backslashes before it) counts
+// too: the answer errs on the side of exact texts.
+func escapesADelimiter(t javalex.Token) bool {
+	if t.Kind != javalex.String && t.Kind != javalex.Char && t.Kind != javalex.TextBlock {
+		return false
+	}
+	s := t.Text
+	for i := strings.Index(s, `\u`); i >= 0; i = strings.Index(s, `\u`) {
+		s = strings.TrimLeft(s[i+1:], "u")
+		if len(s) < 4 {
+			return false
+		}
+		if v, err := strconv.ParseUint(s[:4], 16, 16); err == nil {
+			switch v {
+			case '\\', '"', '\'', '\r', '\n':
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // parenDelta is +1 for '(' and '[', -1 for ')' and ']', 0 otherwise.
@@ -110,7 +139,7 @@ func (k *equivKeyer) key(text string) string {
 	}
 	var code []javalex.Token
 	for _, t := range javalex.Lex(text) {
-		if t.Kind == javalex.Invalid || t.Unterminated {
+		if t.Kind == javalex.Invalid || t.Unterminated || escapesADelimiter(t) {
 			return rawKey
 		}
 		if t.Kind.IsComment() {
