@@ -18,7 +18,9 @@ import (
 // whitespace inside string, char and text-block literals counts) after
 //
 //   - whitespace between tokens is dropped (JLS 3.6: it only separates
-//     tokens, and the tokens are compared, not the text);
+//     tokens, and the tokens are compared, not the text), except that
+//     "non-sealed" written without whitespace is marked (javac rejects
+//     "non - sealed");
 //   - line and block comments are dropped (JLS 3.7: a comment is
 //     whitespace); Javadoc comments are kept (they can mark an element
 //     deprecated);
@@ -107,6 +109,18 @@ func escapesADelimiter(t javalex.Token) bool {
 	return false
 }
 
+// nonSealed reports whether code[i] is the '-' of "non-sealed" written
+// without whitespace: javac takes the contextual keyword only so (JLS 3.9;
+// JavacParser checks that the three tokens touch), while "non - sealed" is
+// an error, so the spacing there is part of the key.
+func nonSealed(code []javalex.Token, i int) bool {
+	if i == 0 || i+1 >= len(code) || code[i].Text != "-" || code[i].Kind != javalex.Operator {
+		return false
+	}
+	p, n := code[i-1], code[i+1]
+	return p.Text == "non" && n.Text == "sealed" && p.End == code[i].Start && code[i].End == n.Start
+}
+
 // parenDelta is +1 for '(' and '[', -1 for ')' and ']', 0 otherwise.
 func parenDelta(t javalex.Token) int {
 	if t.Kind != javalex.Operator {
@@ -166,6 +180,9 @@ func (k *equivKeyer) key(text string) string {
 		b.WriteString(strconv.Itoa(len(t.Text)))
 		b.WriteByte(':')
 		b.WriteString(t.Text)
+		if nonSealed(code, i) {
+			b.WriteByte('~') // no length starts with '~'
+		}
 	}
 	return b.String()
 }

@@ -51,6 +51,9 @@ func TestEquivKeyer(t *testing.T) {
 		{"escaped backslash in a text block", body, end, "    String s = \"\"\"\n      a\\u005c\"\"\" // \"\"\";\n", "    String s = \"\"\"\n      a\\u005c\"\"\" //\"\"\";\n", false},
 		// javac: a for header after its condition; javalex: a block after a().
 		{"escaped backslash in a string of the prefix", body + "    for (String s = \"\\u005c\" ) { a(); // \"; s != null;\n", end, "      ; n++) {}\n", "      n++) {}\n", false},
+		// javac takes non-sealed only without whitespace (JavacParser).
+		{"non-sealed spaced", "sealed interface S permits B {}\n", "", "non-sealed class B implements S {}\n", "non - sealed class B implements S {}\n", false},
+		{"non-sealed", "sealed interface S permits B {}\n", "", "non-sealed class B implements S {}\n", "non-sealed  class B implements S {}\n", true},
 		{"other escapes in a string keep merging", body, end, "    String s = \"\\u00e9\"; // a\n", "    String s = \"\\u00e9\";\n", true},
 	}
 	for _, c := range cases {
