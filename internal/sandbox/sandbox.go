@@ -37,6 +37,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 )
 
 // MaxBytes bounds the bytes of regular files one copy holds (1 GiB).
@@ -72,10 +74,20 @@ type Sandbox struct {
 	Dir string
 }
 
+// runPrefix starts the name of each copy's folder in the temporary
+// directory: repilot-sandbox-p<pid>-<random>, pid being the process that made
+// it.
+const runPrefix = "repilot-sandbox-p"
+
 // New copies the project at src (a directory) into a new temporary
-// directory by the package's rule. On error nothing is left behind.
+// directory by the package's rule. On error nothing is left behind. It
+// first removes the copies of processes that no longer exist (a repair or
+// serve killed with SIGKILL mid-test cannot remove its own; a project's copy
+// may hold up to MaxBytes): those named by runPrefix with a pid that is gone
+// (cachedir.RemoveDeadRuns).
 func New(ctx context.Context, src string) (*Sandbox, error) {
-	dir, err := os.MkdirTemp("", "repilot-sandbox-*")
+	cachedir.RemoveDeadRuns(os.TempDir(), runPrefix)
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-*", runPrefix, os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
