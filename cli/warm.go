@@ -24,6 +24,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/inlinefeat"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -189,6 +190,12 @@ func (x *warmExt) open(uri string) {
 	}()
 }
 
+// maxWarmFileBytes is the largest document a file warm-up sends to the
+// shadow JDT LS: the bound of ghost text (inlinefeat.MaxDocumentBytes) and
+// of the editor's repair (repairfeat's default MaxBytes), which refuse
+// larger documents, so warming one would only hold the project's engine.
+const maxWarmFileBytes = inlinefeat.MaxDocumentBytes
+
 // fileWarm is one document's file warm-up: its project root, path and URI.
 type fileWarm struct{ root, file, uri string }
 
@@ -218,7 +225,9 @@ func (x *warmExt) queueFile(ctx context.Context, c proxy.Client, job fileWarm) {
 	x.mu.Unlock()
 	for next := &job; next != nil; {
 		if doc, ok := c.Document(protocol.DocumentURI(next.uri)); ok && ctx.Err() == nil {
-			if err := x.w.WarmFile(ctx, next.root, next.file, doc.Text); err != nil && ctx.Err() == nil {
+			if len(doc.Text) > maxWarmFileBytes {
+				c.Logf("warm-up of %s skipped: %d KiB, over the %d KiB repair and ghost text work on", next.file, len(doc.Text)>>10, maxWarmFileBytes>>10)
+			} else if err := x.w.WarmFile(ctx, next.root, next.file, doc.Text); err != nil && ctx.Err() == nil {
 				c.Logf("warm-up of %s: %v", next.file, err)
 			}
 		}

@@ -193,6 +193,45 @@ func TestWarmFileOncePerDocument(t *testing.T) {
 	}
 }
 
+// TestWarmFileSkipsLargeDocuments opens a document over the size repair and
+// ghost text work on: its file warm-up is not run (it would send the text
+// to the shadow JDT LS and hold the project's engine for nothing), a smaller
+// one opened after it is, and the log says why.
+func TestWarmFileSkipsLargeDocuments(t *testing.T) {
+	ws := testtree.New(t, map[string]string{
+		"pom.xml":                "<project/>",
+		"src/main/java/p/A.java": "package p;\nclass A {}\n",
+		"src/main/java/p/G.java": "package p;\nclass G {}\n",
+	})
+	a, g := filepath.Join(ws, "src/main/java/p/A.java"), filepath.Join(ws, "src/main/java/p/G.java")
+	big := "package p;\nclass G {\n" + strings.Repeat("  int x;\n", maxWarmFileBytes/9) + "}\n"
+	docs := map[string]string{repair.FileURI(g): big, repair.FileURI(a): "class A {}"}
+	w := &recordingWarmer{}
+	x := newWarmExt(w)
+	x.done = make(chan struct{}, 8)
+	x.fileDone = make(chan string, 8)
+	c := &warmClient{root: ws, docs: docs}
+	x.Initialized(context.Background(), c)
+	for _, p := range []string{g, a} {
+		x.observeOpen(didOpen(repair.FileURI(p)))
+		select {
+		case <-x.fileDone:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the warm-up of %s did not end", p)
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if want := a + "=class A {}"; strings.Join(w.files, "|") != want {
+		t.Errorf("files warmed %d, want only %s", len(w.files), a)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if logs := strings.Join(c.logs, "\n"); !strings.Contains(logs, "G.java") || !strings.Contains(logs, "1024 KiB") {
+		t.Errorf("the log does not say why G.java was not warmed:\n%s", logs)
+	}
+}
+
 func TestWarmSwitch(t *testing.T) {
 	env := func(v string) func(string) string { return func(string) string { return v } }
 	for _, c := range []struct {
