@@ -64,6 +64,20 @@ func TestRepairRefusesNonsenseNumbers(t *testing.T) {
 			t.Errorf("%s: err = %v; want an error naming %s", c.flag, err, c.flag)
 		}
 	}
+	// The hunk bounds' variables: before, a value that was not a positive
+	// integer ("16k", "0") was dropped without a word for the default.
+	for _, env := range []struct{ name, val string }{
+		{repair.EnvMaxHunkBytes, "16k"}, {repair.EnvMaxHunkBytes, "0"}, {repair.EnvMaxHunkLines, "-1"},
+	} {
+		t.Run(env.name+"="+env.val, func(t *testing.T) {
+			t.Setenv(env.name, env.val)
+			var out, errb bytes.Buffer
+			err := runRepair(context.Background(), good(), nil, &out, &errb)
+			if err == nil || !strings.Contains(err.Error(), env.name) || !strings.Contains(err.Error(), env.val) {
+				t.Errorf("err = %v; want an error naming $%s and its value", err, env.name)
+			}
+		})
+	}
 }
 
 func TestModelFlagsRefuseNonsense(t *testing.T) {

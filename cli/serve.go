@@ -97,6 +97,9 @@ func runServe(cmd *cobra.Command, args []string) error {
 	}
 	model, err := serveFlags.model.resolve(os.Getenv)
 	if err == nil {
+		err = repair.CheckEnv()
+	}
+	if err == nil {
 		fmt.Fprintf(logw, "repilot-lsp: repair model: %s\n", model)
 		if model.Remote() {
 			// Not fatal: the server may come up later; a repair then reports
