@@ -103,6 +103,38 @@ func TestModelFlagsRefuseNonsense(t *testing.T) {
 	}
 }
 
+// TestModelSettingsNameTheirSource: a bad base URL or FIM template names
+// the flag or the environment variable it came from (the editor plugins set
+// the variables: "--model-base-url" would send their users to a flag they
+// never wrote), and never the URL's password.
+func TestModelSettingsNameTheirSource(t *testing.T) {
+	cases := []struct {
+		flags modelFlags
+		env   map[string]string
+		want  string
+	}{
+		{modelFlags{}, map[string]string{EnvModelBaseURL: "localhost:8080"}, "$" + EnvModelBaseURL},
+		{modelFlags{}, map[string]string{EnvModelBaseURL: "ftp://u:secret@h/v1"}, "$" + EnvModelBaseURL},
+		{modelFlags{baseURL: "http://[::1"}, nil, "--model-base-url"},
+		{modelFlags{}, map[string]string{EnvModelBaseURL: "http://127.0.0.1:1/v1", EnvModelFIM: "bogus"}, "$" + EnvModelFIM},
+		{modelFlags{fim: "bogus"}, map[string]string{EnvModelBaseURL: "http://127.0.0.1:1/v1"}, "--fim-template"},
+	}
+	for _, c := range cases {
+		f := c.flags
+		f.timeout, f.concurrency, f.retries = time.Second, 1, 3
+		_, err := f.resolve(envOf(c.env))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("%+v %v: err = %v; want an error naming %s (and no password)", c.flags, c.env, err, c.want)
+		}
+	}
+	for _, fim := range []string{"", "infill", "qwen"} {
+		f := modelFlags{timeout: time.Second, concurrency: 1, fim: fim}
+		if _, err := f.resolve(envOf(map[string]string{EnvModelBaseURL: "https://u:p@example.com/v1/"})); err != nil {
+			t.Errorf("good settings (fim %q) refused: %v", fim, err)
+		}
+	}
+}
+
 // TestInterruptedCountsCompileChecked: candidates whose compile check passed
 // but whose tests were interrupted are listed as "compilable, tests
 // interrupted"; the first line must not say none of them was checked

@@ -8,12 +8,14 @@ package cli
 
 import (
 	"fmt"
+	"net/url"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
 	"github.com/repilot-lsp/repilot-lsp/backend"
+	"github.com/repilot-lsp/repilot-lsp/lm/fim"
 	"github.com/repilot-lsp/repilot-lsp/lm/openai"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
@@ -78,7 +80,9 @@ const (
 )
 
 // resolve turns the flags and, for flags left empty, the environment (getenv)
-// into a backend.ModelConfig. Errors, with a server set: --model-timeout not
+// into a backend.ModelConfig. Errors, with a server set: a base URL that is
+// not an http(s) URL or an unknown FIM template (each naming the flag or the
+// variable it came from; the URL without its password), --model-timeout not
 // above 0, --model-concurrency below 1 or above 256, --model-retries below 0
 // or above 10 (the HTTP
 // client would replace them by its defaults silently); --api-key-env names a variable other than the
@@ -90,9 +94,26 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		}
 		return strings.TrimSpace(getenv(env))
 	}
+	// from names where a setting came from, for its error.
+	from := func(flag, flagName, env string) string {
+		if flag != "" {
+			return flagName
+		}
+		return "$" + env
+	}
 	base := pick(f.baseURL, EnvModelBaseURL)
 	if base == "" {
 		return backend.ModelConfig{}, nil
+	}
+	if u, err := url.Parse(strings.TrimRight(base, "/")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return backend.ModelConfig{}, fmt.Errorf("%s %q: want an http(s) URL with its version path, e.g. http://127.0.0.1:8080/v1 for llama-server",
+			from(f.baseURL, "--model-base-url", EnvModelBaseURL), openai.SafeURL(base))
+	}
+	fimName := pick(f.fim, EnvModelFIM)
+	if n := strings.ToLower(fimName); n != "" && n != openai.FIMInfill {
+		if _, err := fim.ByName(n); err != nil {
+			return backend.ModelConfig{}, fmt.Errorf("%s: %w, or %q for llama.cpp's /infill", from(f.fim, "--fim-template", EnvModelFIM), err, openai.FIMInfill)
+		}
 	}
 	switch {
 	case f.timeout <= 0:
@@ -127,7 +148,7 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		BaseURL:       base,
 		Model:         pick(f.name, EnvModelName),
 		APIKey:        key,
-		FIM:           pick(f.fim, EnvModelFIM),
+		FIM:           fimName,
 		Dialect:       f.dialect,
 		Timeout:       f.timeout,
 		MaxConcurrent: f.concurrency,
