@@ -236,7 +236,13 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	}
 	tests, err := search.ParseTestPolicy(f.Tests)
 	if err != nil {
-		return search.Config{}, fmt.Errorf("--tests: %w", err)
+		// Named where it came from: the editor has no --tests, only the
+		// variable (defaultSearchFlags).
+		name := "--tests"
+		if v := os.Getenv(EnvSearchTests); v != "" && v == f.Tests {
+			name = "$" + EnvSearchTests
+		}
+		return search.Config{}, fmt.Errorf("%s: %w", name, err)
 	}
 	cfg := search.Config{Root: root, Streams: streams, Tests: tests}
 	cfg.Dense.MaxChars = f.EmbedChars

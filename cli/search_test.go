@@ -353,3 +353,33 @@ func TestSearchBoundsQueryLength(t *testing.T) {
 		t.Errorf("a query at the bound: %v", err)
 	}
 }
+
+// TestSearchTestsPolicyNamesItsSource: a bad test policy names where it
+// came from: $REPILOT_SEARCH_TESTS for the editor (which has no --tests) and
+// for the CLI without the flag, --tests when given. Before, the editor's
+// error named --tests.
+func TestSearchTestsPolicyNamesItsSource(t *testing.T) {
+	t.Setenv("REPILOT_CACHE", t.TempDir())
+	root := searchProject(t)
+	t.Setenv(EnvSearchTests, "bogus")
+	if _, err := editorSearchConfig(root); err == nil || !strings.Contains(err.Error(), "$"+EnvSearchTests) {
+		t.Errorf("editor: err = %v; want it to name $%s", err, EnvSearchTests)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--project", root}, "$" + EnvSearchTests},
+		{[]string{"--project", root, "--tests", "wrong"}, "--tests"},
+	} {
+		var sf searchCmdFlags
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		sf.AddFlags(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sf.Config(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v; want it to name %s", c.args, err, c.want)
+		}
+	}
+}
