@@ -142,7 +142,11 @@ func runServe(cmd *cobra.Command, args []string) error {
 	if x := inlineExtension(rep); x != nil {
 		exts = append(exts, x) // ghost text (proxy/feature/inlinefeat)
 	}
-	if w, ok := rep.(warmer); ok && warmEnabled(serveFlags.warm, cmd.Flags().Changed("warm"), os.Getenv) {
+	warm, warning := warmEnabled(serveFlags.warm, cmd.Flags().Changed("warm"), os.Getenv)
+	if warning != "" {
+		fmt.Fprintf(logw, "repilot-lsp: %s\n", warning)
+	}
+	if w, ok := rep.(warmer); ok && warm {
 		exts = append(exts, newWarmExt(w)) // warm-up on didOpen (warm.go)
 	}
 	// SIGINT and SIGTERM stop the proxy through its normal shutdown; the

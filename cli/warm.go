@@ -15,6 +15,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -33,16 +34,20 @@ import (
 const EnvWarm = "REPILOT_WARM"
 
 // warmEnabled decides the warm-up from --warm (when given on the command
-// line) or else $REPILOT_WARM (default on).
-func warmEnabled(flag, flagGiven bool, getenv func(string) string) bool {
+// line) or else $REPILOT_WARM (default on). A variable that says neither on
+// ("true", "1", "on", "yes", empty) nor off leaves the warm-up on, and the
+// warning (for the log; "" otherwise) names it.
+func warmEnabled(flag, flagGiven bool, getenv func(string) string) (on bool, warning string) {
 	if flagGiven {
-		return flag
+		return flag, ""
 	}
-	switch strings.ToLower(strings.TrimSpace(getenv(EnvWarm))) {
+	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvWarm))); v {
 	case "false", "0", "off", "no":
-		return false
+		return false, ""
+	case "", "true", "1", "on", "yes":
+		return true, ""
 	}
-	return true
+	return true, fmt.Sprintf("$%s=%q is neither true nor false (off: false, 0, off or no); the warm-up stays on", EnvWarm, getenv(EnvWarm))
 }
 
 // warmer is what the warm-up needs of the repair service (backend.Pool).

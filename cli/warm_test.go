@@ -238,16 +238,26 @@ func TestWarmSwitch(t *testing.T) {
 		flag, given bool
 		env         string
 		want        bool
+		warned      bool // a word about the value
 	}{
-		{true, false, "", true},
-		{true, false, "false", false},
-		{true, false, "0", false},
-		{true, false, "yes", true},
-		{true, true, "false", true},
-		{false, true, "", false},
+		{true, false, "", true, false},
+		{true, false, "false", false, false},
+		{true, false, "0", false, false},
+		{true, false, "yes", true, false},
+		{true, false, " True", true, false},
+		{true, true, "false", true, false},
+		{false, true, "", false, false},
+		// Neither on nor off: the default, said (before, silently on).
+		{true, false, "flase", true, true},
+		{true, false, "disabled", true, true},
+		{true, true, "disabled", true, false}, // --warm decides
 	} {
-		if got := warmEnabled(c.flag, c.given, env(c.env)); got != c.want {
+		got, warning := warmEnabled(c.flag, c.given, env(c.env))
+		if got != c.want {
 			t.Errorf("--warm=%v (given %v), %s=%q: %v, want %v", c.flag, c.given, EnvWarm, c.env, got, c.want)
+		}
+		if named := strings.Contains(warning, "$"+EnvWarm) && strings.Contains(warning, c.env); named != c.warned || (warning != "" && !c.warned) {
+			t.Errorf("%s=%q: warning %q, want one naming it: %v", EnvWarm, c.env, warning, c.warned)
 		}
 	}
 }
