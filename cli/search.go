@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/oaihttp"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/proxy/feature/searchfeat"
 	"github.com/repilot-lsp/repilot-lsp/search"
@@ -253,6 +255,12 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	default:
 		cfg.CacheDir = search.DefaultCacheDir(root)
 	}
+	if err := checkServerURL(f.EmbedURL, "--embed-url (env "+llm.EnvEmbedURL+")"); err != nil {
+		return cfg, err
+	}
+	if err := checkServerURL(f.ChatURL, "--chat-url (env "+llm.EnvChatURL+")"); err != nil {
+		return cfg, err
+	}
 	if f.EmbedURL != "" {
 		if f.EmbedModel == "" {
 			return cfg, errors.New("--embed-url (env " + llm.EnvEmbedURL + ") needs --embed-model (env " + llm.EnvEmbedModel + ")")
@@ -481,6 +489,20 @@ func hitJSON(h search.Hit) SearchHitJSON {
 		out.Overloads = append(out.Overloads, o.ShownSignature())
 	}
 	return out
+}
+
+// checkServerURL returns an error naming the setting name when raw is set
+// but not an http(s) URL with a host (the HTTP client would fail each
+// request with "unsupported protocol scheme", naming no setting); the URL
+// is shown without its password.
+func checkServerURL(raw, name string) error {
+	if raw == "" {
+		return nil
+	}
+	if u, err := url.Parse(strings.TrimRight(raw, "/")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s %q: want an http(s) URL with its version path, e.g. http://127.0.0.1:8080/v1", name, oaihttp.SafeURL(raw))
+	}
+	return nil
 }
 
 // editorSearchConfig is the configuration of the editor's search in root:

@@ -383,3 +383,26 @@ func TestSearchTestsPolicyNamesItsSource(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchModelURLsAreChecked: a chat or embeddings URL that is not an
+// http(s) URL is refused before indexing, naming the flag and its variable
+// and never the URL's password. Before, the search indexed, then each
+// stream failed with Go's "unsupported protocol scheme", naming neither.
+func TestSearchModelURLsAreChecked(t *testing.T) {
+	t.Setenv("REPILOT_CACHE", t.TempDir())
+	root := searchProject(t)
+	for _, c := range []struct {
+		set  func(*SearchFlags)
+		want string
+	}{
+		{func(f *SearchFlags) { f.ChatURL, f.ChatModel = "localhost:8080", "m" }, "--chat-url (env " + llm.EnvChatURL + ")"},
+		{func(f *SearchFlags) { f.ChatURL, f.ChatModel = "ftp://u:secret@h/v1", "m" }, "--chat-url (env " + llm.EnvChatURL + ")"},
+		{func(f *SearchFlags) { f.EmbedURL, f.EmbedModel = "127.0.0.1:8081/v1", "m" }, "--embed-url (env " + llm.EnvEmbedURL + ")"},
+	} {
+		f := testSearchFlags(root)
+		c.set(&f)
+		if _, err := f.Config(); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("err = %v; want an error naming %s, without the password", err, c.want)
+		}
+	}
+}
