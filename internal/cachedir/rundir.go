@@ -3,7 +3,6 @@ package cachedir
 import (
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -40,8 +39,6 @@ var runSeq atomic.Int64
 // gone (a run ended by SIGKILL leaves its folder behind). A folder of this
 // process or of a live one (or of a new process that reuses a dead one's
 // pid) is kept. Errors are ignored: a folder left behind only takes space.
-// A read-only folder inside (a test command's, in a sandbox copy) is made
-// writable first.
 func RemoveDeadRuns(dir, prefix string) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
@@ -58,22 +55,7 @@ func RemoveDeadRuns(dir, prefix string) {
 			continue
 		}
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			removeAll(filepath.Join(dir, e.Name()))
+			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
 		}
 	}
-}
-
-// removeAll removes dir, making its folders writable when a read-only one
-// stops os.RemoveAll.
-func removeAll(dir string) {
-	if os.RemoveAll(dir) == nil {
-		return
-	}
-	_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() {
-			_ = os.Chmod(p, 0o700)
-		}
-		return nil
-	})
-	_ = os.RemoveAll(dir)
 }

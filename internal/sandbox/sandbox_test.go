@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -356,8 +357,8 @@ func requireGone(t *testing.T, pidFile, why string) {
 
 // TestNewRemovesCopiesOfKilledProcesses kills (SIGKILL) a process holding a
 // copy, as an out-of-memory kill of repair or serve mid-test would: the next
-// New removes that copy, and keeps those of live processes and folders it
-// cannot tell the owner of.
+// New removes that copy, and keeps those of live processes, one whose lock
+// is held, and folders it cannot tell the owner of.
 func TestNewRemovesCopiesOfKilledProcesses(t *testing.T) {
 	if dir := os.Getenv("REPILOT_SANDBOX_TEST_HOLD"); dir != "" {
 		// The process to kill: make a copy, say where, wait.
@@ -406,6 +407,20 @@ func TestNewRemovesCopiesOfKilledProcesses(t *testing.T) {
 	if err := os.Mkdir(ownerless, 0o700); err != nil {
 		t.Fatal(err)
 	}
+	// A copy whose pid names no process here but whose lock is held: a
+	// process of another pid namespace sharing the temporary folder.
+	held := filepath.Join(tmp, fmt.Sprintf("%s%d-held", runPrefix, cmd.Process.Pid))
+	if err := os.Mkdir(held, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.Open(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
 	s, err := New(context.Background(), src)
 	if err != nil {
 		t.Fatal(err)
@@ -414,7 +429,7 @@ func TestNewRemovesCopiesOfKilledProcesses(t *testing.T) {
 	if _, err := os.Stat(killed); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the copy of the killed process is left: %v", err)
 	}
-	for _, dir := range []string{live.Dir, ownerless} {
+	for _, dir := range []string{live.Dir, ownerless, held} {
 		if _, err := os.Stat(dir); err != nil {
 			t.Errorf("%s removed: %v", dir, err)
 		}
