@@ -239,6 +239,9 @@ func runBenchRepair(ctx context.Context, f benchRepairFlags, stdout, stderr io.W
 	if err := f.sampling.apply(&repair.Options{}); err != nil {
 		return err
 	}
+	if err := repair.CheckEnv(); err != nil {
+		return err
+	}
 	model, err := f.model.resolve(os.Getenv)
 	if err != nil {
 		return err

@@ -66,6 +66,20 @@ func TestRepairRefusesNonsenseNumbers(t *testing.T) {
 			t.Errorf("%s: err = %v; want an error naming %s", c.flag, err, c.flag)
 		}
 	}
+	// The hunk bounds' variables: before, a value that was not a positive
+	// integer ("16k", "0") was dropped without a word for the default.
+	for _, env := range []struct{ name, val string }{
+		{repair.EnvMaxHunkBytes, "16k"}, {repair.EnvMaxHunkBytes, "0"}, {repair.EnvMaxHunkLines, "-1"},
+	} {
+		t.Run(env.name+"="+env.val, func(t *testing.T) {
+			t.Setenv(env.name, env.val)
+			var out, errb bytes.Buffer
+			err := runRepair(context.Background(), good(), nil, &out, &errb)
+			if err == nil || !strings.Contains(err.Error(), env.name) || !strings.Contains(err.Error(), env.val) {
+				t.Errorf("err = %v; want an error naming $%s and its value", err, env.name)
+			}
+		})
+	}
 }
 
 func TestModelFlagsRefuseNonsense(t *testing.T) {
@@ -93,16 +107,20 @@ func TestModelFlagsRefuseNonsense(t *testing.T) {
 		{"", envOf(map[string]string{EnvModelBaseURL: "http://127.0.0.1:1/v1", EnvModelFIM: "bogus"})},
 	} {
 		f := modelFlags{timeout: time.Second, concurrency: 1, fim: c.flag}
-		if _, err := f.resolve(c.env); err == nil || !strings.Contains(err.Error(), "--fim-template") || !strings.Contains(err.Error(), EnvModelFIM) || !strings.Contains(err.Error(), "infill") {
-			t.Errorf("unknown FIM template: err = %v; want one naming --fim-template, %s and infill", err, EnvModelFIM)
+		source := "$" + EnvModelFIM // where the value came from
+		if c.flag != "" {
+			source = "--fim-template"
+		}
+		if _, err := f.resolve(c.env); err == nil || !strings.Contains(err.Error(), source) || !strings.Contains(err.Error(), "infill") {
+			t.Errorf("unknown FIM template: err = %v; want one naming %s and infill", err, source)
 		}
 	}
 	// A base URL that is no http(s) URL: the message named neither the flag
 	// nor its variable ("lm/openai: base URL ... is not an http(s) URL").
 	for _, u := range []string{"not a url", "ftp://x/v1", "127.0.0.1:8080/v1", "http:///v1"} {
 		_, err := (modelFlags{timeout: time.Second, concurrency: 1, baseURL: u}).resolve(envOf(nil))
-		if err == nil || !strings.Contains(err.Error(), "--model-base-url (env "+EnvModelBaseURL+")") {
-			t.Errorf("--model-base-url %q: err = %v; want one naming the flag and its variable", u, err)
+		if err == nil || !strings.HasPrefix(err.Error(), "--model-base-url ") {
+			t.Errorf("--model-base-url %q: err = %v; want one naming the flag", u, err)
 		}
 	}
 	for _, name := range []string{"infill", "Qwen", "deepseek-coder", ""} {
@@ -115,6 +133,38 @@ func TestModelFlagsRefuseNonsense(t *testing.T) {
 	}
 	if _, err := (modelFlags{timeout: time.Second, concurrency: 1}).resolve(env); err != nil {
 		t.Errorf("good flags refused: %v", err)
+	}
+}
+
+// TestModelSettingsNameTheirSource: a bad base URL or FIM template names
+// the flag or the environment variable it came from (the editor plugins set
+// the variables: "--model-base-url" would send their users to a flag they
+// never wrote), and never the URL's password.
+func TestModelSettingsNameTheirSource(t *testing.T) {
+	cases := []struct {
+		flags modelFlags
+		env   map[string]string
+		want  string
+	}{
+		{modelFlags{}, map[string]string{EnvModelBaseURL: "localhost:8080"}, "$" + EnvModelBaseURL},
+		{modelFlags{}, map[string]string{EnvModelBaseURL: "ftp://u:secret@h/v1"}, "$" + EnvModelBaseURL},
+		{modelFlags{baseURL: "http://[::1"}, nil, "--model-base-url"},
+		{modelFlags{}, map[string]string{EnvModelBaseURL: "http://127.0.0.1:1/v1", EnvModelFIM: "bogus"}, "$" + EnvModelFIM},
+		{modelFlags{fim: "bogus"}, map[string]string{EnvModelBaseURL: "http://127.0.0.1:1/v1"}, "--fim-template"},
+	}
+	for _, c := range cases {
+		f := c.flags
+		f.timeout, f.concurrency, f.retries = time.Second, 1, 3
+		_, err := f.resolve(envOf(c.env))
+		if err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("%+v %v: err = %v; want an error naming %s (and no password)", c.flags, c.env, err, c.want)
+		}
+	}
+	for _, fim := range []string{"", "infill", "qwen"} {
+		f := modelFlags{timeout: time.Second, concurrency: 1, fim: fim}
+		if _, err := f.resolve(envOf(map[string]string{EnvModelBaseURL: "https://u:p@example.com/v1/"})); err != nil {
+			t.Errorf("good settings (fim %q) refused: %v", fim, err)
+		}
 	}
 }
 

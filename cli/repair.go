@@ -267,6 +267,9 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if err != nil {
 		return err
 	}
+	if err := repair.CheckEnv(); err != nil {
+		return err
+	}
 	opts, err := repair.DefaultOptions().WithVariant(f.variant)
 	if err != nil {
 		return fmt.Errorf("--variant: %w", err)

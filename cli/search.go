@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -19,6 +20,7 @@ import (
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/oaihttp"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/proxy/feature/searchfeat"
 	"github.com/repilot-lsp/repilot-lsp/search"
@@ -236,7 +238,13 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	}
 	tests, err := search.ParseTestPolicy(f.Tests)
 	if err != nil {
-		return search.Config{}, fmt.Errorf("--tests (env %s): %w", EnvSearchTests, err)
+		// Named where it came from: the editor has no --tests, only the
+		// variable (defaultSearchFlags).
+		name := "--tests"
+		if v := os.Getenv(EnvSearchTests); v != "" && v == f.Tests {
+			name = "$" + EnvSearchTests
+		}
+		return search.Config{}, fmt.Errorf("%s: %w", name, err)
 	}
 	cfg := search.Config{Root: root, Streams: streams, Tests: tests}
 	cfg.Dense.MaxChars = f.EmbedChars
@@ -246,6 +254,12 @@ func (f *SearchFlags) Config() (search.Config, error) {
 		cfg.CacheDir = f.CacheDir
 	default:
 		cfg.CacheDir = search.DefaultCacheDir(root)
+	}
+	if err := checkServerURL(f.EmbedURL, "--embed-url (env "+llm.EnvEmbedURL+")"); err != nil {
+		return cfg, err
+	}
+	if err := checkServerURL(f.ChatURL, "--chat-url (env "+llm.EnvChatURL+")"); err != nil {
+		return cfg, err
 	}
 	if f.EmbedURL != "" {
 		if f.EmbedModel == "" {
@@ -461,6 +475,20 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 
 func hitJSON(h search.Hit) SearchHitJSON {
 	return SearchHitJSON{Path: h.Unit.Path, Range: RangeJSON{h.Unit.Start, h.Unit.End}, HitView: h.View()}
+}
+
+// checkServerURL returns an error naming the setting name when raw is set
+// but not an http(s) URL with a host (the HTTP client would fail each
+// request with "unsupported protocol scheme", naming no setting); the URL
+// is shown without its password.
+func checkServerURL(raw, name string) error {
+	if raw == "" {
+		return nil
+	}
+	if u, err := url.Parse(strings.TrimRight(raw, "/")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("%s %q: want an http(s) URL with its version path, e.g. http://127.0.0.1:8080/v1", name, oaihttp.SafeURL(raw))
+	}
+	return nil
 }
 
 // editorSearchConfig is the configuration of the editor's search in root:

@@ -183,7 +183,7 @@ func TestSearchFlagErrors(t *testing.T) {
 		{func(f *SearchFlags) { f.Project = filepath.Join(root, "nope") }, "is not a directory"},
 		{func(f *SearchFlags) { f.Streams = "lexical,magic" }, "--streams: search: unknown stream"},
 		// The value may come from the environment: the message names it.
-		{func(f *SearchFlags) { f.Tests = "maybe" }, "--tests (env REPILOT_SEARCH_TESTS): search: unknown test policy \"maybe\""},
+		{func(f *SearchFlags) { f.Tests = "maybe" }, "--tests: search: unknown test policy \"maybe\""},
 		{func(f *SearchFlags) { f.Streams, f.EmbedURL, f.ChatURL = "dense", "", "" }, "--streams dense: no stream can run (lexical needs no model; dense needs --embed-url"},
 		{func(f *SearchFlags) { f.Streams, f.EmbedURL, f.ChatURL = "rerank", "", "" }, "--streams rerank: no stream can run"},
 		// The URL may come from the environment: the message names both.
@@ -353,5 +353,58 @@ func TestSearchBoundsQueryLength(t *testing.T) {
 	at := "parse a date " + strings.Repeat("x", search.MaxQueryBytes-len("parse a date "))
 	if err := runSearch(context.Background(), f, at, &bytes.Buffer{}, &bytes.Buffer{}); err != nil {
 		t.Errorf("a query at the bound: %v", err)
+	}
+}
+
+// TestSearchTestsPolicyNamesItsSource: a bad test policy names where it
+// came from: $REPILOT_SEARCH_TESTS for the editor (which has no --tests) and
+// for the CLI without the flag, --tests when given. Before, the editor's
+// error named --tests.
+func TestSearchTestsPolicyNamesItsSource(t *testing.T) {
+	t.Setenv("REPILOT_CACHE", t.TempDir())
+	root := searchProject(t)
+	t.Setenv(EnvSearchTests, "bogus")
+	if _, err := editorSearchConfig(root); err == nil || !strings.Contains(err.Error(), "$"+EnvSearchTests) {
+		t.Errorf("editor: err = %v; want it to name $%s", err, EnvSearchTests)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--project", root}, "$" + EnvSearchTests},
+		{[]string{"--project", root, "--tests", "wrong"}, "--tests"},
+	} {
+		var sf searchCmdFlags
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		sf.AddFlags(fs)
+		if err := fs.Parse(c.args); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := sf.Config(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q: err = %v; want it to name %s", c.args, err, c.want)
+		}
+	}
+}
+
+// TestSearchModelURLsAreChecked: a chat or embeddings URL that is not an
+// http(s) URL is refused before indexing, naming the flag and its variable
+// and never the URL's password. Before, the search indexed, then each
+// stream failed with Go's "unsupported protocol scheme", naming neither.
+func TestSearchModelURLsAreChecked(t *testing.T) {
+	t.Setenv("REPILOT_CACHE", t.TempDir())
+	root := searchProject(t)
+	for _, c := range []struct {
+		set  func(*SearchFlags)
+		want string
+	}{
+		{func(f *SearchFlags) { f.ChatURL, f.ChatModel = "localhost:8080", "m" }, "--chat-url (env " + llm.EnvChatURL + ")"},
+		{func(f *SearchFlags) { f.ChatURL, f.ChatModel = "ftp://u:secret@h/v1", "m" }, "--chat-url (env " + llm.EnvChatURL + ")"},
+		{func(f *SearchFlags) { f.EmbedURL, f.EmbedModel = "127.0.0.1:8081/v1", "m" }, "--embed-url (env " + llm.EnvEmbedURL + ")"},
+	} {
+		f := testSearchFlags(root)
+		c.set(&f)
+		if _, err := f.Config(); err == nil || !strings.Contains(err.Error(), c.want) || strings.Contains(err.Error(), "secret") {
+			t.Errorf("err = %v; want an error naming %s, without the password", err, c.want)
+		}
 	}
 }

@@ -97,6 +97,9 @@ func runServe(cmd *cobra.Command, args []string) error {
 	}
 	model, err := serveFlags.model.resolve(os.Getenv)
 	if err == nil {
+		err = repair.CheckEnv()
+	}
+	if err == nil {
 		fmt.Fprintf(logw, "repilot-lsp: repair model: %s\n", model)
 		if model.Remote() {
 			// Not fatal: the server may come up later; a repair then reports
@@ -139,9 +142,9 @@ func runServe(cmd *cobra.Command, args []string) error {
 	if x := inlineExtension(rep); x != nil {
 		exts = append(exts, x) // ghost text (proxy/feature/inlinefeat)
 	}
-	warm, badWarm := warmEnabled(serveFlags.warm, cmd.Flags().Changed("warm"), os.Getenv)
-	if badWarm != "" {
-		fmt.Fprintf(logw, "repilot-lsp: %s\n", badWarm)
+	warm, warning := warmEnabled(serveFlags.warm, cmd.Flags().Changed("warm"), os.Getenv)
+	if warning != "" {
+		fmt.Fprintf(logw, "repilot-lsp: %s\n", warning)
 	}
 	if w, ok := rep.(warmer); ok && warm {
 		exts = append(exts, newWarmExt(w)) // warm-up on didOpen (warm.go)

@@ -25,6 +25,7 @@ import (
 
 	"github.com/repilot-lsp/repilot-lsp/backend"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
+	"github.com/repilot-lsp/repilot-lsp/proxy/feature/inlinefeat"
 	"github.com/repilot-lsp/repilot-lsp/repair"
 )
 
@@ -33,22 +34,20 @@ import (
 const EnvWarm = "REPILOT_WARM"
 
 // warmEnabled decides the warm-up from --warm (when given on the command
-// line) or else $REPILOT_WARM (default on). A $REPILOT_WARM that is neither
-// empty nor one of false/0/off/no and true/1/on/yes leaves the warm-up on,
-// and bad says so for serve's log (an editor's setting with a typo should
-// not stop the server, nor pass unnoticed).
-func warmEnabled(flag, flagGiven bool, getenv func(string) string) (on bool, bad string) {
+// line) or else $REPILOT_WARM (default on). A variable that says neither on
+// ("true", "1", "on", "yes", empty) nor off leaves the warm-up on, and the
+// warning (for the log; "" otherwise) names it.
+func warmEnabled(flag, flagGiven bool, getenv func(string) string) (on bool, warning string) {
 	if flagGiven {
 		return flag, ""
 	}
-	v := getenv(EnvWarm)
-	switch strings.ToLower(strings.TrimSpace(v)) {
+	switch v := strings.ToLower(strings.TrimSpace(getenv(EnvWarm))); v {
 	case "false", "0", "off", "no":
 		return false, ""
 	case "", "true", "1", "on", "yes":
 		return true, ""
 	}
-	return true, fmt.Sprintf("%s=%q is not one of false, 0, off, no (or true, 1, on, yes): the warm-up stays on", EnvWarm, v)
+	return true, fmt.Sprintf("$%s=%q is neither true nor false (off: false, 0, off or no); the warm-up stays on", EnvWarm, getenv(EnvWarm))
 }
 
 // warmer is what the warm-up needs of the repair service (backend.Pool).
@@ -196,6 +195,12 @@ func (x *warmExt) open(uri string) {
 	}()
 }
 
+// maxWarmFileBytes is the largest document a file warm-up sends to the
+// shadow JDT LS: the bound of ghost text (inlinefeat.MaxDocumentBytes) and
+// of the editor's repair (repairfeat's default MaxBytes), which refuse
+// larger documents, so warming one would only hold the project's engine.
+const maxWarmFileBytes = inlinefeat.MaxDocumentBytes
+
 // fileWarm is one document's file warm-up: its project root, path and URI.
 type fileWarm struct{ root, file, uri string }
 
@@ -225,7 +230,9 @@ func (x *warmExt) queueFile(ctx context.Context, c proxy.Client, job fileWarm) {
 	x.mu.Unlock()
 	for next := &job; next != nil; {
 		if doc, ok := c.Document(protocol.DocumentURI(next.uri)); ok && ctx.Err() == nil {
-			if err := x.w.WarmFile(ctx, next.root, next.file, doc.Text); err != nil && ctx.Err() == nil {
+			if len(doc.Text) > maxWarmFileBytes {
+				c.Logf("warm-up of %s skipped: %d KiB, over the %d KiB repair and ghost text work on", next.file, len(doc.Text)>>10, maxWarmFileBytes>>10)
+			} else if err := x.w.WarmFile(ctx, next.root, next.file, doc.Text); err != nil && ctx.Err() == nil {
 				c.Logf("warm-up of %s: %v", next.file, err)
 			}
 		}

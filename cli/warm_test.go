@@ -193,30 +193,71 @@ func TestWarmFileOncePerDocument(t *testing.T) {
 	}
 }
 
+// TestWarmFileSkipsLargeDocuments opens a document over the size repair and
+// ghost text work on: its file warm-up is not run (it would send the text
+// to the shadow JDT LS and hold the project's engine for nothing), a smaller
+// one opened after it is, and the log says why.
+func TestWarmFileSkipsLargeDocuments(t *testing.T) {
+	ws := testtree.New(t, map[string]string{
+		"pom.xml":                "<project/>",
+		"src/main/java/p/A.java": "package p;\nclass A {}\n",
+		"src/main/java/p/G.java": "package p;\nclass G {}\n",
+	})
+	a, g := filepath.Join(ws, "src/main/java/p/A.java"), filepath.Join(ws, "src/main/java/p/G.java")
+	big := "package p;\nclass G {\n" + strings.Repeat("  int x;\n", maxWarmFileBytes/9) + "}\n"
+	docs := map[string]string{repair.FileURI(g): big, repair.FileURI(a): "class A {}"}
+	w := &recordingWarmer{}
+	x := newWarmExt(w)
+	x.done = make(chan struct{}, 8)
+	x.fileDone = make(chan string, 8)
+	c := &warmClient{root: ws, docs: docs}
+	x.Initialized(context.Background(), c)
+	for _, p := range []string{g, a} {
+		x.observeOpen(didOpen(repair.FileURI(p)))
+		select {
+		case <-x.fileDone:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the warm-up of %s did not end", p)
+		}
+	}
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if want := a + "=class A {}"; strings.Join(w.files, "|") != want {
+		t.Errorf("files warmed %d, want only %s", len(w.files), a)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if logs := strings.Join(c.logs, "\n"); !strings.Contains(logs, "G.java") || !strings.Contains(logs, "1024 KiB") {
+		t.Errorf("the log does not say why G.java was not warmed:\n%s", logs)
+	}
+}
+
 func TestWarmSwitch(t *testing.T) {
 	env := func(v string) func(string) string { return func(string) string { return v } }
 	for _, c := range []struct {
 		flag, given bool
 		env         string
 		want        bool
+		warned      bool // a word about the value
 	}{
-		{true, false, "", true},
-		{true, false, "false", false},
-		{true, false, "0", false},
-		{true, false, "yes", true},
-		{true, false, " Off ", false},
-		{true, true, "false", true},
-		{false, true, "", false},
-		{true, false, "maybe", true},
-		{true, true, "maybe", true},
+		{true, false, "", true, false},
+		{true, false, "false", false, false},
+		{true, false, "0", false, false},
+		{true, false, "yes", true, false},
+		{true, false, " True", true, false},
+		{true, true, "false", true, false},
+		{false, true, "", false, false},
+		// Neither on nor off: the default, said (before, silently on).
+		{true, false, "flase", true, true},
+		{true, false, "disabled", true, true},
+		{true, true, "disabled", true, false}, // --warm decides
 	} {
-		got, bad := warmEnabled(c.flag, c.given, env(c.env))
+		got, warning := warmEnabled(c.flag, c.given, env(c.env))
 		if got != c.want {
 			t.Errorf("--warm=%v (given %v), %s=%q: %v, want %v", c.flag, c.given, EnvWarm, c.env, got, c.want)
 		}
-		// Only a value that is read and not understood is reported.
-		if wantBad := c.env == "maybe" && !c.given; (bad != "") != wantBad || (wantBad && !strings.Contains(bad, `REPILOT_WARM="maybe"`)) {
-			t.Errorf("%s=%q (flag given %v): report %q", EnvWarm, c.env, c.given, bad)
+		if named := strings.Contains(warning, "$"+EnvWarm) && strings.Contains(warning, c.env); named != c.warned || (warning != "" && !c.warned) {
+			t.Errorf("%s=%q: warning %q, want one naming it: %v", EnvWarm, c.env, warning, c.warned)
 		}
 	}
 }

@@ -80,7 +80,9 @@ const (
 )
 
 // resolve turns the flags and, for flags left empty, the environment (getenv)
-// into a backend.ModelConfig. Errors, with a server set: --model-timeout not
+// into a backend.ModelConfig. Errors, with a server set: a base URL that is
+// not an http(s) URL or an unknown FIM template (each naming the flag or the
+// variable it came from; the URL without its password), --model-timeout not
 // above 0, --model-concurrency below 1 or above 256, --model-retries below 0
 // or above 10 (the HTTP
 // client would replace them by its defaults silently); --api-key-env names a variable other than the
@@ -95,15 +97,26 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		}
 		return strings.TrimSpace(getenv(env))
 	}
+	// from names where a setting came from, for its error.
+	from := func(flag, flagName, env string) string {
+		if flag != "" {
+			return flagName
+		}
+		return "$" + env
+	}
 	base := pick(f.baseURL, EnvModelBaseURL)
 	if base == "" {
 		return backend.ModelConfig{}, nil
 	}
-	// Checked here too (lm/openai checks it again) so that the message
-	// names the flag and its variable; the value is not repeated, as it may
-	// hold credentials.
 	if u, err := url.Parse(strings.TrimRight(base, "/")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return backend.ModelConfig{}, fmt.Errorf("--model-base-url (env %s): not an http(s) URL; want the server with its version path, e.g. http://127.0.0.1:8080/v1", EnvModelBaseURL)
+		return backend.ModelConfig{}, fmt.Errorf("%s %q: want an http(s) URL with its version path, e.g. http://127.0.0.1:8080/v1 for llama-server",
+			from(f.baseURL, "--model-base-url", EnvModelBaseURL), openai.SafeURL(base))
+	}
+	fimName := pick(f.fim, EnvModelFIM)
+	if n := strings.ToLower(fimName); n != "" && n != openai.FIMInfill {
+		if _, err := fim.ByName(n); err != nil {
+			return backend.ModelConfig{}, fmt.Errorf("%s: %w, or %q for llama.cpp's /infill", from(f.fim, "--fim-template", EnvModelFIM), err, openai.FIMInfill)
+		}
 	}
 	switch {
 	case f.timeout <= 0:
@@ -118,13 +131,6 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 	case f.concurrency > maxModelConcurrency:
 		return backend.ModelConfig{}, fmt.Errorf("--model-concurrency %d: want at most %d (each is a request in flight and a sample drawn at once)",
 			f.concurrency, maxModelConcurrency)
-	}
-	fimName := pick(f.fim, EnvModelFIM)
-	if n := strings.ToLower(strings.TrimSpace(fimName)); n != "" && n != openai.FIMInfill {
-		if _, err := fim.ByName(n); err != nil {
-			return backend.ModelConfig{}, fmt.Errorf("--fim-template %q (env %s): unknown template; want one of %s, or %s for llama.cpp's /infill (empty: guessed from the model name)",
-				fimName, EnvModelFIM, strings.Join(fim.Names(), ", "), openai.FIMInfill)
-		}
 	}
 	keyEnv := f.apiKeyEnv
 	if keyEnv == "" {

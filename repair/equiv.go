@@ -18,7 +18,9 @@ import (
 // whitespace inside string, char and text-block literals counts) after
 //
 //   - whitespace between tokens is dropped (JLS 3.6: it only separates
-//     tokens, and the tokens are compared, not the text);
+//     tokens, and the tokens are compared, not the text), except that
+//     "non-sealed" written without whitespace is marked (javac rejects
+//     "non - sealed");
 //   - line and block comments are dropped (JLS 3.7: a comment is
 //     whitespace); Javadoc comments are kept (they can mark an element
 //     deprecated);
@@ -33,9 +35,11 @@ import (
 //     throw, break, continue, yield, do, while, for, if, else, switch, case,
 //     default, try, catch, finally, synchronized, import, package and "->".
 //
-// A hunk whose tokens include an Invalid or unterminated one, or a comment
+// A hunk whose tokens include an Invalid or unterminated one, a comment
 // holding a Unicode escape (JLS 3.3 translates "\u000a" before comments are
-// recognised), and every hunk when the prefix ends inside a comment or text
+// recognised), or a literal holding the escape of a backslash, a quote or a
+// line terminator (javac reads "\u005c\"" as an escaped quote, so the literal
+// runs on past where javalex ends it), and every hunk when the prefix ends inside a comment or text
 // block or holds such a token or comment itself, is keyed by its exact
 // text: equal only to itself.
 type equivKeyer struct {
@@ -55,7 +59,7 @@ func newEquivKeyer(site hunkSite) *equivKeyer {
 	for _, t := range all {
 		// An Invalid token (a Unicode escape outside a literal, JLS 3.3)
 		// or an escape in a comment: the prefix's tokens are not known.
-		if t.Kind == javalex.Invalid || t.Kind.IsComment() && strings.Contains(t.Text, `\u`) {
+		if t.Kind == javalex.Invalid || t.Kind.IsComment() && strings.Contains(t.Text, `\u`) || escapesADelimiter(t) {
 			k.raw = true
 		}
 		if t.Kind.IsComment() {
@@ -101,6 +105,45 @@ func MatchKey(hunk string) string {
 	return b.String()
 }
 
+// escapesADelimiter reports whether t is a string, char or text-block
+// literal holding a Unicode escape (JLS 3.3: a backslash, one or more 'u',
+// four hex digits) of a backslash, a double or single quote, CR or LF.
+// javac translates escapes before it finds tokens, so such a literal ends
+// elsewhere for javac than for javalex, which does not translate them. An
+// escape that is not eligible (an odd run of backslashes before it) counts
+// too: the answer errs on the side of exact texts.
+func escapesADelimiter(t javalex.Token) bool {
+	if t.Kind != javalex.String && t.Kind != javalex.Char && t.Kind != javalex.TextBlock {
+		return false
+	}
+	s := t.Text
+	for i := strings.Index(s, `\u`); i >= 0; i = strings.Index(s, `\u`) {
+		s = strings.TrimLeft(s[i+1:], "u")
+		if len(s) < 4 {
+			return false
+		}
+		if v, err := strconv.ParseUint(s[:4], 16, 16); err == nil {
+			switch v {
+			case '\\', '"', '\'', '\r', '\n':
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// nonSealed reports whether code[i] is the '-' of "non-sealed" written
+// without whitespace: javac takes the contextual keyword only so (JLS 3.9;
+// JavacParser checks that the three tokens touch), while "non - sealed" is
+// an error, so the spacing there is part of the key.
+func nonSealed(code []javalex.Token, i int) bool {
+	if i == 0 || i+1 >= len(code) || code[i].Text != "-" || code[i].Kind != javalex.Operator {
+		return false
+	}
+	p, n := code[i-1], code[i+1]
+	return p.Text == "non" && n.Text == "sealed" && p.End == code[i].Start && code[i].End == n.Start
+}
+
 // parenDelta is +1 for '(' and '[', -1 for ')' and ']', 0 otherwise.
 func parenDelta(t javalex.Token) int {
 	if t.Kind != javalex.Operator {
@@ -133,7 +176,7 @@ func (k *equivKeyer) key(text string) string {
 	}
 	var code []javalex.Token
 	for _, t := range javalex.Lex(text) {
-		if t.Kind == javalex.Invalid || t.Unterminated {
+		if t.Kind == javalex.Invalid || t.Unterminated || escapesADelimiter(t) {
 			return rawKey
 		}
 		if t.Kind.IsComment() {
@@ -160,6 +203,9 @@ func (k *equivKeyer) key(text string) string {
 		b.WriteString(strconv.Itoa(len(t.Text)))
 		b.WriteByte(':')
 		b.WriteString(t.Text)
+		if nonSealed(code, i) {
+			b.WriteByte('~') // no length starts with '~'
+		}
 	}
 	return b.String()
 }

@@ -43,6 +43,18 @@ func TestEquivKeyer(t *testing.T) {
 		{"the prefix ends in a comment", body + "    /* open\n", " */\n" + end, "    a;\n", " a;\n", false},
 		{"Unicode escapes in the prefix (for and its parenthesis)", body + "    \\u0066or \\u0028int i = 0;\n", end, "      ; i++) n++;\n", "      i++) n++;\n", false},
 		{"different programs", body, end, "    int x = n;\n", "    int x = m;\n", false},
+		// javac reads "\u005c\"" as an escaped quote (JLS 3.3 before 3.10.7):
+		// the literal runs on through what javalex lexes as a comment.
+		{"escaped backslash in a string", body, end, "    String s = \"\\u005c\" // \";\n", "    String s = \"\\u005c\" //\";\n", false},
+		{"escaped quote in a string", body, end, "    String s = \"a\\u0022; // \";\n", "    String s = \"a\\u0022; //\";\n", false},
+		{"escaped backslash in a char", body, end, "    char c = '\\u005c' /* ';\n", "    char c = '\\u005c' /*';\n", false},
+		{"escaped backslash in a text block", body, end, "    String s = \"\"\"\n      a\\u005c\"\"\" // \"\"\";\n", "    String s = \"\"\"\n      a\\u005c\"\"\" //\"\"\";\n", false},
+		// javac: a for header after its condition; javalex: a block after a().
+		{"escaped backslash in a string of the prefix", body + "    for (String s = \"\\u005c\" ) { a(); // \"; s != null;\n", end, "      ; n++) {}\n", "      n++) {}\n", false},
+		// javac takes non-sealed only without whitespace (JavacParser).
+		{"non-sealed spaced", "sealed interface S permits B {}\n", "", "non-sealed class B implements S {}\n", "non - sealed class B implements S {}\n", false},
+		{"non-sealed", "sealed interface S permits B {}\n", "", "non-sealed class B implements S {}\n", "non-sealed  class B implements S {}\n", true},
+		{"other escapes in a string keep merging", body, end, "    String s = \"\\u00e9\"; // a\n", "    String s = \"\\u00e9\";\n", true},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

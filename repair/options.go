@@ -136,6 +136,22 @@ const (
 	EnvMaxHunkLines     = "REPILOT_MAX_HUNK_LINES" // changes DefaultMaxHunkLines
 )
 
+// CheckEnv returns an error naming $REPILOT_MAX_HUNK_BYTES or
+// $REPILOT_MAX_HUNK_LINES when one is set to anything but a positive
+// integer (DefaultOptions would take the default in its place without a
+// word); nil when both are unset or good. The commands call it before they
+// start anything.
+func CheckEnv() error {
+	for _, name := range []string{EnvMaxHunkBytes, EnvMaxHunkLines} {
+		if v := os.Getenv(name); v != "" {
+			if n, err := strconv.Atoi(v); err != nil || n <= 0 {
+				return fmt.Errorf("$%s=%q: want a positive integer (unset: %d)", name, v, map[string]int{EnvMaxHunkBytes: DefaultMaxHunkBytes, EnvMaxHunkLines: DefaultMaxHunkLines}[name])
+			}
+		}
+	}
+	return nil
+}
+
 // envInt is the positive integer in $name, else def.
 func envInt(name string, def int) int {
 	if n, err := strconv.Atoi(os.Getenv(name)); err == nil && n > 0 {

@@ -36,7 +36,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 )
 
 // MaxBytes bounds the bytes of regular files one copy holds (1 GiB).
@@ -70,28 +72,90 @@ var derived = map[string][]string{
 type Sandbox struct {
 	// Dir is the copy's root (absolute).
 	Dir string
+	// lock is Dir opened, holding its flock while the copy lives (New,
+	// removeDead); nil where the file system has no flock.
+	lock *os.File
 }
 
+// runPrefix starts the name of each copy's folder in the temporary
+// directory: repilot-sandbox-p<pid>-<random>, pid being the process that made
+// it.
+const runPrefix = "repilot-sandbox-p"
+
 // New copies the project at src (a directory) into a new temporary
-// directory by the package's rule. On error nothing is left behind.
+// directory by the package's rule. On error nothing is left behind. It
+// first removes the copies of processes that are gone (removeDead: a repair
+// or serve killed with SIGKILL mid-test cannot remove its own, and a
+// project's copy may hold up to MaxBytes).
 func New(ctx context.Context, src string) (*Sandbox, error) {
-	dir, err := os.MkdirTemp("", "repilot-sandbox-*")
+	removeDead(os.TempDir())
+	dir, err := os.MkdirTemp("", fmt.Sprintf("%s%d-*", runPrefix, os.Getpid()))
 	if err != nil {
 		return nil, err
 	}
+	// Held while the copy lives; closed on exec (the test command does
+	// not hold it), released by the kernel however this process ends.
+	lock, err := os.Open(dir)
+	if err == nil && syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+		lock.Close()
+		lock = nil // a file system without flock: the copy is never removed by another
+	}
 	if err := Copy(ctx, src, dir); err != nil {
 		_ = removeAll(dir)
+		if lock != nil {
+			lock.Close()
+		}
 		return nil, err
 	}
-	return &Sandbox{Dir: dir}, nil
+	return &Sandbox{Dir: dir, lock: lock}, nil
+}
+
+// removeDead removes tmp's copies (runPrefix) whose process is gone: its
+// pid names no process (kill(2) says ESRCH) and nothing holds the copy's
+// flock(2) (a process in another pid namespace that shares tmp holds it;
+// its pid means nothing here). A copy of this process, of a live pid, one
+// whose lock this process cannot take, and any other entry are kept.
+// Errors are ignored: a copy left behind only takes space.
+func removeDead(tmp string) {
+	entries, err := os.ReadDir(tmp)
+	if err != nil {
+		return
+	}
+	for _, e := range entries {
+		rest, ok := strings.CutPrefix(e.Name(), runPrefix)
+		if !ok || !e.IsDir() {
+			continue
+		}
+		pidText, _, _ := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if err != nil || pid <= 0 || pid == os.Getpid() || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
+			continue
+		}
+		dir := filepath.Join(tmp, e.Name())
+		f, err := os.Open(dir)
+		if err != nil {
+			continue
+		}
+		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) == nil {
+			_ = removeAll(dir)
+		}
+		f.Close()
+	}
 }
 
 // WriteFile writes data at rel (slash-separated, relative to the sandbox's
 // root); see the package function WriteFile.
 func (s *Sandbox) WriteFile(rel string, data []byte) error { return WriteFile(s.Dir, rel, data) }
 
-// Close removes the sandbox's directory and everything in it.
-func (s *Sandbox) Close() error { return removeAll(s.Dir) }
+// Close removes the sandbox's directory and everything in it, then lets
+// its lock go.
+func (s *Sandbox) Close() error {
+	err := removeAll(s.Dir)
+	if s.lock != nil {
+		s.lock.Close()
+	}
+	return err
+}
 
 // removeAll removes dir, first making its folders writable (a copied
 // read-only folder, or one a test command made read-only, would stop

@@ -1,9 +1,12 @@
 package sandbox
 
 import (
+	"bufio"
 	"context"
 	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -349,5 +352,86 @@ func requireGone(t *testing.T, pidFile, why string) {
 			t.Fatalf("background sleep %d %s: %s", pid, why, stat)
 		}
 		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// TestNewRemovesCopiesOfKilledProcesses kills (SIGKILL) a process holding a
+// copy, as an out-of-memory kill of repair or serve mid-test would: the next
+// New removes that copy, and keeps those of live processes, one whose lock
+// is held, and folders it cannot tell the owner of.
+func TestNewRemovesCopiesOfKilledProcesses(t *testing.T) {
+	if dir := os.Getenv("REPILOT_SANDBOX_TEST_HOLD"); dir != "" {
+		// The process to kill: make a copy, say where, wait.
+		s, err := New(context.Background(), dir)
+		if err != nil {
+			os.Exit(3)
+		}
+		// A read-only folder, as a test command may leave.
+		if os.Mkdir(filepath.Join(s.Dir, "ro"), 0o500) != nil {
+			os.Exit(5)
+		}
+		os.Stdout.WriteString(s.Dir + "\n")
+		time.Sleep(time.Minute)
+		os.Exit(4)
+	}
+	src := testtree.New(t, map[string]string{"src/A.java": "class A {}"})
+	tmp := t.TempDir()
+	t.Setenv("TMPDIR", tmp)
+	cmd := exec.Command(os.Args[0], "-test.run=^TestNewRemovesCopiesOfKilledProcesses$")
+	cmd.Env = append(os.Environ(), "REPILOT_SANDBOX_TEST_HOLD="+src)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		cmd.Process.Kill()
+		t.Fatalf("the holding process: %v", err)
+	}
+	killed := strings.TrimSpace(line)
+	cmd.Process.Kill()
+	cmd.Wait()
+	if _, err := os.Stat(filepath.Join(killed, "src/A.java")); err != nil {
+		t.Fatalf("the killed process's copy: %v", err)
+	}
+	// A live process's copy (this one's), and a folder without an owner.
+	live, err := New(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer live.Close()
+	ownerless := filepath.Join(tmp, "repilot-sandbox-1993128970")
+	if err := os.Mkdir(ownerless, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	// A copy whose pid names no process here but whose lock is held: a
+	// process of another pid namespace sharing the temporary folder.
+	held := filepath.Join(tmp, fmt.Sprintf("%s%d-held", runPrefix, cmd.Process.Pid))
+	if err := os.Mkdir(held, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	lock, err := os.Open(held)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lock.Close()
+	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		t.Fatal(err)
+	}
+	s, err := New(context.Background(), src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if _, err := os.Stat(killed); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the copy of the killed process is left: %v", err)
+	}
+	for _, dir := range []string{live.Dir, ownerless, held} {
+		if _, err := os.Stat(dir); err != nil {
+			t.Errorf("%s removed: %v", dir, err)
+		}
 	}
 }
