@@ -230,7 +230,6 @@ func (p *Pool) pinnedLocked() int {
 	return n
 }
 
-// newEntryLocked adds root's entry and starts its backends; p.mu is held.
 // startBuggyAhead is repair.StartBuggyAhead (a test counts its calls).
 var startBuggyAhead = repair.StartBuggyAhead
 
@@ -252,6 +251,7 @@ func (p *Pool) starting(root string) bool {
 	}
 }
 
+// newEntryLocked adds root's entry and starts its backends; p.mu is held.
 func (p *Pool) newEntryLocked(root string, progress repair.Progress) *entry {
 	if progress == nil {
 		progress = func(string, int) {}

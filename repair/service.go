@@ -166,8 +166,8 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	}
 	switch {
 	case ahead == nil:
-	case err != nil: // interrupted: its result only when it has one already
-		if anyPlausible(patches) || st.Tested > 0 {
+	case err != nil: // interrupted: after a plausible patch, its result if it has one already
+		if anyPlausible(patches) {
 			res.BuggyTest, _ = ahead.ended()
 		}
 	case anyPlausible(patches) || st.Tested > 0: // where testBuggy or the run below would run the tests
