@@ -95,20 +95,12 @@ var ErrClosed = errors.New("repair service is shut down")
 // Repair checks req (repair.Request.Check), then runs one repair on a
 // repair.Service over the backends of req.Root, starting them if needed (or
 // joining a start in progress, such as a warm-up), one request per root at a
-// time. A request with repair.Request.TestBuggy whose backends are not
-// started yet runs the tests on the buggy project beside their start
-// (repair.StartBuggyAhead), not after its first plausible patch: a
-// starting JDT LS leaves a core partly idle, and after sampling that run
-// was one of those the repair waited for. Errors: the request's, the
-// start's, ctx's, ErrClosed, and the Service's.
+// time. Errors: the request's, the start's, ctx's, ErrClosed, and the
+// Service's.
 func (p *Pool) Repair(ctx context.Context, req repair.Request, progress repair.Progress) (*repair.Result, error) {
 	// Fail fast: a bad request must not wait for (or cause) an engine start.
 	if err := req.Check(); err != nil {
 		return nil, err
-	}
-	if req.BuggyAhead == nil && p.starting(req.Root) {
-		req.BuggyAhead = startBuggyAhead(ctx, req)
-		defer req.BuggyAhead.Stop()
 	}
 	e, err := p.acquire(ctx, req.Root)
 	if err != nil {
@@ -228,27 +220,6 @@ func (p *Pool) pinnedLocked() int {
 		}
 	}
 	return n
-}
-
-// startBuggyAhead is repair.StartBuggyAhead (a test counts its calls).
-var startBuggyAhead = repair.StartBuggyAhead
-
-// starting reports whether a request of root would wait for its backends
-// to start: none are started or starting (and the pool is open), or a
-// start is in progress.
-func (p *Pool) starting(root string) bool {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	e := p.entries[root]
-	if e == nil {
-		return !p.closed
-	}
-	select {
-	case <-e.ready:
-		return false
-	default:
-		return true
-	}
 }
 
 // newEntryLocked adds root's entry and starts its backends; p.mu is held.

@@ -576,7 +576,7 @@ func (v *validator) testWorker(late bool) {
 			q.Unvalidated = false
 			q.Tested, q.Plausible, q.TestOutput, q.TestTimedOut = true, tr.Passed, tr.Output, tr.TimedOut
 			v.found(*q)
-			if q.Plausible && v.req.TestBuggy && v.req.BuggyAhead == nil && !v.buggyStarted {
+			if q.Plausible && v.req.TestBuggy && !v.buggyStarted {
 				v.buggyStarted, buggy = true, true
 			}
 		}

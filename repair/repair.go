@@ -41,12 +41,6 @@ type Request struct {
 	// passed. One more test run, made for a person reading the result (the
 	// CLI, the editor), not for benchmarks.
 	TestBuggy bool
-	// BuggyAhead, with TestBuggy, is that run already started by the
-	// caller (StartBuggyAhead), beside the start of the backends: Repair
-	// takes its result instead of running the tests on the buggy project
-	// itself, under the same conditions (Result.BuggyTest), and leaves
-	// stopping it to the caller. Nil: Repair runs them as TestBuggy says.
-	BuggyAhead *BuggyAhead
 	// OnPatch, if set, receives each candidate as soon as it is validated
 	// (compile-checked, and tested when TestCmd is set), in the order
 	// validation ends, before ranking: a caller streams patches with it

@@ -160,26 +160,7 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	if v.buggyRun != nil { // started at the first plausible patch (testBuggy)
 		res.BuggyTest = v.buggyRun
 	}
-	ahead := req.BuggyAhead
-	if !req.TestBuggy || len(req.TestCmd) == 0 {
-		ahead = nil
-	}
-	switch {
-	case ahead == nil:
-	case err != nil: // interrupted: after a plausible patch, its result if it has one already
-		if anyPlausible(patches) {
-			res.BuggyTest, _ = ahead.ended()
-		}
-	case anyPlausible(patches) || st.Tested > 0: // where testBuggy or the run below would run the tests
-		if !anyPlausible(patches) {
-			progress("no candidate passed the tests: waiting for their run on the buggy project", 99)
-		}
-		var ok bool
-		if res.BuggyTest, ok = ahead.result(ctx); !ok && ctx.Err() != nil {
-			err = ctx.Err() // interrupted: the partial result below
-		}
-	}
-	if ahead == nil && err == nil && req.TestBuggy && len(req.TestCmd) > 0 && st.Tested > 0 && !anyPlausible(patches) {
+	if err == nil && req.TestBuggy && len(req.TestCmd) > 0 && st.Tested > 0 && !anyPlausible(patches) {
 		progress("no candidate passed the tests: running them on the buggy project", 99)
 		tr, terr := runTests(ctx, req.Root, rel, req.Text, req.TestCmd, req.TestTimeout)
 		switch {

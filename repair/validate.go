@@ -115,12 +115,6 @@ func newErrors(buggy, patched []engine.CompileError, buggyFrom, buggyTo, patched
 // error, and so is ctx ending; a failing or timed-out command is a result
 // with Passed false. The sandbox is removed before runTests returns.
 func runTests(ctx context.Context, root, rel, patched string, argv []string, timeout time.Duration) (TestRun, error) {
-	return runTestsLower(ctx, root, rel, patched, argv, timeout, 0)
-}
-
-// runTestsLower is runTests with the command lower in priority by lower
-// steps of niceness (sandbox.RunLower).
-func runTestsLower(ctx context.Context, root, rel, patched string, argv []string, timeout time.Duration, lower int) (TestRun, error) {
 	if len(argv) == 0 {
 		return TestRun{}, errors.New("empty test command")
 	}
@@ -135,7 +129,7 @@ func runTestsLower(ctx context.Context, root, rel, patched string, argv []string
 	if err := box.WriteFile(rel, []byte(patched)); err != nil {
 		return TestRun{}, err
 	}
-	r, err := sandbox.RunLower(ctx, box.Dir, argv, timeout, lower)
+	r, err := sandbox.Run(ctx, box.Dir, argv, timeout)
 	res := TestRun{Passed: r.Passed, Output: outputTail(r.Output, r.Truncated), TimedOut: r.TimedOut}
 	if err != nil {
 		return res, err

@@ -37,10 +37,6 @@ func KillMarked(mark string) (int, error) { return 0, nil }
 // runs as it is.
 func Supervise(cmd *exec.Cmd) {}
 
-// Lower does nothing outside Linux, where Supervise adds no supervisor to
-// lower the priority of: the command runs at ours.
-func Lower(cmd *exec.Cmd, n int) {}
-
 // Terminate kills cmd's process outside Linux.
 func Terminate(cmd *exec.Cmd) error { return KillGroup(cmd) }
 

@@ -33,11 +33,6 @@ import (
 // command it runs (its argv is the supervisor's own).
 const superviseVar = "REPILOT_INTERNAL_SUPERVISE"
 
-// lowerVar holds, in the supervisor's environment, how many steps of
-// niceness (setpriority) it adds to its own before it starts the command
-// (Lower).
-const lowerVar = "REPILOT_INTERNAL_LOWER"
-
 // treeKillLimit bounds how long the supervisor keeps killing and reaping
 // what is below it before it exits anyway.
 const treeKillLimit = 5 * time.Second
@@ -85,28 +80,6 @@ func Supervise(cmd *exec.Cmd) {
 	cmd.SysProcAttr.Pdeathsig = syscall.SIGTERM
 }
 
-// Lower makes a command prepared by Supervise (not started) run n steps of
-// niceness below us (setpriority(2); at most 19), it and everything it
-// starts: the supervisor lowers its own priority before it starts the
-// command, whose processes inherit it. The scheduler then gives them the
-// cores that our other work leaves idle. It does nothing to a command that
-// Supervise left unsupervised (cmd.Err set) or for n <= 0.
-func Lower(cmd *exec.Cmd, n int) {
-	if n <= 0 || cmd.Err != nil || cmd.Path != "/proc/self/exe" {
-		return
-	}
-	cmd.Env = append(cmd.Env, lowerVar+"="+strconv.Itoa(n))
-}
-
-// lowerSelf adds n steps of niceness to this process's (at most 19).
-func lowerSelf(n int) error {
-	prio, err := unix.Getpriority(unix.PRIO_PROCESS, 0) // Linux: 20 - nice
-	if err != nil {
-		return err
-	}
-	return unix.Setpriority(unix.PRIO_PROCESS, 0, min(19, 20-prio+n))
-}
-
 // Terminate asks a command started after Supervise to end: SIGTERM to the
 // supervisor, which kills everything below it and exits. It does nothing
 // once the process has been waited for.
@@ -141,13 +114,8 @@ func Stop(cmd *exec.Cmd) error {
 func supervise(path string, argv []string) int {
 	env := make([]string, 0, len(os.Environ()))
 	for _, kv := range os.Environ() {
-		if !strings.HasPrefix(kv, superviseVar+"=") && !strings.HasPrefix(kv, lowerVar+"=") {
+		if !strings.HasPrefix(kv, superviseVar+"=") {
 			env = append(env, kv)
-		}
-	}
-	if n, err := strconv.Atoi(os.Getenv(lowerVar)); err == nil && n > 0 {
-		if err := lowerSelf(n); err != nil { // the command still runs, at our priority
-			os.Stderr.WriteString("repilot-lsp supervisor: setpriority: " + err.Error() + "\n")
 		}
 	}
 	// Caught before the command starts: SIGTERM (Terminate, or our

@@ -47,13 +47,6 @@ type Result struct {
 // error. The error is non-nil when argv is empty, when the command cannot
 // start, and when ctx ended (ctx.Err(); the Result says what ran until then).
 func Run(ctx context.Context, dir string, argv []string, timeout time.Duration) (Result, error) {
-	return RunLower(ctx, dir, argv, timeout, 0)
-}
-
-// RunLower is Run with the command and all it starts lower in priority by
-// lower steps of niceness (proc.Lower; 0: ours), so that it takes only the
-// cores our other work leaves idle.
-func RunLower(ctx context.Context, dir string, argv []string, timeout time.Duration, lower int) (Result, error) {
 	res := Result{ExitCode: -1}
 	if len(argv) == 0 {
 		return res, errors.New("sandbox: empty test command")
@@ -72,7 +65,6 @@ func RunLower(ctx context.Context, dir string, argv []string, timeout time.Durat
 	// supervisor ends all that is below it, wherever it went (setsid, a
 	// daemon's double fork, an emptied environment).
 	proc.Supervise(cmd)
-	proc.Lower(cmd, lower)
 	// The group and the mark are kept for a supervisor that could not do
 	// its work (killed outright at WaitDelay): both are killed once it has
 	// exited, not before (the supervisor carries the mark too).

@@ -351,38 +351,3 @@ func requireGone(t *testing.T, pidFile, why string) {
 		time.Sleep(50 * time.Millisecond)
 	}
 }
-
-// TestRunLower: RunLower's command, and what it starts, run the given
-// steps of niceness below the caller; Run's at the caller's.
-func TestRunLower(t *testing.T) {
-	if _, err := os.Stat("/proc/self/stat"); err != nil {
-		t.Skip("no /proc: Lower does nothing here")
-	}
-	nice := func(stat string) int {
-		t.Helper()
-		f := strings.Fields(stat[strings.LastIndexByte(stat, ')')+2:]) // the fields after comm, from state (3)
-		n, err := strconv.Atoi(f[19-3])
-		if err != nil {
-			t.Fatalf("stat %q: %v", stat, err)
-		}
-		return n
-	}
-	own, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := min(19, nice(string(own))+5)
-	// The child of the command's shell: what the command starts inherits it.
-	argv := []string{"sh", "-c", "sh -c 'cat /proc/$$/stat'"}
-	for _, tc := range []struct {
-		lower, want int
-	}{{5, want}, {0, nice(string(own))}} {
-		r, err := RunLower(context.Background(), t.TempDir(), argv, 10*time.Second, tc.lower)
-		if err != nil || !r.Passed {
-			t.Fatalf("lower %d: %+v, %v", tc.lower, r, err)
-		}
-		if got := nice(strings.TrimSpace(r.Output)); got != tc.want {
-			t.Errorf("lower %d: the command's child runs at nice %d; want %d", tc.lower, got, tc.want)
-		}
-	}
-}
