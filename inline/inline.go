@@ -173,7 +173,7 @@ type Stats struct {
 	ModelCalls    int64         // model requests (Next or Propose)
 	EngineCalls   int64         // engine Check/CheckEnd/Complete calls
 	CompileChecks int           // JDT LS compile checks
-	ReducedChecks int           // of them, guarantees checked on the reduced unit (reduce.go)
+	ReducedChecks int           // guarantees (one or two of the checks each) made on the reduced unit (reduce.go)
 	GenerateTime  time.Duration // sampling wall time
 	CheckTime     time.Duration // compile-check wall time
 	OverBudget    int           // requests whose sampling ran out of their budget (AutomaticBudget, InvokedBudget; no check was reached)
