@@ -49,9 +49,9 @@ package inline
 // the file, or excuse one, where the reduced pair does not. So the claim is
 // also measured: bench inline --compare-reduced and
 // TestReducedCheckAgreesWithFull check real suggestions, the unguided row's
-// non-compiling ones included, both ways (session 18: 249 suggestions on
-// java.logging/ and java.prefs/, whose files have errors of their own, no
-// verdict differed). JDT's reports do differ in detail: on java.logging/
+// non-compiling ones included, both ways (session 18: 466 suggestions on
+// java.logging/ and java.prefs/, whose files have errors of their own, and
+// gson; no verdict differed). JDT's reports do differ in detail: on java.logging/
 // the reduced old text (with the unfinished line) lacked module errors on
 // imports that the whole old text had, and the reduced pair failed a
 // suggestion for those where the whole pair failed it for another error.
