@@ -50,6 +50,11 @@ type benchInlineFlags struct {
 	jdtls    string
 	verbose  bool
 	midIdent bool
+	// wholeFile: the guided rows check whole files (inline.Options.WholeFileCheck);
+	// compareReduced: every shown suggestion is also checked on the reduced
+	// unit and the verdicts compared with the whole file's (reducedAgreement).
+	wholeFile      bool
+	compareReduced bool
 }
 
 func init() {
@@ -108,6 +113,8 @@ under way counts for no row); the exit status is then 130.`,
 	fl.IntVar(&f.samples, "samples", inlineAutomaticSamples, "samples an automatic request may try within the budget (the next one, at serve's temperature 0.3, when a sample fails the check), as serve uses")
 	fl.IntVar(&f.compare, "compare-samples", 0, "also run a guided row with this many automatic samples, side by side (0: no such row)")
 	fl.Float64Var(&f.compareT, "compare-temperature", 0, "temperature of the --compare-samples row's samples after the first (0: the default, 0.8)")
+	fl.BoolVar(&f.wholeFile, "whole-file-check", false, "guided rows compile-check the whole file, not the reduced unit (other method bodies stubbed) that gives the same verdict")
+	fl.BoolVar(&f.compareReduced, "compare-reduced", false, "check every shown suggestion (every row's) on the reduced unit too and count the verdicts that differ from the whole file's, with both checks' times")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every request on stderr")
 	fl.BoolVar(&f.midIdent, "mid-identifier", false, "place every caret inside an identifier of the statement (after a seeded 1 to n-1 of its n characters, as while typing a name) instead of after a whole token")
 	addJDTLSFlag(fl, &f.jdtls)
@@ -236,7 +243,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	acquire := func(ctx context.Context, _ string, fn func(inline.Backends) error) error { return fn(backends) }
 	rows := []*inlineRow{
 		{name: fmt.Sprintf("%s guided, %d samples", model.Name(), f.samples),
-			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples, AutomaticTemperature: inlineAutomaticTemperature, InvokedBudget: f.invokedB})},
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples, AutomaticTemperature: inlineAutomaticTemperature, InvokedBudget: f.invokedB, WholeFileCheck: f.wholeFile})},
 		{name: model.Name() + " unguided", svc: inline.NewService(acquire, inline.Options{Unguided: true})},
 	}
 	if f.compare > 0 {
@@ -245,7 +252,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			name += fmt.Sprintf(" at T=%g", f.compareT)
 		}
 		rows = append(rows, &inlineRow{name: name,
-			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare, Temperature: f.compareT, AutomaticTemperature: f.compareT, InvokedBudget: f.invokedB})})
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare, Temperature: f.compareT, AutomaticTemperature: f.compareT, InvokedBudget: f.invokedB, WholeFileCheck: f.wholeFile})})
 	}
 	trig := inline.Automatic
 	if f.invoked {
@@ -253,6 +260,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	}
 	fmt.Fprintf(stderr, "%d requests in %s\n", len(positions), root)
 	seen := map[string]bool{}
+	var agree reducedAgreement
 	began := time.Now()
 	var stopped error // the interruption (Ctrl-C): the positions finished so far are reported
 	done := 0
@@ -325,6 +333,13 @@ positions:
 			if f.verbose {
 				fmt.Fprintf(stderr, "[%d] %s: %q (removed %q) compiles=%v %v\n", i, r.name, got, want, ok, lat.Round(time.Millisecond))
 			}
+			if f.compareReduced && err == nil {
+				if msg, err := agree.add(ctx, eng, uri, p.doc(), p.caret, sug.Text, ok); err != nil {
+					fmt.Fprintf(stderr, "%s: reduced check of %q: %v\n", r.name, sug.Text, err)
+				} else if msg != "" {
+					fmt.Fprintf(stderr, "[%d] %s: %s\n", i, r.name, msg)
+				}
+			}
 		}
 		done++
 		if (i+1)%25 == 0 {
@@ -357,9 +372,9 @@ positions:
 			continue // unguided: no engine, no check
 		}
 		t := r.svc.Totals()
-		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average), %d completed samples failed the guarantee (%d with no error on the inserted lines, only elsewhere; %d prefixes rejected from their unresolved names), %d requests ran out of the %v budget while sampling; under the budget, %d engine decisions answered unknown at the end of sampling, %d checks not started and %d cut by the deadline\n",
+		fmt.Fprintf(stdout, "%s, where the time goes: generation %v (%d model calls, %d engine calls, %d samples), compile checks %v (%d checks, %v each on average; %d guarantees on the reduced unit), %d completed samples failed the guarantee (%d with no error on the inserted lines, only elsewhere; %d prefixes rejected from their unresolved names), %d requests ran out of the %v budget while sampling; under the budget, %d engine decisions answered unknown at the end of sampling, %d checks not started and %d cut by the deadline\n",
 			r.name, t.GenerateTime.Round(time.Millisecond), t.ModelCalls, t.EngineCalls, t.Samples, t.CheckTime.Round(time.Millisecond), t.CompileChecks,
-			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.Rejected, t.RejectedElsewhere, t.Fed, t.OverBudget, budget, t.LateUnknown, t.ChecksSkipped, t.ChecksCut)
+			(t.CheckTime / time.Duration(max(t.CompileChecks, 1))).Round(time.Millisecond), t.ReducedChecks, t.Rejected, t.RejectedElsewhere, t.Fed, t.OverBudget, budget, t.LateUnknown, t.ChecksSkipped, t.ChecksCut)
 		calls := make([]time.Duration, len(r.engineCalls)) // quantile works on durations
 		for i, n := range r.engineCalls {
 			calls[i] = time.Duration(n)
@@ -367,6 +382,9 @@ positions:
 		fmt.Fprintf(stdout, "%s, why nothing was shown (requests): %s\n", r.name, formatWhy(r.why))
 		fmt.Fprintf(stdout, "%s, per warm generated request (%d): median generation %s ms, median compile checks %s ms, median rest (engine open, model start, queueing) %s ms, median engine calls %d\n",
 			r.name, len(r.gen), ms(quantile(r.gen, 0.5)), ms(quantile(r.check, 0.5)), ms(quantile(r.other, 0.5)), int64(quantile(calls, 0.5)))
+	}
+	if f.compareReduced {
+		fmt.Fprintln(stdout, agree.String())
 	}
 	fmt.Fprintf(stdout, "wall time %v\n", time.Since(began).Round(time.Second))
 	if u := rows[1]; u.checked > 0 {
@@ -703,4 +721,98 @@ func loadAverage() string {
 		return "?"
 	}
 	return strings.Join(f[:3], " ")
+}
+
+// reducedAgreement compares the guarantee's verdict on the reduced unit
+// (inline.ReducedPair: the other method and constructor bodies stubbed) with
+// its verdict on the whole file, suggestion by suggestion (bench inline
+// --compare-reduced). A suggestion the reduced check passes and the whole
+// check fails is a soundness bug of the reduction (unsound); the other way
+// it would only hide a suggestion (missed).
+type reducedAgreement struct {
+	compared, notReduced int
+	agreeOK, agreeFail   int
+	unsound, missed      int
+	wholeNew, reducedNew []time.Duration // the new text's check, each form
+}
+
+// add checks text inserted at caret in doc on the reduced unit and compares
+// the verdict with whole's (introducesNone's); it returns a line to print
+// for a disagreement. Both forms' new-text checks are timed, the reduced
+// first on even counts and second on odd ones (the first check of a new
+// document state may cost more).
+func (a *reducedAgreement) add(ctx context.Context, c engine.Compiler, uri, doc string, caret int, text string, whole bool) (string, error) {
+	newRed, oldRed, ok := inline.ReducedPair(doc[:caret], text, doc[caret:])
+	if !ok {
+		a.notReduced++
+		return "", nil
+	}
+	check := func(full string) ([]engine.CompileError, time.Duration, error) {
+		t0 := time.Now()
+		errs, err := c.CompileErrors(ctx, uri, full)
+		if errors.Is(err, engine.ErrUnparsable) {
+			return nil, 0, errUnparsableText
+		}
+		return errs, time.Since(t0), err
+	}
+	var wholeNew, redNew []engine.CompileError
+	var tw, tr time.Duration
+	var err error
+	first, second := &redNew, &wholeNew
+	tf, ts := &tr, &tw
+	ff, sf := newRed, doc[:caret]+text+doc[caret:]
+	if a.compared%2 == 1 {
+		first, second, tf, ts, ff, sf = second, first, ts, tf, sf, ff
+	}
+	if *first, *tf, err = check(ff); err != nil && err != errUnparsableText {
+		return "", err
+	}
+	firstBad := err == errUnparsableText
+	if *second, *ts, err = check(sf); err != nil && err != errUnparsableText {
+		return "", err
+	}
+	secondBad := err == errUnparsableText
+	redBad := firstBad
+	if a.compared%2 == 1 {
+		redBad = secondBad
+	}
+	a.compared++
+	if !firstBad && !secondBad {
+		a.wholeNew = append(a.wholeNew, tw)
+		a.reducedNew = append(a.reducedNew, tr)
+	}
+	reduced := false
+	if !redBad {
+		span := inline.Span{From: strings.Count(doc[:caret], "\n") + 1}
+		span.To = span.From + strings.Count(text, "\n")
+		var old []engine.CompileError
+		if len(redNew) > 0 {
+			if old, _, err = check(oldRed); err != nil && err != errUnparsableText {
+				return "", err
+			}
+		}
+		reduced = len(inline.Introduced(redNew, old, span)) == 0
+	}
+	switch {
+	case reduced == whole && whole:
+		a.agreeOK++
+	case reduced == whole:
+		a.agreeFail++
+	case reduced:
+		a.unsound++
+		return fmt.Sprintf("UNSOUND reduction: %q passes the reduced check, not the whole one (whole file's errors %v, reduced %v)", text, wholeNew, redNew), nil
+	default:
+		a.missed++
+		return fmt.Sprintf("reduction missed %q: it fails the reduced check, passes the whole one (reduced errors %v)", text, redNew), nil
+	}
+	return "", nil
+}
+
+var errUnparsableText = errors.New("unparsable")
+
+// String is the comparison's summary line.
+func (a reducedAgreement) String() string {
+	return fmt.Sprintf("reduced check against the whole file's: %d shown suggestions compared (%d more not reducible): both pass %d, both fail %d, reduced passes and whole fails %d (unsound), reduced fails and whole passes %d; new text's check median whole %s ms, reduced %s ms (p90 %s / %s ms)",
+		a.compared, a.notReduced, a.agreeOK, a.agreeFail, a.unsound, a.missed,
+		ms(quantile(a.wholeNew, 0.5)), ms(quantile(a.reducedNew, 0.5)), ms(quantile(a.wholeNew, 0.9)), ms(quantile(a.reducedNew, 0.9)))
 }

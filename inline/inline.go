@@ -110,6 +110,10 @@ type Options struct {
 	// Unguided generates without the engine and shows without the check (the
 	// benchmark's baseline row); never for editors.
 	Unguided bool
+	// WholeFileCheck compile-checks the whole file even where the reduced
+	// unit (reduce.go: the other bodies stubbed) gives the same verdict;
+	// for comparisons (bench inline --whole-file-check).
+	WholeFileCheck bool
 }
 
 func (o Options) withDefaults() Options {
@@ -169,6 +173,7 @@ type Stats struct {
 	ModelCalls    int64         // model requests (Next or Propose)
 	EngineCalls   int64         // engine Check/CheckEnd/Complete calls
 	CompileChecks int           // JDT LS compile checks
+	ReducedChecks int           // guarantees (one or two of the checks each) made on the reduced unit (reduce.go)
 	GenerateTime  time.Duration // sampling wall time
 	CheckTime     time.Duration // compile-check wall time
 	OverBudget    int           // requests whose sampling ran out of their budget (AutomaticBudget, InvokedBudget; no check was reached)
@@ -343,7 +348,7 @@ func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error)
 		}
 		if rest, ok := typedThrough(last, hasLast, prefix, suffix); ok && !s.opts.Unguided && b.Compiler != nil {
 			st := Stats{}
-			ok, _, _, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, rest, &st)
+			ok, _, _, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, rest, &st, nil)
 			s.addTotals(st)
 			if err != nil {
 				return err
@@ -450,6 +455,7 @@ func (s *Service) addTotals(st Stats) {
 	t.ModelCalls += st.ModelCalls
 	t.EngineCalls += st.EngineCalls
 	t.CompileChecks += st.CompileChecks
+	t.ReducedChecks += st.ReducedChecks
 	t.GenerateTime += st.GenerateTime
 	t.CheckTime += st.CheckTime
 	t.OverBudget += st.OverBudget
@@ -648,7 +654,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 			return sug, nil
 		}
 		cutBefore := st.ChecksSkipped + st.ChecksCut
-		ok, inserted, elsewhere, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, text, st)
+		ok, inserted, elsewhere, err := s.guarantee(ctx, deadline, b, req.URI, prefix, suffix, text, st, syntax)
 		if err != nil {
 			return nil, err
 		}
@@ -707,7 +713,7 @@ func truncations(st repair.Stats) int {
 // one cut by the deadline fails: the text is then not shown. inserted are the new text's errors on
 // the inserted lines; elsewhere reports a failure for errors outside them
 // only (Stats.RejectedElsewhere).
-func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends, uri, prefix, suffix, text string, st *Stats) (ok bool, inserted []engine.CompileError, elsewhere bool, err error) {
+func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends, uri, prefix, suffix, text string, st *Stats, syntax *syntaxFilter) (ok bool, inserted []engine.CompileError, elsewhere bool, err error) {
 	t0 := time.Now()
 	defer func() { st.CheckTime += time.Since(t0) }()
 	compile := func(full string) ([]engine.CompileError, bool, error) {
@@ -736,7 +742,16 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 		s.checks.add(time.Since(c0))
 		return errs, true, nil
 	}
-	newErrs, ok, err := compile(prefix + text + suffix)
+	newText, oldText := prefix+text+suffix, prefix+suffix
+	if !s.opts.WholeFileCheck {
+		if nr, or, red := syntax.reduced(text); red {
+			// The same verdict from a unit with the other bodies stubbed
+			// (reduce.go), at a fraction of JDT LS's time.
+			newText, oldText = nr, or
+			st.ReducedChecks++
+		}
+	}
+	newErrs, ok, err := compile(newText)
 	if !ok || err != nil {
 		return false, nil, false, err
 	}
@@ -748,10 +763,10 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 	}
 	var old []engine.CompileError
 	if needOld(newErrs, span) {
-		k := keyOf(uri, prefix+suffix, "old")
+		k := keyOf(uri, oldText, "old")
 		var cached bool
 		if old, cached = s.olds.Get(k); !cached {
-			old, ok, err = compile(prefix + suffix)
+			old, ok, err = compile(oldText)
 			if !ok || err != nil {
 				return false, inserted, false, err
 			}

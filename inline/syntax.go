@@ -50,6 +50,9 @@ type syntaxFilter struct {
 	base   *sitter.Tree  // the reference's tree; nil: the filter is off
 	parser *sitter.Parser
 	once   sync.Once
+
+	last     *sitter.Tree // the document with lastText inserted (cannotParse's); nil: none
+	lastText string
 }
 
 // newSyntaxFilter returns the filter of a caret between prefix and suffix in
@@ -114,9 +117,14 @@ var syntaxWait = 50 * time.Millisecond
 // surely has a syntax error on the caret's line: the reference parses
 // without an error and the document does not. It waits at most syntaxWait
 // for the reference's parse, and not past ctx's end (then false); false
-// when the filter is off or text has a Unicode escape.
+// when the filter is off or text has a Unicode escape. The tree of the
+// document with text is kept for reduced (reduce.go) until the next call.
 func (f *syntaxFilter) cannotParse(ctx context.Context, text string) bool {
-	if f == nil || strings.Contains(text, `\u`) {
+	if f == nil {
+		return false
+	}
+	f.dropLast()
+	if strings.Contains(text, `\u`) {
 		return false
 	}
 	wait := time.NewTimer(syntaxWait)
@@ -147,8 +155,27 @@ func (f *syntaxFilter) cannotParse(ctx context.Context, text string) bool {
 	if err != nil {
 		return false
 	}
-	defer tree.Close()
+	f.last, f.lastText = tree, text
 	return tree.RootNode().HasError()
+}
+
+// reduced returns the reduced pair (reducedPair) of text inserted at the
+// caret, from the tree cannotParse made of it; ok is false when there is
+// none (the filter is off, cannotParse did not parse this text) or the
+// insertion cannot be reduced.
+func (f *syntaxFilter) reduced(text string) (newRed, oldRed string, ok bool) {
+	if f == nil || f.last == nil || f.lastText != text {
+		return "", "", false
+	}
+	return reducedPair(f.last.RootNode(), f.head+f.ins, text, f.tail+f.rest)
+}
+
+// dropLast releases the tree cannotParse kept.
+func (f *syntaxFilter) dropLast() {
+	if f.last != nil {
+		f.last.Close()
+		f.last, f.lastText = nil, ""
+	}
 }
 
 // close releases the reference's tree once its parse is done (in the
@@ -158,6 +185,7 @@ func (f *syntaxFilter) close() {
 		return
 	}
 	f.once.Do(func() {
+		f.dropLast()
 		go func() {
 			<-f.done
 			if f.base != nil {
