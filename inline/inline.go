@@ -520,7 +520,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		st.OverBudget++
 		return nil, nil // no time for a sample and its check
 	}
-	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: modelPrefix(mprefix), Suffix: modelSuffix(suffix), Indent: indentOf(prefix)})
+	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: modelPrefix(mprefix), Suffix: modelSuffix(suffix), Indent: indentOf(prefix), MaxTokens: o.MaxTokens})
 	if err != nil {
 		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)
 	}
