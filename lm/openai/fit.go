@@ -78,7 +78,8 @@ type fitCut struct{ prefix, suffix int }
 // fit returns f with Prefix and Suffix cut so that the session's prompt
 // (prompt(prefix, suffix)) takes at most promptBudget tokens of the model's
 // context. It counts with the server's tokenizer where it has one (llama.cpp
-// /tokenize), else estimates; it cuts in proportion to the count, at line
+// /tokenize), else estimates; it cuts first where the last count's bytes
+// per token put the budget, then in proportion to the count, at line
 // starts, up to four times, and then by bytes (a token is at least a byte,
 // so a prompt of budget bytes fits). usesSuffix is false for a template that
 // leaves the suffix out (lm/fim "none"): then the prefix gets the whole
@@ -119,7 +120,20 @@ func (m *Model) fit(ctx context.Context, f lm.FIM, prompt func(p, s string) stri
 		return pb, min(target-pb, len(f.Suffix))
 	}
 	p, s := f.Prefix, f.Suffix
-	n, err := m.countTokens(ctx, whole)
+	text := whole
+	m.fitMu.Lock()
+	ratio := m.ratio
+	m.fitMu.Unlock()
+	if target := int(float64(budget)*ratio*0.95) - len(prompt("", "")); ratio > 0 && target < len(whole) {
+		// Cut first where the last count's bytes per token say the
+		// budget ends: ghost text fits a new context at each keystroke,
+		// and a count of the whole document would be most of the work.
+		pb, sb := split(target)
+		p, s = lm.TailLines(f.Prefix, pb), lm.HeadLines(f.Suffix, sb)
+		text = prompt(p, s)
+	}
+	n, err := m.countTokens(ctx, text)
+	m.learnRatio(text, n, err)
 	for try := 0; err == nil && n > budget && try < 4; try++ {
 		// Shrink the text in proportion to the tokens over, with 5% to
 		// spare for the line cuts' and the tokenizer's unevenness.
@@ -130,7 +144,9 @@ func (m *Model) fit(ctx context.Context, f lm.FIM, prompt func(p, s string) stri
 		target := int(float64(kept) * float64(budget) / float64(n) * 0.95)
 		pb, sb := split(target)
 		p, s = lm.TailLines(f.Prefix, pb), lm.HeadLines(f.Suffix, sb)
-		n, err = m.countTokens(ctx, prompt(p, s))
+		text = prompt(p, s)
+		n, err = m.countTokens(ctx, text)
+		m.learnRatio(text, n, err)
 	}
 	if err != nil {
 		return f, err
@@ -147,6 +163,17 @@ func (m *Model) fit(ctx context.Context, f lm.FIM, prompt func(p, s string) stri
 	m.fitMu.Unlock()
 	f.Prefix, f.Suffix = p, s
 	return f, nil
+}
+
+// learnRatio keeps the bytes per token of a counted text of at least 1 KiB
+// (Model.ratio), for the next fit's first cut.
+func (m *Model) learnRatio(text string, n int, err error) {
+	if err != nil || n <= 0 || len(text) < 1<<10 {
+		return
+	}
+	m.fitMu.Lock()
+	m.ratio = float64(len(text)) / float64(n)
+	m.fitMu.Unlock()
 }
 
 // countTokens returns the tokens of text: the server's count where it

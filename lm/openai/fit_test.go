@@ -168,6 +168,15 @@ func TestFitCountsWithLlamaTokenizer(t *testing.T) {
 		if n := tokenizes.Load() - before; n == 0 || n > 5 {
 			t.Errorf("%s: %d tokenizations for three sessions on one context, want those of one fit", c.name, n)
 		}
+		// The next context (a keystroke later) is cut first where the
+		// last count put the budget: one count, not one of the whole.
+		before = tokenizes.Load()
+		if _, err := m.Start(context.Background(), lm.FIM{Prefix: prefix + "x", Suffix: suffix, MaxTokens: gen}); err != nil {
+			t.Fatal(err)
+		}
+		if n := tokenizes.Load() - before; n != 1 {
+			t.Errorf("%s: %d tokenizations for the next context, want 1", c.name, n)
+		}
 	}
 }
 

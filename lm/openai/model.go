@@ -53,9 +53,11 @@ type Model struct {
 	nctx      int
 	tokenizes bool
 
-	// fitMu guards fits, the cut of recent FIM contexts (fit.go).
+	// fitMu guards fits, the cut of recent FIM contexts, and ratio, the
+	// bytes per token of the last count (fit.go).
 	fitMu sync.Mutex
 	fits  map[fitKey]fitCut
+	ratio float64
 
 	// bytesMu guards byteTokens: ids of tokens whose text is not valid
 	// UTF-8 on its own, learned from logprobs (see banned).
