@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 
@@ -60,7 +61,7 @@ type warmer interface {
 
 // warmExt is the warm-up as a proxy extension with no commands and no code
 // actions: an Initializer (to learn the editor's handle) and a MethodHandler (to
-// observe didOpen).
+// observe didOpen and didClose).
 type warmExt struct {
 	w warmer
 
@@ -68,8 +69,13 @@ type warmExt struct {
 	ctx     context.Context // from Initialized: ends when the proxy stops
 	c       proxy.Client    // nil until Initialized
 	pending []string        // URIs opened before Initialized ran
-	roots   map[string]bool // project roots warmed or warming
-	files   map[string]bool // documents (URIs) whose file warm-up ran, runs or waits
+	roots   map[string]bool // project roots warmed or warming (at most maxRoots; see recordLocked)
+	files   map[string]bool // open documents (URIs) whose file warm-up ran, runs or waits
+	// openDocs maps each open document (URI) the warm-up saw to its
+	// project root; didClose removes it from openDocs and files, so that
+	// neither grows over a long editor session.
+	openDocs map[string]string
+	maxRoots int // bound of roots (maxWarmRoots; tests lower it)
 	// fileBusy is set while a file warm-up runs; fileNext is the one file
 	// warm-up waiting for it (the latest asked; see queueFile).
 	fileBusy bool
@@ -81,7 +87,7 @@ type warmExt struct {
 }
 
 func newWarmExt(w warmer) *warmExt {
-	return &warmExt{w: w, roots: map[string]bool{}, files: map[string]bool{}}
+	return &warmExt{w: w, roots: map[string]bool{}, files: map[string]bool{}, openDocs: map[string]string{}, maxRoots: maxWarmRoots}
 }
 
 func (x *warmExt) Name() string       { return "repilot.warm" }
@@ -106,10 +112,13 @@ func (x *warmExt) Initialized(ctx context.Context, c proxy.Client) {
 	}
 }
 
-// Methods registers the warm-up's one method: it observes
-// textDocument/didOpen (after the proxy has forwarded it).
+// Methods registers the warm-up's methods: it observes textDocument/didOpen
+// and didClose (after the proxy has forwarded them).
 func (x *warmExt) Methods() []proxy.Method {
-	return []proxy.Method{{Name: "textDocument/didOpen", Notify: func(_ proxy.Client, params json.RawMessage) { x.observeOpen(params) }}}
+	return []proxy.Method{
+		{Name: "textDocument/didOpen", Notify: func(_ proxy.Client, params json.RawMessage) { x.observeOpen(params) }},
+		{Name: "textDocument/didClose", Notify: func(_ proxy.Client, params json.RawMessage) { x.observeClose(params) }},
+	}
 }
 
 // observeOpen sees textDocument/didOpen on the proxy's read loop: it decodes
@@ -133,6 +142,68 @@ func (x *warmExt) observeOpen(params json.RawMessage) {
 	}
 	x.mu.Unlock()
 	x.open(p.TextDocument.URI)
+}
+
+// observeClose sees textDocument/didClose on the read loop: the document is
+// forgotten, so a later didOpen warms it again with the text it then has.
+// Its project stays recorded (warming it again would show the editor a
+// progress for nothing while its backends live) until recordLocked needs
+// the room.
+func (x *warmExt) observeClose(params json.RawMessage) {
+	var p struct {
+		TextDocument struct {
+			URI string `json:"uri"`
+		} `json:"textDocument"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	x.forgetLocked(p.TextDocument.URI)
+	if i := slices.Index(x.pending, p.TextDocument.URI); i >= 0 {
+		x.pending = slices.Delete(x.pending, i, i+1)
+	}
+}
+
+// forgetLocked removes the closed document uri.
+func (x *warmExt) forgetLocked(uri string) {
+	delete(x.openDocs, uri)
+	delete(x.files, uri)
+}
+
+// maxWarmRoots bounds the projects the warm-up remembers: a workspace of
+// many modules (each a project root) opened one file at a time over a long
+// session would otherwise grow roots by each.
+const maxWarmRoots = 64
+
+// recordLocked records the open document uri of root and reports whether
+// root and the document still need their warm-ups. A new root beyond
+// x.maxRoots first drops the roots with no open document (a later didOpen
+// of theirs warms them again: at no cost while the pool keeps their
+// backends, and it starts them again when the pool has closed them), and
+// when every recorded root has one, all of them.
+func (x *warmExt) recordLocked(uri, root string) (warmRoot, warmFile bool) {
+	warmRoot = !x.roots[root]
+	if warmRoot && len(x.roots) >= x.maxRoots {
+		inUse := map[string]bool{}
+		for _, r := range x.openDocs {
+			inUse[r] = true
+		}
+		for r := range x.roots {
+			if !inUse[r] {
+				delete(x.roots, r)
+			}
+		}
+		if len(x.roots) >= x.maxRoots {
+			clear(x.roots)
+		}
+	}
+	x.roots[root] = true
+	warmFile = !x.files[uri]
+	x.files[uri] = true
+	x.openDocs[uri] = root
+	return warmRoot, warmFile
 }
 
 // isJavaFileURI reports whether u is a file: URI of a .java file.
@@ -171,11 +242,16 @@ func (x *warmExt) open(uri string) {
 		// The root a repair of this file would use (proxy/feature/repairfeat).
 		root := repair.ProjectRoot(file, doc.Text, ws)
 		x.mu.Lock()
-		warmRoot := !x.roots[root]
-		x.roots[root] = true
-		warmFile := !x.files[uri]
-		x.files[uri] = true
+		warmRoot, warmFile := x.recordLocked(uri, root)
 		x.mu.Unlock()
+		// A didClose that came since Document above found nothing to
+		// forget: the mirror drops the document before the features see
+		// didClose, so look again now that it is recorded.
+		if _, still := c.Document(protocol.DocumentURI(uri)); !still {
+			x.mu.Lock()
+			x.forgetLocked(uri)
+			x.mu.Unlock()
+		}
 		if warmRoot && !x.warm(ctx, c, root) {
 			x.mu.Lock()
 			delete(x.files, uri) // a later didOpen tries again

@@ -41,6 +41,8 @@ func (c *warmClient) Capabilities() proxy.ClientCapabilities {
 	return proxy.ClientCapabilities{WorkDoneProgress: true}
 }
 func (c *warmClient) Document(uri protocol.DocumentURI) (proxy.Document, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
 	t, ok := c.docs[string(uri)]
 	return proxy.Document{URI: uri, LanguageID: "java", Version: 1, Text: t}, ok
 }
@@ -449,5 +451,98 @@ func TestWarmFileLatestWaits(t *testing.T) {
 	defer w.mu.Unlock()
 	if got, want := strings.Join(w.files, "|"), path("A")+"=A|"+path("D")+"=D|"+path("B")+"=B"; got != want {
 		t.Errorf("files warmed %q, want %q (the running one, the latest, then B opened again)", got, want)
+	}
+}
+
+func didClose(uri string) json.RawMessage {
+	b, _ := json.Marshal(map[string]any{"textDocument": map[string]any{"uri": uri}})
+	return b
+}
+
+// TestWarmForgetsClosedDocuments: over a long editor session that opens and
+// closes many documents, the warm-up's per-document records shrink again on
+// didClose (they grew by every URI ever opened), and its per-project record
+// stays within its bound (it grew by every project ever opened); a document
+// opened again after its close is warmed again.
+func TestWarmForgetsClosedDocuments(t *testing.T) {
+	files := map[string]string{"a/pom.xml": "<project/>", "b/pom.xml": "<project/>", "b/src/main/java/q/K.java": "class K {}\n"}
+	const n, projects, bound = 40, 10, 3
+	for i := 0; i < n; i++ {
+		files[fmt.Sprintf("a/src/main/java/p/C%d.java", i)] = "class C {}\n"
+	}
+	for i := 0; i < projects; i++ {
+		files[fmt.Sprintf("m%d/pom.xml", i)] = "<project/>"
+		files[fmt.Sprintf("m%d/src/main/java/M.java", i)] = "class M {}\n"
+	}
+	ws := testtree.New(t, files)
+	c := &warmClient{root: ws, docs: map[string]string{}}
+	w := &recordingWarmer{}
+	x := newWarmExt(w)
+	x.maxRoots = bound
+	x.done = make(chan struct{}, 2*(n+projects)+8)
+	x.fileDone = make(chan string, 2*(n+projects)+8)
+	x.Initialized(context.Background(), c)
+	open := func(path string) string {
+		u := repair.FileURI(path)
+		c.mu.Lock()
+		c.docs[u] = "class X {}"
+		c.mu.Unlock()
+		x.observeOpen(didOpen(u))
+		select {
+		case <-x.fileDone:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("the warm-up of %s did not end", path)
+		}
+		return u
+	}
+	closeDoc := func(u string) {
+		c.mu.Lock()
+		delete(c.docs, u) // the proxy's mirror forgets it before the features see didClose
+		c.mu.Unlock()
+		for _, m := range x.Methods() {
+			if m.Name == "textDocument/didClose" {
+				m.Notify(c, didClose(u))
+			}
+		}
+	}
+	sizes := func() (int, int) {
+		x.mu.Lock()
+		defer x.mu.Unlock()
+		return len(x.files) + len(x.openDocs), len(x.roots)
+	}
+	warmed := func() (files, roots int) {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return len(w.files), len(w.roots)
+	}
+	keep := open(filepath.Join(ws, "b/src/main/java/q/K.java"))
+	for i := 0; i < n; i++ {
+		closeDoc(open(filepath.Join(ws, fmt.Sprintf("a/src/main/java/p/C%d.java", i))))
+	}
+	if f, r := sizes(); f != 2 || r != 2 {
+		t.Errorf("after %d documents opened and closed beside one open: %d document records and %d projects, want 2 (one document in two maps) and 2", n, f, r)
+	}
+	if _, r := warmed(); r != 2 {
+		t.Errorf("%d project warm-ups, want 2 (a closed document's project is not warmed again while recorded)", r)
+	}
+	files0, _ := warmed()
+	open(filepath.Join(ws, "a/src/main/java/p/C0.java"))
+	if got, _ := warmed(); got != files0+1 {
+		t.Errorf("a document opened again after its close was not warmed again (%d file warm-ups, want %d)", got, files0+1)
+	}
+	for i := 0; i < projects; i++ {
+		closeDoc(open(filepath.Join(ws, fmt.Sprintf("m%d/src/main/java/M.java", i))))
+		if _, r := sizes(); r > bound {
+			t.Fatalf("project %d: %d projects recorded, over the bound %d", i, r, bound)
+		}
+	}
+	x.mu.Lock()
+	if !x.roots[filepath.Join(ws, "b")] {
+		t.Error("the project of the document still open was dropped from the record")
+	}
+	x.mu.Unlock()
+	closeDoc(keep)
+	if f, _ := sizes(); f != 2 {
+		t.Errorf("%d document records with one document open, want 2", f)
 	}
 }

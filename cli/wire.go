@@ -9,6 +9,7 @@ package cli
 import (
 	"fmt"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 
@@ -53,6 +54,7 @@ type modelFlags struct {
 	concurrency int
 	retries     int
 	noSpeculate bool
+	context     string // tokens; a string so that an unset flag falls back to the environment
 }
 
 // addModelFlags registers the model flags on fs, bound to f.
@@ -65,6 +67,7 @@ func addModelFlags(fs *pflag.FlagSet, f *modelFlags) {
 	fs.DurationVar(&f.timeout, "model-timeout", 60*time.Second, "time limit of one request to the model server")
 	fs.IntVar(&f.concurrency, "model-concurrency", 1, "requests in flight to the model server at most; repair, serve and bench repair (its openai backend) also draw this many samples at once, so that a server with as many slots (llama-server -np N) can batch them (equal seeds still give equal patches; on a 2-core CPU server 4 was slower than 1)")
 	fs.IntVar(&f.retries, "model-retries", 3, "retries after HTTP 429/5xx or a refused connection, with backoff (0: none)")
+	fs.StringVar(&f.context, "model-context", "", "the model server's context for one request, in tokens (llama-server: -c divided by -np); the prompt keeps the text nearest the hunk that fits it with the hunk's tokens (env "+openai.EnvContextTokens+"; empty: what the server reports, llama-server's /props or vLLM's max_model_len, else "+strconv.Itoa(openai.DefaultContextTokens)+")")
 	fs.BoolVar(&f.noSpeculate, "no-speculate", false, "ask the model server token by token (one request per token) instead of speculative guided decoding")
 }
 
@@ -89,7 +92,8 @@ const (
 // default that is unset (the message names the variable, never a value);
 // --fim-template (or $REPILOT_MODEL_FIM) names no template and is not
 // "infill" (the message names the flag and lists both); the base URL is
-// not an http(s) URL with a host.
+// not an http(s) URL with a host; --model-context (or
+// $REPILOT_MODEL_CONTEXT) is not a number of at least 64 tokens.
 func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, error) {
 	pick := func(flag, env string) string {
 		if flag != "" {
@@ -132,6 +136,14 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		return backend.ModelConfig{}, fmt.Errorf("--model-concurrency %d: want at most %d (each is a request in flight and a sample drawn at once)",
 			f.concurrency, maxModelConcurrency)
 	}
+	nctx := 0
+	if v := pick(f.context, openai.EnvContextTokens); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 64 {
+			return backend.ModelConfig{}, fmt.Errorf("%s %q: want a context of at least 64 tokens (llama-server: -c divided by -np)", from(f.context, "--model-context", openai.EnvContextTokens), v)
+		}
+		nctx = n
+	}
 	keyEnv := f.apiKeyEnv
 	if keyEnv == "" {
 		keyEnv = openai.EnvAPIKey
@@ -157,5 +169,6 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		MaxConcurrent: f.concurrency,
 		MaxRetries:    retries,
 		NoSpeculate:   f.noSpeculate,
+		ContextTokens: nctx,
 	}}, nil
 }

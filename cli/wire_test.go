@@ -71,6 +71,27 @@ func TestModelFlagsResolve(t *testing.T) {
 		t.Errorf("flags: %s retries %d speculate %v", cfg, o.MaxRetries, !o.NoSpeculate)
 	}
 
+	// The server's context: the flag wins over the environment; not a
+	// number, or under 64 tokens, is an error naming where it came from.
+	env[openai.EnvContextTokens] = "2048"
+	if cfg, err = f.resolve(envOf(env)); err != nil || cfg.OpenAI.ContextTokens != 2048 {
+		t.Errorf("$%s=2048: context %d, %v", openai.EnvContextTokens, cfg.OpenAI.ContextTokens, err)
+	}
+	fc := f
+	fc.context = "512"
+	if cfg, err = fc.resolve(envOf(env)); err != nil || cfg.OpenAI.ContextTokens != 512 {
+		t.Errorf("--model-context 512: context %d, %v", cfg.OpenAI.ContextTokens, err)
+	}
+	fc.context = "8k"
+	if _, err := fc.resolve(envOf(env)); err == nil || !strings.Contains(err.Error(), "--model-context") {
+		t.Errorf("--model-context 8k: %v, want an error naming the flag", err)
+	}
+	env[openai.EnvContextTokens] = "10"
+	if _, err := f.resolve(envOf(env)); err == nil || !strings.Contains(err.Error(), "$"+openai.EnvContextTokens) {
+		t.Errorf("$%s=10: %v, want an error naming the variable", openai.EnvContextTokens, err)
+	}
+	delete(env, openai.EnvContextTokens)
+
 	// A named key variable that is unset is an error naming the variable.
 	delete(env, "MY_KEY")
 	if _, err := f.resolve(envOf(env)); err == nil || !strings.Contains(err.Error(), "MY_KEY") {

@@ -526,7 +526,7 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		st.OverBudget++
 		return nil, nil // no time for a sample and its check
 	}
-	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: modelPrefix(mprefix), Suffix: modelSuffix(suffix), Indent: indentOf(prefix)})
+	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: modelPrefix(mprefix), Suffix: modelSuffix(suffix), Indent: indentOf(prefix), MaxTokens: o.MaxTokens})
 	if err != nil {
 		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)
 	}
@@ -794,30 +794,14 @@ const (
 )
 
 // modelPrefix returns the end of prefix the model sees: all of it when it is
-// at most modelPrefixBytes, else its last lines within that many bytes.
-func modelPrefix(prefix string) string {
-	if len(prefix) <= modelPrefixBytes {
-		return prefix
-	}
-	p := prefix[len(prefix)-modelPrefixBytes:]
-	if i := strings.IndexByte(p, '\n'); i >= 0 {
-		p = p[i+1:]
-	}
-	return p
-}
+// at most modelPrefixBytes, else its last lines within that many bytes
+// (lm.TailLines: a cut inside one long line falls between characters).
+func modelPrefix(prefix string) string { return lm.TailLines(prefix, modelPrefixBytes) }
 
 // modelSuffix returns the start of suffix the model sees: all of it when it
-// is at most modelSuffixBytes, else its first lines within that many bytes.
-func modelSuffix(suffix string) string {
-	if len(suffix) <= modelSuffixBytes {
-		return suffix
-	}
-	p := suffix[:modelSuffixBytes]
-	if i := strings.LastIndexByte(p, '\n'); i >= 0 {
-		p = p[:i+1]
-	}
-	return p
-}
+// is at most modelSuffixBytes, else its first lines within that many bytes
+// (lm.HeadLines).
+func modelSuffix(suffix string) string { return lm.HeadLines(suffix, modelSuffixBytes) }
 
 // lineEndAt returns the line terminator of the caret's line in the document
 // prefix+suffix: that of the line's own end, else (the last line) that of

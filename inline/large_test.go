@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/lm"
@@ -155,5 +156,29 @@ func TestSyntaxFilterOffOnLargeDocument(t *testing.T) {
 	if f := newSyntaxFilter("file:///demo/Large.java", text[:off], text[off:]); f != nil {
 		f.close()
 		t.Errorf("the filter parses a %d-byte document", len(text))
+	}
+}
+
+// TestModelContextCutsAtRuneBoundary: when the last modelPrefixBytes of the
+// text before the caret (or the first modelSuffixBytes after it) hold no line
+// break, as in one long line of a generated file or a string literal of CJK
+// text, the model's context is still cut between characters, never inside a
+// multi-byte one (the server gets JSON text, which cannot carry half a
+// character).
+func TestModelContextCutsAtRuneBoundary(t *testing.T) {
+	line := strings.Repeat("漢", modelPrefixBytes) // 3 bytes each, no '\n'
+	for shift := 0; shift < 3; shift++ {
+		prefix := "class A {\n" + line + strings.Repeat("x", shift)
+		suffix := strings.Repeat("y", shift) + line + "\n}\n"
+		p, s := modelPrefix(prefix), modelSuffix(suffix)
+		if !utf8.ValidString(p) || !utf8.ValidString(s) {
+			t.Errorf("shift %d: the model's context cuts a character: prefix valid %v, suffix valid %v", shift, utf8.ValidString(p), utf8.ValidString(s))
+		}
+		if !strings.HasSuffix(prefix, p) || !strings.HasPrefix(suffix, s) {
+			t.Fatalf("shift %d: not the text nearest the caret", shift)
+		}
+		if len(p) > modelPrefixBytes || len(p) < modelPrefixBytes-3 || len(s) > modelSuffixBytes || len(s) < modelSuffixBytes-3 {
+			t.Errorf("shift %d: %d+%d bytes, want all but at most a character of %d+%d", shift, len(p), len(s), modelPrefixBytes, modelSuffixBytes)
+		}
 	}
 }

@@ -20,12 +20,16 @@ import "context"
 // nothing (a repair that inserts lines; Buggy is then ""), as opposed to a
 // FIM context that does not say what the middle replaces: an inserted hunk
 // must leave the brackets of the file as balanced as it found them.
+// MaxTokens is the most tokens the caller generates for the middle (0: not
+// said): a model whose context is bounded (lm/openai's server) keeps room
+// for them when it cuts Prefix and Suffix to fit.
 type FIM struct {
-	Prefix string
-	Suffix string
-	Indent string
-	Buggy  string
-	Insert bool
+	Prefix    string
+	Suffix    string
+	Indent    string
+	Buggy     string
+	Insert    bool
+	MaxTokens int
 }
 
 // Candidate is one possible next token. Text is exactly what is appended to

@@ -482,6 +482,9 @@ func TestFIMAndEngineHunk(t *testing.T) {
 	e := &fakeEngine{}
 	run(t, service(m, e, nil), request(Options{}))
 	want := lm.FIM{Prefix: "class A {\n  void f() {\n", Suffix: "    return;\n  }\n}\n", Indent: "    ", Buggy: "    int x = 1;\n"}
+	// The model is told the hunk's token budget (a bounded context keeps
+	// room for it: lm/openai's fit).
+	want.MaxTokens = Options{}.TokenBudget(want.Buggy)
 	if len(m.fims) != 1 || m.fims[0] != want {
 		t.Fatalf("FIM %+v, want %+v", m.fims, want)
 	}

@@ -253,13 +253,15 @@ func relPath(root, file string) (string, error) {
 // ending.
 func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hunkSite, opts Options, st *Stats,
 	progress Progress, commit func(candidate) error) ([]candidate, error) {
+	opts.MaxTokens = opts.TokenBudget(site.Buggy) // options.go
+	// Every session of the hunk (concurrent samples, reruns) starts on this
+	// one FIM, so a model that cuts the prompt to its context cuts it alike.
 	fim := lm.FIM{Prefix: site.Prefix, Suffix: site.Suffix, Indent: site.Indent, Buggy: site.Buggy,
-		Insert: site.Insert}
+		Insert: site.Insert, MaxTokens: opts.MaxTokens}
 	ms, err := b.Model.Start(ctx, fim)
 	if err != nil {
 		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)
 	}
-	opts.MaxTokens = opts.TokenBudget(site.Buggy) // options.go
 	sp := &sampler{
 		opts:    opts,
 		model:   ms,

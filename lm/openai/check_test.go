@@ -22,8 +22,8 @@ func TestCheck(t *testing.T) {
 	if err := m.Check(context.Background()); err != nil {
 		t.Fatalf("Check on a working server: %v", err)
 	}
-	if got := f.count(); got != 2 {
-		t.Errorf("Check made %d requests, want 2 (models, one completion)", got)
+	if got := f.count(); got != 3 {
+		t.Errorf("Check made %d requests, want 3 (models, llama.cpp's props for its context, one completion)", got)
 	}
 	if r := f.last(); r["max_tokens"] != float64(1) {
 		t.Errorf("Check asked for max_tokens %v, want 1", r["max_tokens"])

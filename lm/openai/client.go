@@ -24,6 +24,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"strconv"
 	"strings"
@@ -276,6 +277,80 @@ func (c *Client) Infill(ctx context.Context, r InfillRequest) (Choice, error) {
 	return Choice{Text: cp.Text, Finish: cp.Finish, Positions: cp.Positions, HasLogprobs: cp.HasLogprobs, Tokens: cp.Tokens}, nil
 }
 
+// raw sends one JSON request to a llama.cpp endpoint outside the OpenAI API
+// (GET with a nil body, else POST) and returns the response body of a 2xx
+// answer; op names the request in errors.
+func (c *Client) raw(ctx context.Context, op, endpoint string, body any) ([]byte, error) {
+	method, rd := http.MethodGet, io.Reader(nil)
+	if body != nil {
+		data, err := json.Marshal(body)
+		if err != nil {
+			return nil, c.protocolErr(op, endpoint, err.Error())
+		}
+		method, rd = http.MethodPost, bytes.NewReader(data)
+	}
+	cl := &oaihttp.Call{CutRetries: cutRetries}
+	c.requests.Add(1)
+	req, err := http.NewRequestWithContext(oaihttp.WithCall(ctx, cl), method, endpoint, rd)
+	if err != nil {
+		return nil, c.protocolErr(op, endpoint, err.Error())
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	req.Header.Set("Accept", "application/json")
+	if c.cfg.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
+	}
+	resp, err := c.tr.Do(req)
+	if err != nil {
+		return nil, c.wrap(ctx, op, endpoint, err, cl)
+	}
+	resp.Body.Close()
+	if resp.StatusCode/100 != 2 {
+		return nil, c.statusErr(op, endpoint, resp.StatusCode, errorMessage(cl.Body), cl)
+	}
+	return cl.Body, nil
+}
+
+// Tokenize returns how many tokens the server's tokenizer makes of text
+// (llama.cpp's POST /tokenize, special-token markers parsed, no BOS added).
+// Servers without the endpoint answer with an *Error (HTTP 404).
+func (c *Client) Tokenize(ctx context.Context, text string) (int, error) {
+	endpoint := c.root + "/tokenize"
+	body, err := c.raw(ctx, "tokenize", endpoint, map[string]any{"content": text})
+	if err != nil {
+		return 0, err
+	}
+	var r struct {
+		Tokens []json.RawMessage `json:"tokens"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil || r.Tokens == nil {
+		return 0, c.protocolErr("tokenize", endpoint, "the response has no tokens")
+	}
+	return len(r.Tokens), nil
+}
+
+// ContextSize returns the context of one request, in tokens, that llama.cpp's
+// GET /props reports (default_generation_settings.n_ctx: the context of one
+// slot, llama-server's -c divided by -np), or 0 when it reports none.
+func (c *Client) ContextSize(ctx context.Context) (int, error) {
+	endpoint := c.root + "/props"
+	body, err := c.raw(ctx, "props", endpoint, nil)
+	if err != nil {
+		return 0, err
+	}
+	var r struct {
+		Settings struct {
+			NCtx int `json:"n_ctx"`
+		} `json:"default_generation_settings"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return 0, c.protocolErr("props", endpoint, "decoding the response: "+err.Error())
+	}
+	return max(r.Settings.NCtx, 0), nil
+}
+
 // checkTokens fails for a token longer than Config.MaxTokenBytes, sampled
 // or among the alternatives: no tokenizer has such tokens, and appending one
 // to the next prompt would grow it without bound.
@@ -295,6 +370,9 @@ func (c *Client) checkTokens(pos []position) error {
 type ModelInfo struct {
 	ID      string
 	OwnedBy string // "llamacpp" for llama-server, "vllm" for vLLM
+	// MaxModelLen is vLLM's max_model_len, the model's context in tokens (0:
+	// not reported).
+	MaxModelLen int
 }
 
 // Models lists the server's models (GET /v1/models).
@@ -305,9 +383,19 @@ func (c *Client) Models(ctx context.Context) ([]ModelInfo, error) {
 	if err != nil {
 		return nil, c.wrap(ctx, "models", c.cfg.BaseURL+"/models", err, cl)
 	}
+	var lens struct {
+		Data []struct {
+			MaxModelLen int `json:"max_model_len"`
+		} `json:"data"`
+	}
+	_ = json.Unmarshal(cl.Body, &lens) // optional (vLLM's)
 	out := make([]ModelInfo, 0, len(list.Models))
-	for _, m := range list.Models {
-		out = append(out, ModelInfo{ID: m.ID, OwnedBy: m.OwnedBy})
+	for i, m := range list.Models {
+		mi := ModelInfo{ID: m.ID, OwnedBy: m.OwnedBy}
+		if len(lens.Data) == len(list.Models) {
+			mi.MaxModelLen = max(lens.Data[i].MaxModelLen, 0)
+		}
+		out = append(out, mi)
 	}
 	return out, nil
 }

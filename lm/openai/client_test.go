@@ -344,15 +344,16 @@ func TestRetriesOn429And5xx(t *testing.T) {
 	m := newTestModel(t, f, Config{Model: "x", Dialect: DialectLlamaCpp, FIM: "none", RetryBackoff: 100 * time.Millisecond})
 	var waits []time.Duration
 	m.client.tr.Sleep = func(_ context.Context, d time.Duration) error { waits = append(waits, d); return nil }
-	s, _ := m.Start(context.Background(), lm.FIM{})
+	s, _ := m.Start(context.Background(), lm.FIM{}) // asks GET /props (404 here) once
+	req0, att0 := m.Client().Requests(), m.Client().Attempts()
 	if _, err := s.Next(context.Background(), "", 1); err != nil {
 		t.Fatal(err)
 	}
 	if len(waits) != 2 || waits[0] != 2*time.Second || waits[1] < 200*time.Millisecond || waits[1] > 250*time.Millisecond {
 		t.Errorf("waits = %v; want [2s (Retry-After), ~200ms (doubled backoff)]", waits)
 	}
-	if m.Client().Requests() != 1 || m.Client().Attempts() != 3 {
-		t.Errorf("requests %d attempts %d; want 1 and 3", m.Client().Requests(), m.Client().Attempts())
+	if m.Client().Requests()-req0 != 1 || m.Client().Attempts()-att0 != 3 {
+		t.Errorf("requests %d attempts %d; want 1 and 3", m.Client().Requests()-req0, m.Client().Attempts()-att0)
 	}
 
 	// 400 is not retried, and a persistent 503 gives up after MaxRetries.
@@ -383,11 +384,12 @@ func TestNoRetriesMeansOneAttempt(t *testing.T) {
 		http.Error(w, `{"error":{"message":"busy"}}`, http.StatusServiceUnavailable)
 	}})
 	m := newTestModel(t, f, Config{Model: "x", Dialect: DialectLlamaCpp, FIM: "none", MaxRetries: -1, RetryBackoff: time.Millisecond})
-	s, _ := m.Start(context.Background(), lm.FIM{})
+	s, _ := m.Start(context.Background(), lm.FIM{}) // asks GET /props (404 here) once
+	before := m.Client().Attempts()
 	_, err := s.Next(context.Background(), "", 1)
 	var e *Error
-	if !errors.As(err, &e) || e.Status != 503 || m.Client().Attempts() != 1 {
-		t.Errorf("503 with MaxRetries -1: %v after %d attempts, want 1", err, m.Client().Attempts())
+	if !errors.As(err, &e) || e.Status != 503 || m.Client().Attempts()-before != 1 {
+		t.Errorf("503 with MaxRetries -1: %v after %d attempts, want 1", err, m.Client().Attempts()-before)
 	}
 }
 

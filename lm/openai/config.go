@@ -95,6 +95,13 @@ type Config struct {
 	// NoSpeculate makes sessions implement only lm.Session, not
 	// lm.Speculator (the token-by-token baseline).
 	NoSpeculate bool
+	// ContextTokens is the server's context for one request, in tokens
+	// (llama-server: -c divided by -np); the prompt of each session is cut
+	// to fit it (fit.go). 0: what the server reports (llama.cpp's GET
+	// /props, vLLM's max_model_len), else DefaultContextTokens. A value
+	// above what llama.cpp reports gives way to the report. repilot-lsp's
+	// --model-context, $REPILOT_MODEL_CONTEXT.
+	ContextTokens int
 }
 
 // EnvMaxTokenBytes changes DefaultMaxTokenBytes.
@@ -127,6 +134,9 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	d := oaihttp.Options{Timeout: c.Timeout, MaxConcurrent: c.MaxConcurrent, MaxRetries: c.MaxRetries, RetryBackoff: c.RetryBackoff}.WithRetryDefaults()
 	c.Timeout, c.MaxConcurrent, c.MaxRetries, c.RetryBackoff = d.Timeout, d.MaxConcurrent, d.MaxRetries, d.RetryBackoff
+	if c.ContextTokens < 0 {
+		return c, fmt.Errorf("lm/openai: context of %d tokens: want a positive number (0: what the server reports)", c.ContextTokens)
+	}
 	if c.MaxLogprobs <= 0 {
 		c.MaxLogprobs = 20
 	}

@@ -13,6 +13,9 @@
 //     position; repair/speculative.go checks its tokens and resamples only
 //     where the completion engine prunes.
 //
+// Both send the prompt Start fitted to the server's context (fit.go): the
+// document's text nearest the middle, with room for the tokens generated.
+//
 // Architecture invariant: this package knows HTTP and the servers' dialects,
 // never LSP or the completion engine; the API key never reaches a log or an
 // error message.
@@ -44,6 +47,17 @@ type Model struct {
 	model    string
 	tpl      fim.Template
 	infill   bool
+	// nctx is the context of one request in tokens (fit.go), decided in
+	// prepare; tokenizes says the server counts tokens (llama.cpp's
+	// /tokenize), until a count fails.
+	nctx      int
+	tokenizes bool
+
+	// fitMu guards fits, the cut of recent FIM contexts, and ratio, the
+	// bytes per token of the last count (fit.go).
+	fitMu sync.Mutex
+	fits  map[fitKey]fitCut
+	ratio float64
 
 	// bytesMu guards byteTokens: ids of tokens whose text is not valid
 	// UTF-8 on its own, learned from logprobs (see banned).
@@ -174,8 +188,10 @@ func (m *Model) prepare(ctx context.Context) error {
 	if m.prepared {
 		return nil
 	}
+	var models []ModelInfo
 	if m.dialect == DialectAuto || m.model == "" {
-		models, err := m.client.Models(ctx)
+		var err error
+		models, err = m.client.Models(ctx)
 		var e *Error
 		switch {
 		case err == nil:
@@ -203,6 +219,9 @@ func (m *Model) prepare(ctx context.Context) error {
 			return err
 		}
 	}
+	if err := m.contextLocked(ctx, models); err != nil {
+		return err
+	}
 	if m.infill && m.dialect != DialectLlamaCpp {
 		return fmt.Errorf("lm/openai: FIM %q needs llama.cpp's llama-server, but the server at %s is %q", FIMInfill, safeURL(m.cfg.BaseURL), m.dialect)
 	}
@@ -213,8 +232,56 @@ func (m *Model) prepare(ctx context.Context) error {
 	return nil
 }
 
-// Start opens a session for one FIM context. It contacts the server only the
-// first time (detection, see New). The session implements lm.Speculator
+// contextLocked decides m.nctx, the context of one request (Config.ContextTokens,
+// fit.go): llama.cpp's GET /props wins over a larger configured value;
+// vLLM's max_model_len (from models, the detection's list, else asked) or
+// DefaultContextTokens apply when none is configured. A server that does not
+// answer these is left to the configured value or the default; only ctx's
+// end is an error.
+func (m *Model) contextLocked(ctx context.Context, models []ModelInfo) error {
+	m.nctx = m.cfg.ContextTokens
+	switch m.dialect {
+	case DialectLlamaCpp:
+		n, err := m.client.ContextSize(ctx)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err == nil && n > 0 && (m.nctx == 0 || n < m.nctx) {
+			m.nctx = n
+		}
+		m.tokenizes = true
+	case DialectVLLM:
+		if m.nctx == 0 && models == nil {
+			models, _ = m.client.Models(ctx)
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+		}
+		for _, mi := range models {
+			if m.nctx == 0 && (mi.ID == m.model || len(models) == 1) && mi.MaxModelLen > 0 {
+				m.nctx = mi.MaxModelLen
+			}
+		}
+	}
+	if m.nctx == 0 {
+		m.nctx = DefaultContextTokens
+	}
+	return nil
+}
+
+// ContextTokens returns the context of one request in tokens that prompts
+// are fitted to (0 before the first Start).
+func (m *Model) ContextTokens() int {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.nctx
+}
+
+// Start opens a session for one FIM context. It contacts the server the
+// first time (detection, see New) and, when the context's prompt may not fit
+// the server's context, to count its tokens (llama.cpp): the session's
+// prompt keeps the text nearest the middle that fits with f.MaxTokens
+// generated after it (fit.go). The session implements lm.Speculator
 // unless Config.NoSpeculate is set or the dialect is DialectOther.
 func (m *Model) Start(ctx context.Context, f lm.FIM) (lm.Session, error) {
 	if err := m.prepare(ctx); err != nil {
@@ -223,6 +290,15 @@ func (m *Model) Start(ctx context.Context, f lm.FIM) (lm.Session, error) {
 	m.mu.Lock()
 	s := &session{m: m, fim: f, tpl: m.tpl, infill: m.infill, dialect: m.dialect}
 	m.mu.Unlock()
+	prompt := s.tpl.Prompt
+	if s.infill {
+		prompt = func(p, s string) string { return p + s } // the server adds the markers (fitSlack)
+	}
+	f, err := m.fit(ctx, f, prompt)
+	if err != nil {
+		return nil, err
+	}
+	s.fim = f
 	if !s.infill {
 		s.prompt = s.tpl.Prompt(f.Prefix, f.Suffix)
 	}
@@ -302,7 +378,7 @@ func (s *session) complete(ctx context.Context, generated string, maxTokens, k i
 			Prefix: s.fim.Prefix, Suffix: s.fim.Suffix, Prompt: generated,
 			MaxTokens: maxTokens, Probs: k, Temperature: t, Seed: seed, Extra: extra,
 		})
-		return ch, c.root + "/infill", err
+		return ch, c.root + "/infill", s.m.contextErr(err)
 	}
 	req := CompletionRequest{
 		Prompt: s.prompt + generated, MaxTokens: maxTokens, Logprobs: k,
@@ -313,7 +389,7 @@ func (s *session) complete(ctx context.Context, generated string, maxTokens, k i
 	}
 	chs, err := c.CreateCompletion(ctx, req)
 	if err != nil {
-		return Choice{}, "", err
+		return Choice{}, "", s.m.contextErr(err)
 	}
 	return chs[0], c.cfg.BaseURL + "/completions", nil
 }
