@@ -36,14 +36,25 @@ func RunDir(dir, prefix string) (string, error) {
 var runSeq atomic.Int64
 
 // RemoveDeadRuns removes dir's <prefix><pid>-<n> folders whose process is
-// gone (a run ended by SIGKILL leaves its folder behind). A folder of this
-// process or of a live one (or of a new process that reuses a dead one's
-// pid) is kept. Errors are ignored: a folder left behind only takes space.
+// gone (a run ended by SIGKILL leaves its folder behind; DeadRuns). Errors
+// are ignored: a folder left behind only takes space.
 func RemoveDeadRuns(dir, prefix string) {
+	for _, p := range DeadRuns(dir, prefix) {
+		_ = os.RemoveAll(p)
+	}
+}
+
+// DeadRuns returns the paths of dir's <prefix><pid>-<n> folders whose
+// process is gone: its pid names no process (kill(2) says ESRCH). A folder
+// of this process or of a live one (or of a new process that reuses a dead
+// one's pid) is not listed, nor any other entry. An unreadable dir lists
+// nothing.
+func DeadRuns(dir, prefix string) []string {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
-		return
+		return nil
 	}
+	var dead []string
 	for _, e := range entries {
 		rest, ok := strings.CutPrefix(e.Name(), prefix)
 		if !ok || !e.IsDir() {
@@ -55,7 +66,8 @@ func RemoveDeadRuns(dir, prefix string) {
 			continue
 		}
 		if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
-			_ = os.RemoveAll(filepath.Join(dir, e.Name()))
+			dead = append(dead, filepath.Join(dir, e.Name()))
 		}
 	}
+	return dead
 }

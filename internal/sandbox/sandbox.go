@@ -36,9 +36,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"syscall"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 )
 
 // MaxBytes bounds the bytes of regular files one copy holds (1 GiB).
@@ -117,21 +118,7 @@ func New(ctx context.Context, src string) (*Sandbox, error) {
 // whose lock this process cannot take, and any other entry are kept.
 // Errors are ignored: a copy left behind only takes space.
 func removeDead(tmp string) {
-	entries, err := os.ReadDir(tmp)
-	if err != nil {
-		return
-	}
-	for _, e := range entries {
-		rest, ok := strings.CutPrefix(e.Name(), runPrefix)
-		if !ok || !e.IsDir() {
-			continue
-		}
-		pidText, _, _ := strings.Cut(rest, "-")
-		pid, err := strconv.Atoi(pidText)
-		if err != nil || pid <= 0 || pid == os.Getpid() || !errors.Is(syscall.Kill(pid, 0), syscall.ESRCH) {
-			continue
-		}
-		dir := filepath.Join(tmp, e.Name())
+	for _, dir := range cachedir.DeadRuns(tmp, runPrefix) {
 		f, err := os.Open(dir)
 		if err != nil {
 			continue
