@@ -247,27 +247,11 @@ func (c *Client) Infill(ctx context.Context, r InfillRequest) (Choice, error) {
 		body[k] = v
 	}
 	endpoint := c.root + "/infill"
-	data, _ := json.Marshal(body)
-	cl := &oaihttp.Call{CutRetries: cutRetries}
-	c.requests.Add(1)
-	req, err := http.NewRequestWithContext(oaihttp.WithCall(ctx, cl), http.MethodPost, endpoint, bytes.NewReader(data))
+	data, err := c.raw(ctx, "infill", endpoint, body)
 	if err != nil {
-		return Choice{}, c.protocolErr("infill", endpoint, err.Error())
+		return Choice{}, err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json")
-	if c.cfg.APIKey != "" {
-		req.Header.Set("Authorization", "Bearer "+c.cfg.APIKey)
-	}
-	resp, err := c.tr.Do(req)
-	if err != nil {
-		return Choice{}, c.wrap(ctx, "infill", endpoint, err, cl)
-	}
-	resp.Body.Close()
-	if resp.StatusCode/100 != 2 {
-		return Choice{}, c.statusErr("infill", endpoint, resp.StatusCode, errorMessage(cl.Body), cl)
-	}
-	cp, err := parseInfill(cl.Body)
+	cp, err := parseInfill(data)
 	if err == nil {
 		err = c.checkTokens(cp.Positions)
 	}
