@@ -175,7 +175,9 @@ type EngineSpec struct {
 	// Progress, if set, hears "starting JDT LS ..." and "JDT LS ready after
 	// ...".
 	Progress repair.Progress
-	Options  []engine.JDTOption
+	// Options go to engine.StartJDT (timeouts, for
+	// instance: engine.WithRequestTimeout); nil keeps its defaults.
+	Options []engine.JDTOption
 }
 
 // StartEngine starts a shadow JDT LS as completion engine and compiler for

@@ -114,8 +114,10 @@ type itemDefaults struct {
 }
 
 // ParseCompletion decodes a textDocument/completion result (null, an item
-// array, or a CompletionList with optional itemDefaults) into a normalized
-// CompletionList.
+// array, or a CompletionList with optional itemDefaults; LSP 3.17
+// "Completion Request") into a normalized CompletionList; null or empty gives
+// an empty list. The error (prefixed "jdtls: completion result") is JSON's,
+// for a result of neither shape.
 func ParseCompletion(raw json.RawMessage) (*CompletionList, error) {
 	out := &CompletionList{}
 	s := strings.TrimSpace(string(raw))

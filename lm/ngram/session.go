@@ -72,7 +72,8 @@ type session struct {
 }
 
 // Start opens a session for one FIM context. It lexes the prefix and suffix
-// once; Next then lexes only the generated text.
+// once; Next then lexes only the generated text. The only error is ctx's,
+// when it has already ended.
 func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
