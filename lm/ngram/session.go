@@ -882,16 +882,6 @@ func (b *bracketScan) feed(toks []streamTok) {
 	}
 }
 
-// openBrackets returns stack (the brackets open before toks, innermost
-// last) updated by toks; prev is the code token before toks ("" if none).
-// A closer closes the innermost bracket whatever its kind; one with nothing
-// open is ignored.
-func openBrackets(stack []openBracket, prev string, toks []streamTok) []openBracket {
-	b := bracketScan{stack: stack, prev: prev}
-	b.feed(toks)
-	return b.stack
-}
-
 // scored is a proposal before rendering: a vocabulary id, or a cache id of
 // a rare token (>= len(vocab)), or endID.
 type scored struct {

@@ -102,11 +102,6 @@ func jdkChoice(path string) string {
 	return fmt.Sprintf("JDK %d at %s (%s)", z.Release, z.Home, why)
 }
 
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
 // Train builds a model from src. It returns an error when ctx is cancelled,
 // when a workspace root cannot be walked, or when there is no training data
 // at all; an unreadable or missing src.zip is reported in Model.Sources, not
