@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
@@ -22,11 +23,8 @@ type Change struct {
 	Text  string `json:"text"`
 }
 
-// Range is an LSP range (UTF-16 positions).
-type Range struct {
-	Start textpos.Position `json:"start"`
-	End   textpos.Position `json:"end"`
-}
+// Range is an LSP range (zero-based lines, UTF-16 characters): jdtls's.
+type Range = jdtls.Range
 
 // expSym is a symbol the editor's text must have, as JDT LS's
 // hierarchical documentSymbol reports it: Path is the names from the
