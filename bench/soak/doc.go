@@ -140,7 +140,8 @@ func fmtRange(r Range) string {
 // symbols the text must keep; later edits move them. It also picks the
 // class the soak edits: the last top-level symbol, when it is a class
 // (kind 5) whose closing brace stands alone on the file's last non-blank
-// line; otherwise the document is only read.
+// line; otherwise the document is only read. The error names the first
+// symbol with a position outside the text (textpos.Mapper.Offset's error).
 func (d *Doc) SetBaseline(syms []DocSymbol) error {
 	m := textpos.New(d.Text)
 	off := func(p textpos.Position) (int, error) { return m.Offset(p) }
