@@ -175,7 +175,9 @@ type EngineSpec struct {
 	// Progress, if set, hears "starting JDT LS ..." and "JDT LS ready after
 	// ...".
 	Progress repair.Progress
-	Options  []engine.JDTOption
+	// Options go to engine.StartJDT (timeouts, for
+	// instance: engine.WithRequestTimeout); nil keeps its defaults.
+	Options []engine.JDTOption
 }
 
 // StartEngine starts a shadow JDT LS as completion engine and compiler for
@@ -284,7 +286,8 @@ func TrainNGram(ctx context.Context, roots []string, progress repair.Progress) (
 // directories) with one shadow JDT LS for all of them, which imports them
 // all as workspace folders: one start instead of one per project (a bug
 // corpus). It is started on the first request; models are still per root.
-// Close stops it.
+// Close stops it. Errors: no Java or JDT LS (as New), no roots, or the
+// model configuration's (ModelConfig.LM).
 func NewShared(cfg Config, roots []string) (*Pool, error) {
 	home, err := checkJava(cfg.JDTLSHome)
 	if err != nil {

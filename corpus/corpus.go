@@ -213,6 +213,7 @@ func Replace(text string, start, end int, hunk string) (string, error) {
 }
 
 // BuggyHunk returns the buggy lines of the fixture's file as it is on disk.
+// Errors: the file's read, or lines out of its range (Hunk).
 func (b Bug) BuggyHunk() (string, error) {
 	text, err := os.ReadFile(b.FilePath())
 	if err != nil {
@@ -222,6 +223,7 @@ func (b Bug) BuggyHunk() (string, error) {
 }
 
 // Fixed returns the content of the bug's file with FixedHunk applied.
+// Errors: the file's read, or lines out of its range (Replace).
 func (b Bug) Fixed() (string, error) {
 	text, err := os.ReadFile(b.FilePath())
 	if err != nil {

@@ -103,6 +103,18 @@ func parseRelease(s string) int {
 // point it elsewhere.
 var jvmDir = "/usr/lib/jvm"
 
+// candidateHomes returns the folders SrcZips and JDKs look at: the home of
+// the JDK in use (Home), when there is one, then every entry of jvmDir, in
+// name order; duplicates and folders that are no JDK are left to the caller.
+func candidateHomes() []string {
+	var homes []string
+	if h, err := Home(); err == nil {
+		homes = append(homes, h)
+	}
+	m, _ := filepath.Glob(filepath.Join(jvmDir, "*"))
+	return append(homes, m...)
+}
+
 // SrcZip is one JDK's source archive.
 type SrcZip struct {
 	Path    string // home/lib/src.zip, a readable regular file
@@ -115,15 +127,9 @@ type SrcZip struct {
 // resolved), newest release first. A src.zip that is a dangling link (Debian's JDK without the
 // openjdk-N-source package) is left out.
 func SrcZips() []SrcZip {
-	var homes []string
-	if h, err := Home(); err == nil {
-		homes = append(homes, h)
-	}
-	m, _ := filepath.Glob(filepath.Join(jvmDir, "*"))
-	homes = append(homes, m...)
 	var out []SrcZip
 	seen := map[string]int{} // resolved archive path -> index in out
-	for _, h := range homes {
+	for _, h := range candidateHomes() {
 		p := filepath.Join(h, "lib", "src.zip")
 		if st, err := os.Stat(p); err != nil || !st.Mode().IsRegular() {
 			continue
@@ -180,15 +186,9 @@ type JDK struct {
 // bin/javac and a readable release file, each once (homes compared with
 // links resolved), newest release first.
 func JDKs() []JDK {
-	var homes []string
-	if h, err := Home(); err == nil {
-		homes = append(homes, h)
-	}
-	m, _ := filepath.Glob(filepath.Join(jvmDir, "*"))
-	homes = append(homes, m...)
 	var out []JDK
 	seen := map[string]bool{}
-	for _, h := range homes {
+	for _, h := range candidateHomes() {
 		key, err := filepath.EvalSymlinks(h)
 		if err != nil || seen[key] {
 			continue

@@ -33,8 +33,8 @@ type CompletionItem struct {
 	Edit *TextEdit
 }
 
-// TextEdit is an LSP TextEdit: replace Range with NewText (snippet syntax
-// removed).
+// TextEdit is an LSP TextEdit (LSP 3.17 "TextEdit"): replace Range with
+// NewText (snippet syntax removed).
 type TextEdit struct {
 	Range   Range
 	NewText string
@@ -48,7 +48,8 @@ const (
 	KindSnippet = 15
 )
 
-// CompletionList is the normalized answer to textDocument/completion.
+// CompletionList is the normalized answer to textDocument/completion (LSP
+// 3.17 "Completion Request", CompletionList).
 // IsIncomplete is the server's flag: the list may lack items that further
 // typing would bring.
 type CompletionList struct {
@@ -114,8 +115,10 @@ type itemDefaults struct {
 }
 
 // ParseCompletion decodes a textDocument/completion result (null, an item
-// array, or a CompletionList with optional itemDefaults) into a normalized
-// CompletionList.
+// array, or a CompletionList with optional itemDefaults; LSP 3.17
+// "Completion Request") into a normalized CompletionList; null or empty gives
+// an empty list. The error (prefixed "jdtls: completion result") is JSON's,
+// for a result of neither shape.
 func ParseCompletion(raw json.RawMessage) (*CompletionList, error) {
 	out := &CompletionList{}
 	s := strings.TrimSpace(string(raw))

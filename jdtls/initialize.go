@@ -46,9 +46,14 @@ func (c *Client) initialize(ctx context.Context) error {
 	}
 	params := initializeParams{
 		InitializeParams: protocol.InitializeParams{
-			ProcessID:        int32(os.Getpid()),
-			ClientInfo:       &protocol.ClientInfo{Name: "repilot-lsp engine"},
-			RootURI:          protocol.DocumentURI(rootURI),
+			ProcessID:  int32(os.Getpid()),
+			ClientInfo: &protocol.ClientInfo{Name: "repilot-lsp engine"},
+			// rootUri and rootPath are deprecated (LSP 3.17 "Initialize
+			// Request": workspaceFolders) but still sent, for a server
+			// that reads only them; they name the same root.
+			//lint:ignore SA1019 sent on purpose, see above
+			RootURI: protocol.DocumentURI(rootURI),
+			//lint:ignore SA1019 sent on purpose, see above
 			RootPath:         c.opts.Root,
 			WorkspaceFolders: folders,
 			InitializationOptions: initializationOptions{

@@ -83,6 +83,8 @@ func JavaBinary() (string, error) {
 // one that leaves its process group (Gradle's daemon calls setsid), end
 // with the caller however it ends, even by SIGKILL; stop it with proc.Stop.
 // The command's process is the supervisor's, its exit status JDT LS's.
+// Errors: no equinox launcher jar under home/plugins, no java (JavaBinary),
+// or stateDir's configuration folder could not be made.
 func Command(home, stateDir string, heapMB int, jvmArgs ...string) (*exec.Cmd, error) {
 	jar, err := launcherJar(home)
 	if err != nil {

@@ -154,7 +154,9 @@ func (c *Conn) Reply(id json.RawMessage, result any, err error) error {
 	return c.w.Write(resp)
 }
 
-// Notify sends a notification.
+// Notify sends a notification (LSP 3.17 "Notification Message"): method and
+// params marshalled to JSON, no id. It returns the marshalling error (nothing
+// is sent) or the write's.
 func (c *Conn) Notify(method string, params any) error {
 	p, err := json.Marshal(params)
 	if err != nil {
@@ -177,7 +179,8 @@ func (c *Conn) Call(ctx context.Context, method string, params any, result any) 
 	return json.Unmarshal(raw, result)
 }
 
-// CallRaw is Call returning the raw result JSON.
+// CallRaw is Call returning the result's raw JSON as the response carried
+// it instead of decoding it; its errors are Call's.
 func (c *Conn) CallRaw(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err

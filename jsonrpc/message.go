@@ -23,13 +23,16 @@ import (
 // protocol error: the reader refuses it instead of allocating it.
 const MaxBodyBytes = 64 << 20
 
-// Error is a JSON-RPC 2.0 error object (LSP 3.17 "ResponseMessage").
+// Error is a JSON-RPC 2.0 error object (LSP 3.17 "ResponseMessage",
+// ResponseError): Code is one of the Code* constants or a server's own,
+// Message a one-line description, Data optional raw JSON (nil when absent).
 type Error struct {
 	Code    int64           `json:"code"`
 	Message string          `json:"message"`
 	Data    json.RawMessage `json:"data,omitempty"`
 }
 
+// Error formats e as "jsonrpc error <code>: <message>" (Data left out).
 func (e *Error) Error() string { return fmt.Sprintf("jsonrpc error %d: %s", e.Code, e.Message) }
 
 // Error codes from JSON-RPC 2.0 and LSP 3.17 ("ErrorCodes", "LSPErrorCodes").
@@ -218,6 +221,8 @@ func LimitsFromEnv(getenv func(string) string) (Limits, error) {
 // skipped, its envelope was read without keeping the body (skim.go): the
 // fields below are set when the body is a JSON object that has them.
 type TooLargeError struct {
+	// Length is the message's Content-Length and Limit the reader's
+	// Limits.MaxBody, both in bytes.
 	Length, Limit int
 	// ID is the message's id (a number or a string; nil when absent,
 	// null, of another type or over 4 KiB).
@@ -229,6 +234,7 @@ type TooLargeError struct {
 	URI string
 }
 
+// Error says the length, the limit and the variable that sets it.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("jsonrpc: Content-Length %d exceeds the limit of %d bytes (set by $%s); the message was skipped", e.Length, e.Limit, EnvMaxBody)
 }
@@ -374,7 +380,10 @@ type Writer struct {
 // NewWriter returns a Writer to w.
 func NewWriter(w io.Writer) *Writer { return &Writer{w: w} }
 
-// WriteBody frames and writes one body.
+// WriteBody frames and writes one body: a Content-Length header (in bytes,
+// LSP 3.17 "Base Protocol") and body as given. It returns the first error of
+// the underlying writer, after which the stream may be cut mid-message.
+// Safe for concurrent use: one body is written whole before the next.
 func (w *Writer) WriteBody(body []byte) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -385,7 +394,9 @@ func (w *Writer) WriteBody(body []byte) error {
 	return err
 }
 
-// Write encodes and writes m.
+// Write encodes m (Encode: Raw as is when set, else the envelope with
+// "jsonrpc":"2.0") and writes it with WriteBody; an encoding error writes
+// nothing.
 func (w *Writer) Write(m *Message) error {
 	body, err := Encode(m)
 	if err != nil {

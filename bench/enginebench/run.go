@@ -170,7 +170,8 @@ type Workspace struct {
 // (install home) over all of them (Maven projects offline), with a request
 // and compile timeout of 2 minutes each (a request timeout is Unknown and
 // would hide pruning; a compile timeout skips a mutant). Close
-// stops it and removes the copies.
+// stops it and removes the copies. Errors: no bugs, a copy's, or JDT LS's
+// start; the copies are removed then.
 func Start(ctx context.Context, bugs []corpus.Bug, home string, stderr io.Writer) (*Workspace, error) {
 	if len(bugs) == 0 {
 		return nil, fmt.Errorf("no bugs")
@@ -204,7 +205,8 @@ func Start(ctx context.Context, bugs []corpus.Bug, home string, stderr io.Writer
 	return w, nil
 }
 
-// Close stops the JDT LS and removes the project copies.
+// Close stops the JDT LS and removes the project copies; the error is the
+// engine's Close.
 func (w *Workspace) Close() error {
 	err := w.Engine.Close()
 	os.RemoveAll(w.dir)

@@ -53,7 +53,9 @@ type Options struct {
 	Log func(format string, args ...any)
 }
 
-// Run is the outcome of one bug under one variant.
+// Run is the outcome of one bug under one variant. Unique, Compilable and
+// Plausible count unique candidates (repair.Patch); Exact says one of them
+// is the developer's fix (corpus.Bug.FixedHunk, compared by repair.MatchKey).
 type Run struct {
 	Backend    string       `json:"backend"`
 	Bug        string       `json:"bug"`
@@ -70,7 +72,9 @@ type Run struct {
 	Candidates []Candidate `json:"candidates,omitempty"`
 }
 
-// Candidate is one validated candidate (bench repair --json).
+// Candidate is one validated candidate (bench repair --json); its fields
+// are repair.Patch's: LogProb the sum of the sampled tokens' natural-log
+// probabilities, Tokens the tokens sampled, Count the samples that gave it.
 type Candidate struct {
 	Hunk       string  `json:"hunk"`
 	Compilable bool    `json:"compilable"`

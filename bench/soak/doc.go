@@ -12,6 +12,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/repilot-lsp/repilot-lsp/jdtls"
 	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
@@ -22,11 +23,8 @@ type Change struct {
 	Text  string `json:"text"`
 }
 
-// Range is an LSP range (UTF-16 positions).
-type Range struct {
-	Start textpos.Position `json:"start"`
-	End   textpos.Position `json:"end"`
-}
+// Range is an LSP range (zero-based lines, UTF-16 characters): jdtls's.
+type Range = jdtls.Range
 
 // expSym is a symbol the editor's text must have, as JDT LS's
 // hierarchical documentSymbol reports it: Path is the names from the
@@ -142,7 +140,8 @@ func fmtRange(r Range) string {
 // symbols the text must keep; later edits move them. It also picks the
 // class the soak edits: the last top-level symbol, when it is a class
 // (kind 5) whose closing brace stands alone on the file's last non-blank
-// line; otherwise the document is only read.
+// line; otherwise the document is only read. The error names the first
+// symbol with a position outside the text (textpos.Mapper.Offset's error).
 func (d *Doc) SetBaseline(syms []DocSymbol) error {
 	m := textpos.New(d.Text)
 	off := func(p textpos.Position) (int, error) { return m.Offset(p) }

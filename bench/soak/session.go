@@ -1,3 +1,8 @@
+// Package soak is "repilot-lsp bench soak": a long, seeded editing session
+// against `repilot-lsp serve` that kills the editor's JDT LS now and then and
+// checks the invariants an editor relies on (every request answered once,
+// JDT LS's symbols agreeing with the editor's text, bounded memory, no
+// process left behind). Run starts it; the Report says what failed.
 package soak
 
 // session.go plays the editor: it starts `repilot-lsp serve`, initializes
@@ -95,9 +100,9 @@ type Sample struct {
 	TreeRSSMiB float64 `json:"tree_rss_mib"` // the proxy and every process below it
 	JDTLS      int     `json:"jdtls"`        // JDT LS processes below the proxy
 	Children   int     `json:"children"`     // processes below the proxy
-	Load1      float64 `json:"load1"`
-	Answered   int     `json:"answered"` // responses received so far
-	Changes    int     `json:"changes"`  // didChange notifications sent so far
+	Load1      float64 `json:"load1"`        // the machine's 1-minute load average
+	Answered   int     `json:"answered"`     // responses received so far
+	Changes    int     `json:"changes"`      // didChange notifications sent so far
 }
 
 // MethodStats counts one method's requests. Latencies are of successful,
@@ -134,7 +139,7 @@ type Check struct {
 	// Tries is the number of documentSymbol rounds until agreement (the
 	// first round right after an edit may still see older text).
 	Tries   int      `json:"tries"`
-	Took    float64  `json:"took_s"`
+	Took    float64  `json:"took_s"`  // seconds, all tries
 	Symbols int      `json:"symbols"` // symbols compared, all documents
 	Detail  []string `json:"detail,omitempty"`
 }
@@ -161,7 +166,7 @@ type Report struct {
 	Samples  []Sample       `json:"samples"`
 	Methods  []MethodStats  `json:"methods"`
 	Kills    []Kill         `json:"kills"`
-	Restarts int            `json:"restarts"`
+	Restarts int            `json:"restarts"` // JDT LS restarts the proxy announced
 	Checks   []Check        `json:"checks"`
 	Edits    Edits          `json:"edits"`
 	Notes    map[string]int `json:"notifications"`

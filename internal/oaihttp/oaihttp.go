@@ -159,9 +159,10 @@ func (t *Transport) MaxResponseBytes() int64 { return t.maxBody }
 // TooLargeError is a response body over the bound. It is not retried: the
 // same request would get the same answer.
 type TooLargeError struct {
-	Limit int64
+	Limit int64 // the bound in force (MaxResponseBytes), in bytes
 }
 
+// Error names the limit and the variable that sets it.
 func (e *TooLargeError) Error() string {
 	return fmt.Sprintf("the response body exceeds the limit of %d bytes (set by $%s)", e.Limit, EnvMaxResponseBytes)
 }
@@ -327,8 +328,9 @@ func safeMethod(m string) bool {
 	return m == "" || m == http.MethodGet || m == http.MethodHead || m == http.MethodOptions
 }
 
-// RetryableStatus: rate limits and the statuses of a server that is
-// starting, overloaded or behind a failing proxy. A plain 500 is not retried:
+// RetryableStatus reports whether an HTTP status code is worth retrying:
+// 429 (rate limits) and 502, 503, 504 (a server that is starting,
+// overloaded or behind a failing proxy). A plain 500 is not retried:
 // llama.cpp uses it for deterministic failures (a prompt over the context, a
 // reply its chat template's parser rejects).
 func RetryableStatus(code int) bool {

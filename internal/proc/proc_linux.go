@@ -26,7 +26,8 @@ func Tie(cmd *exec.Cmd) {
 
 // KillGroup sends SIGKILL to the process group of a command started after
 // Tie (and to the process itself, in case it left the group). It does
-// nothing once the process has been waited for.
+// nothing once the process has been waited for. The error is the process's
+// own kill's, and only when the group could not be signalled either.
 func KillGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
 		return nil

@@ -46,7 +46,9 @@ func Stop(cmd *exec.Cmd) error { return KillGroup(cmd) }
 // Descendants returns nil outside Linux, which has no /proc to read.
 func Descendants(pid int) []int { return nil }
 
-// Stat is what ReadStat reads of a process (Linux only).
+// Stat is what ReadStat reads of a process (Linux only; the fields are
+// documented in supervise_linux.go: CPU a duration, Start in clock ticks
+// after boot, RSS in bytes).
 type Stat struct {
 	PPID    int
 	Name    string

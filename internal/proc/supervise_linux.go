@@ -82,7 +82,7 @@ func Supervise(cmd *exec.Cmd) {
 
 // Terminate asks a command started after Supervise to end: SIGTERM to the
 // supervisor, which kills everything below it and exits. It does nothing
-// once the process has been waited for.
+// once the process has been waited for; the error is the signal's.
 func Terminate(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
 		return nil
@@ -100,7 +100,8 @@ func Terminate(cmd *exec.Cmd) error {
 // clean-up's bound has passed, SIGKILL to its process group (KillGroup).
 // SIGKILL alone would end the supervisor before its clean-up and leave
 // what left the group (a daemon that called setsid) to init. It does
-// nothing once the process has been waited for.
+// nothing once the process has been waited for. The error is KillGroup's,
+// when SIGTERM could not be sent.
 func Stop(cmd *exec.Cmd) error {
 	if err := Terminate(cmd); err != nil {
 		return KillGroup(cmd)

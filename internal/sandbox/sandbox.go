@@ -135,7 +135,7 @@ func removeDead(tmp string) {
 func (s *Sandbox) WriteFile(rel string, data []byte) error { return WriteFile(s.Dir, rel, data) }
 
 // Close removes the sandbox's directory and everything in it, then lets
-// its lock go.
+// its lock go. The error is the removal's (the lock goes either way).
 func (s *Sandbox) Close() error {
 	err := removeAll(s.Dir)
 	if s.lock != nil {
@@ -334,7 +334,7 @@ func copyFile(src, dst string, perm fs.FileMode) error {
 // the copy dir, creating the folders on the way. A symbolic link at rel is
 // replaced by a regular file; rel may not leave dir ("..", absolute), and
 // no folder on the way may be a symbolic link: either would write outside
-// the copy.
+// the copy, and is an error (nothing is written), as is the file system's.
 func WriteFile(dir, rel string, data []byte) error {
 	clean := filepath.Clean(filepath.FromSlash(rel))
 	if rel == "" || filepath.IsAbs(clean) || clean == "." || clean == ".." || strings.HasPrefix(clean, ".."+string(filepath.Separator)) {

@@ -72,7 +72,8 @@ type session struct {
 }
 
 // Start opens a session for one FIM context. It lexes the prefix and suffix
-// once; Next then lexes only the generated text.
+// once; Next then lexes only the generated text. The only error is ctx's,
+// when it has already ended.
 func (m *Model) Start(ctx context.Context, fim lm.FIM) (lm.Session, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -879,16 +880,6 @@ func (b *bracketScan) feed(toks []streamTok) {
 		b.lambdaArrow = lambdaArrow
 		b.afterNew = t.Text == "new" && prevText != "::"
 	}
-}
-
-// openBrackets returns stack (the brackets open before toks, innermost
-// last) updated by toks; prev is the code token before toks ("" if none).
-// A closer closes the innermost bracket whatever its kind; one with nothing
-// open is ignored.
-func openBrackets(stack []openBracket, prev string, toks []streamTok) []openBracket {
-	b := bracketScan{stack: stack, prev: prev}
-	b.feed(toks)
-	return b.stack
 }
 
 // scored is a proposal before rendering: a vocabulary id, or a cache id of

@@ -102,11 +102,6 @@ func jdkChoice(path string) string {
 	return fmt.Sprintf("JDK %d at %s (%s)", z.Release, z.Home, why)
 }
 
-func fileExists(p string) bool {
-	st, err := os.Stat(p)
-	return err == nil && st.Mode().IsRegular()
-}
-
 // Train builds a model from src. It returns an error when ctx is cancelled,
 // when a workspace root cannot be walked, or when there is no training data
 // at all; an unreadable or missing src.zip is reported in Model.Sources, not
@@ -213,11 +208,7 @@ func Train(ctx context.Context, src Sources, opt Options) (*Model, error) {
 			remap[p] = classOf(corpus.kinds[p])
 		}
 	}
-	sortByCount(fresh, corpus.texts, corpus.counts)
-	for _, p := range fresh {
-		remap[p] = uint32(len(vocab))
-		vocab = append(vocab, corpus.texts[p])
-	}
+	vocab = corpus.appendByCount(vocab, remap, fresh)
 	var ws gramCounts
 	wsIdents := newIdentStats()
 	dot, dotOK := uint32(0), false
@@ -380,15 +371,22 @@ func (c *interner) addFile(toks []streamTok) {
 	c.tokens += len(toks)
 }
 
-// sortByCount orders provisional ids by count, most frequent first, then by
-// text, so vocabulary ids do not depend on file order.
-func sortByCount(ps []uint32, texts []string, counts []uint32) {
+// appendByCount gives the provisional ids ps the next vocabulary ids, most
+// frequent first, then by text, so vocabulary ids do not depend on file
+// order: it appends their texts to vocab, which it returns, and records
+// each one's id in remap (indexed by provisional id). ps is reordered.
+func (c *interner) appendByCount(vocab []string, remap []uint32, ps []uint32) []string {
 	slices.SortFunc(ps, func(a, b uint32) int {
-		if c := cmp.Compare(counts[b], counts[a]); c != 0 {
-			return c
+		if d := cmp.Compare(c.counts[b], c.counts[a]); d != 0 {
+			return d
 		}
-		return strings.Compare(texts[a], texts[b])
+		return strings.Compare(c.texts[a], c.texts[b])
 	})
+	for _, p := range ps {
+		remap[p] = uint32(len(vocab))
+		vocab = append(vocab, c.texts[p])
+	}
+	return vocab
 }
 
 // counted is the JDK part of the training data: its vocabulary (specials
@@ -477,11 +475,7 @@ func countZip(ctx context.Context, zipPath string, include []string, order int, 
 			remap[p] = classOf(corpus.kinds[p])
 		}
 	}
-	sortByCount(keep, corpus.texts, corpus.counts)
-	for _, p := range keep {
-		remap[p] = uint32(len(vocab))
-		vocab = append(vocab, corpus.texts[p])
-	}
+	vocab = corpus.appendByCount(vocab, remap, keep)
 	keys := make([]key, 0, corpus.tokens)
 	for _, f := range corpus.files {
 		for i, p := range f {
