@@ -805,25 +805,33 @@ func modelSuffix(suffix string) string { return lm.HeadLines(suffix, modelSuffix
 
 // lineEndAt returns the line terminator of the caret's line in the document
 // prefix+suffix: that of the line's own end, else (the last line) that of
-// the line before; "\r\n" when it is that, else "\n" (also for a document
-// of one line).
+// the line before; "\r\n" or a lone "\r" when it is that (LSP 3.17 "Text
+// Documents"), else "\n" (also for a document of one line).
 func lineEndAt(prefix, suffix string) string {
-	cr := false
-	if i := strings.IndexByte(suffix, '\n'); i > 0 {
-		cr = suffix[i-1] == '\r'
-	} else if i == 0 {
-		cr = strings.HasSuffix(prefix, "\r")
-	} else if j := strings.LastIndexByte(prefix, '\n'); j > 0 {
-		cr = prefix[j-1] == '\r'
+	if i := strings.IndexAny(suffix, "\r\n"); i >= 0 {
+		switch {
+		case suffix[i] == '\r' && strings.HasPrefix(suffix[i+1:], "\n"):
+			return "\r\n"
+		case suffix[i] == '\r':
+			return "\r"
+		case i == 0 && strings.HasSuffix(prefix, "\r"):
+			return "\r\n" // the caret between "\r" and "\n"
+		}
+		return "\n"
 	}
-	if cr {
-		return "\r\n"
+	if j := strings.LastIndexAny(prefix, "\r\n"); j >= 0 {
+		switch {
+		case prefix[j] == '\r':
+			return "\r"
+		case j > 0 && prefix[j-1] == '\r':
+			return "\r\n"
+		}
 	}
 	return "\n"
 }
 
 // indentOf returns the leading whitespace of the caret's line.
 func indentOf(prefix string) string {
-	line := prefix[strings.LastIndexByte(prefix, '\n')+1:]
+	line := prefix[strings.LastIndexAny(prefix, "\r\n")+1:]
 	return line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 }

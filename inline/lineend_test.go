@@ -57,6 +57,9 @@ func TestLineEndAt(t *testing.T) {
 		{"a\nb", "c", "\n"},
 		{"ab", "c", "\n"},
 		{"", "", "\n"},
+		{"a\rb", "c\rd", "\r"}, // lone "\r" ends lines (LSP 3.17 "Text Documents")
+		{"a\rb", "c", "\r"},
+		{"a\r\nb\r", "c", "\r"},
 	} {
 		if got := lineEndAt(c.prefix, c.suffix); got != c.want {
 			t.Errorf("lineEndAt(%q, %q) = %q, want %q", c.prefix, c.suffix, got, c.want)
