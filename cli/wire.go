@@ -83,9 +83,11 @@ const (
 )
 
 // resolve turns the flags and, for flags left empty, the environment (getenv)
-// into a backend.ModelConfig. Errors, with a server set: a base URL that is
+// into a backend.ModelConfig. Every value is checked whether or not a server
+// is set (a bad one is never ignored). Errors: a base URL that is
 // not an http(s) URL or an unknown FIM template (each naming the flag or the
-// variable it came from; the URL without its password), --model-timeout not
+// variable it came from; the URL without its password), an unknown
+// --model-dialect, --model-timeout not
 // above 0, --model-concurrency below 1 or above 256, --model-retries below 0
 // or above 10 (the HTTP
 // client would replace them by its defaults silently); --api-key-env names a variable other than the
@@ -108,19 +110,17 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		}
 		return "$" + env
 	}
-	base := pick(f.baseURL, EnvModelBaseURL)
-	if base == "" {
-		return backend.ModelConfig{}, nil
-	}
-	if u, err := url.Parse(strings.TrimRight(base, "/")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return backend.ModelConfig{}, fmt.Errorf("%s %q: want an http(s) URL with its version path, e.g. http://127.0.0.1:8080/v1 for llama-server",
-			from(f.baseURL, "--model-base-url", EnvModelBaseURL), openai.SafeURL(base))
-	}
 	fimName := pick(f.fim, EnvModelFIM)
 	if n := strings.ToLower(fimName); n != "" && n != openai.FIMInfill {
 		if _, err := fim.ByName(n); err != nil {
 			return backend.ModelConfig{}, fmt.Errorf("%s: %w, or %q for llama.cpp's /infill", from(f.fim, "--fim-template", EnvModelFIM), err, openai.FIMInfill)
 		}
+	}
+	switch f.dialect {
+	case openai.DialectAuto, openai.DialectLlamaCpp, openai.DialectVLLM, openai.DialectOpenAI, openai.DialectOther:
+	default:
+		return backend.ModelConfig{}, fmt.Errorf("--model-dialect %q: want %s, %s, %s, %s or empty to detect",
+			f.dialect, openai.DialectLlamaCpp, openai.DialectVLLM, openai.DialectOpenAI, openai.DialectOther)
 	}
 	switch {
 	case f.timeout <= 0:
@@ -143,6 +143,16 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 			return backend.ModelConfig{}, fmt.Errorf("%s %q: want a context of at least 64 tokens (llama-server: -c divided by -np)", from(f.context, "--model-context", openai.EnvContextTokens), v)
 		}
 		nctx = n
+	}
+	base := pick(f.baseURL, EnvModelBaseURL)
+	if base == "" {
+		// The embedded n-gram model: the values above were checked all
+		// the same, so that a typo is not ignored until a server is set.
+		return backend.ModelConfig{}, nil
+	}
+	if u, err := url.Parse(strings.TrimRight(base, "/")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return backend.ModelConfig{}, fmt.Errorf("%s %q: want an http(s) URL with its version path, e.g. http://127.0.0.1:8080/v1 for llama-server",
+			from(f.baseURL, "--model-base-url", EnvModelBaseURL), openai.SafeURL(base))
 	}
 	keyEnv := f.apiKeyEnv
 	if keyEnv == "" {
