@@ -32,7 +32,7 @@ const DefaultContextTokens = 4096
 // --model-context (Config.ContextTokens), named in errors.
 const EnvContextTokens = "REPILOT_MODEL_CONTEXT"
 
-// Fitting's constants. Without a tokenizer (servers other than llama.cpp) a
+// Fitting's constants. Without a tokenizer (servers other than llama.cpp and vLLM) a
 // prompt of n bytes is taken as n/estimateBytesPerToken tokens: code
 // tokenizers make about 3-4 bytes a token of Java, and 2 leaves room for
 // dense code and non-ASCII text. defaultGenerationTokens is the room left
@@ -77,8 +77,8 @@ type fitCut struct{ prefix, suffix int }
 
 // fit returns f with Prefix and Suffix cut so that the session's prompt
 // (prompt(prefix, suffix)) takes at most promptBudget tokens of the model's
-// context. It counts with the server's tokenizer where it has one (llama.cpp
-// /tokenize), else estimates; it cuts first where the last count's bytes
+// context. It counts with the server's tokenizer where it has one (llama.cpp's
+// or vLLM's /tokenize), else estimates; it cuts first where the last count's bytes
 // per token put the budget, then in proportion to the count, at line
 // starts, up to four times, and then by bytes (a token is at least a byte,
 // so a prompt of budget bytes fits). usesSuffix is false for a template that
@@ -177,14 +177,18 @@ func (m *Model) learnRatio(text string, n int, err error) {
 }
 
 // countTokens returns the tokens of text: the server's count where it
-// tokenizes (llama.cpp), else the estimate. A server whose /tokenize fails
-// other than by ctx is estimated from then on.
+// tokenizes (llama.cpp's /tokenize, vLLM's), else the estimate. A server
+// whose /tokenize fails other than by ctx is estimated from then on.
 func (m *Model) countTokens(ctx context.Context, text string) (int, error) {
 	m.mu.Lock()
-	tok := m.tokenizes
+	tok, dialect := m.tokenizes, m.dialect
 	m.mu.Unlock()
 	if tok {
-		n, err := m.client.Tokenize(ctx, text)
+		tokenize := m.client.Tokenize
+		if dialect == DialectVLLM {
+			tokenize = m.client.TokenizeVLLM
+		}
+		n, err := tokenize(ctx, text)
 		if err == nil {
 			return n, nil
 		}
