@@ -98,6 +98,8 @@ func (m *Model) fit(ctx context.Context, f lm.FIM, prompt func(p, s string) stri
 		return f, nil
 	}
 	h := sha256.New()
+	h.Write([]byte(prompt("", ""))) // the prompt's own text (Fit's callers differ in it)
+	h.Write([]byte{0})
 	h.Write([]byte(f.Prefix))
 	h.Write([]byte{0})
 	h.Write([]byte(f.Suffix))
@@ -163,6 +165,28 @@ func (m *Model) fit(ctx context.Context, f lm.FIM, prompt func(p, s string) stri
 	m.fitMu.Unlock()
 	f.Prefix, f.Suffix = p, s
 	return f, nil
+}
+
+// Fit returns the end of head and the start of tail, each cut at line
+// starts (lm.TailLines, lm.HeadLines), so that prompt(head, tail) takes at
+// most the server's context less maxTokens generated after it (0: 256) and
+// fitSlack: the rule Start applies to a FIM context, for a prompt another
+// client of the same server builds (search's chat prompts, search/llm, whose
+// chat template's tokens the caller adds to maxTokens). The tail gets at
+// least a quarter of what is kept when both are long; a prompt without its
+// tail (prompt("", "\x00") holds no "\x00") gives head the whole budget. It
+// contacts the server the first time (detection, New) and counts with its
+// tokenizer where it has one. Errors: detection's (a server that cannot be
+// reached), ctx's.
+func (m *Model) Fit(ctx context.Context, head, tail string, maxTokens int, prompt func(head, tail string) string) (string, string, error) {
+	if err := m.prepare(ctx); err != nil {
+		return head, tail, err
+	}
+	f, err := m.fit(ctx, lm.FIM{Prefix: head, Suffix: tail, MaxTokens: maxTokens}, prompt)
+	if err != nil {
+		return head, tail, err
+	}
+	return f.Prefix, f.Suffix, nil
 }
 
 // learnRatio keeps the bytes per token of a counted text of at least 1 KiB
