@@ -66,3 +66,24 @@ func TestLineEndAt(t *testing.T) {
 		}
 	}
 }
+
+// TestSpanOfCountsEveryLineEnd: the guarantee compares the shadow JDT LS's
+// error lines with the lines an insertion covers; JDT LS (as LSP 3.17 and
+// JLS 3.4) ends a line at "\n", "\r\n" and a lone "\r", so the span must
+// too, or an error the insertion introduced in a lone-CR file would be
+// matched against the wrong line.
+func TestSpanOfCountsEveryLineEnd(t *testing.T) {
+	for _, c := range []struct {
+		prefix, text string
+		want         Span
+	}{
+		{"a\nb\n  ", "x();\ny();", Span{3, 4}},
+		{"a\r\nb\r\n  ", "x();\r\ny();", Span{3, 4}},
+		{"a\rb\r  ", "x();\ry();", Span{3, 4}},
+		{"a\r\rb\n\r  ", "x();", Span{5, 5}},
+	} {
+		if got := spanOf(c.prefix, c.text); got != c.want {
+			t.Errorf("spanOf(%q, %q) = %v, want %v", c.prefix, c.text, got, c.want)
+		}
+	}
+}

@@ -42,11 +42,18 @@ func lineEnd(text string) int {
 // line without one. (Mapper.LineCount counts LSP lines instead, where a text
 // ending in a terminator has an empty last line.)
 func CountLines(text string) int {
-	n := strings.Count(text, "\n") + strings.Count(text, "\r") - strings.Count(text, "\r\n")
+	n := Breaks(text)
 	if text != "" && !EndsLine(text) {
 		n++
 	}
 	return n
+}
+
+// Breaks counts the line terminators of text: "\n", "\r\n" and lone "\r"
+// each once. The line of offset len(text) in a text that starts at line l is
+// l + Breaks(text) (as LSP, JDT LS and javac number lines).
+func Breaks(text string) int {
+	return strings.Count(text, "\n") + strings.Count(text, "\r") - strings.Count(text, "\r\n")
 }
 
 // EndsLine reports whether text ends with a line terminator ("\n", or a
