@@ -299,6 +299,7 @@ func (c *Client) raw(ctx context.Context, op, endpoint string, body any) ([]byte
 
 // Tokenize returns how many tokens the server's tokenizer makes of text
 // (llama.cpp's POST /tokenize, special-token markers parsed, no BOS added).
+// More tokens than a token per byte of text (plus 64) is a protocol error.
 // Servers without the endpoint answer with an *Error (HTTP 404).
 func (c *Client) Tokenize(ctx context.Context, text string) (int, error) {
 	endpoint := c.root + "/tokenize"
@@ -311,6 +312,9 @@ func (c *Client) Tokenize(ctx context.Context, text string) (int, error) {
 	}
 	if err := json.Unmarshal(body, &r); err != nil || r.Tokens == nil {
 		return 0, c.protocolErr("tokenize", endpoint, "the response has no tokens")
+	}
+	if n := len(r.Tokens); n > len(text)+maxTokenCountSlack {
+		return 0, c.protocolErr("tokenize", endpoint, fmt.Sprintf("%d tokens for %d bytes of text", n, len(text)))
 	}
 	return len(r.Tokens), nil
 }

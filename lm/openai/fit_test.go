@@ -295,3 +295,19 @@ func TestFitCountsWithVLLMTokenizer(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenizeCountsAreBounded: a count no tokenizer could make (more tokens
+// than bytes) is a protocol error, on llama.cpp's /tokenize as on vLLM's,
+// and fitting falls back to the estimate.
+func TestTokenizeCountsAreBounded(t *testing.T) {
+	f := newFake(t, map[string]http.HandlerFunc{
+		"/tokenize": jsonReply(fmt.Sprintf(`{"tokens":[%s0]}`, strings.Repeat("0,", 200))),
+	})
+	m := newTestModel(t, f, Config{Model: "x", Dialect: DialectLlamaCpp})
+	if n, err := m.Client().Tokenize(context.Background(), "short text"); err == nil {
+		t.Errorf("llama.cpp: 201 tokens for 10 bytes accepted as %d", n)
+	}
+	if n, err := m.Client().TokenizeVLLM(context.Background(), "short text"); err == nil {
+		t.Errorf("vLLM: 201 tokens for 10 bytes accepted as %d", n)
+	}
+}
