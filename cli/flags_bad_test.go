@@ -128,6 +128,26 @@ func TestModelFlagsRefuseNonsense(t *testing.T) {
 			t.Errorf("--fim-template %q refused: %v", name, err)
 		}
 	}
+	// Without a model server (the embedded n-gram model) a bad value is
+	// refused too, naming its flag or variable: it used to be accepted and
+	// ignored, so a typo went unnoticed until a server was set.
+	for _, c := range []struct {
+		f    modelFlags
+		env  map[string]string
+		name string
+	}{
+		{modelFlags{timeout: time.Second, concurrency: 1, fim: "bogus"}, nil, "--fim-template"},
+		{modelFlags{timeout: time.Second, concurrency: 1}, map[string]string{EnvModelFIM: "bogus"}, "$" + EnvModelFIM},
+		{modelFlags{timeout: time.Second, concurrency: 1, context: "12"}, nil, "--model-context"},
+		{modelFlags{timeout: time.Second, concurrency: 1, dialect: "tgi"}, nil, "--model-dialect"},
+		{modelFlags{timeout: time.Second, concurrency: 1, retries: 11}, nil, "--model-retries"},
+		{modelFlags{timeout: time.Second, concurrency: 0}, nil, "--model-concurrency"},
+		{modelFlags{timeout: 0, concurrency: 1}, nil, "--model-timeout"},
+	} {
+		if _, err := c.f.resolve(envOf(c.env)); err == nil || !strings.Contains(err.Error(), c.name) {
+			t.Errorf("no model server, %s bad: err = %v; want one naming %s", c.name, err, c.name)
+		}
+	}
 	if _, err := (modelFlags{timeout: time.Second, concurrency: 256, retries: 10}).resolve(env); err != nil {
 		t.Errorf("good flags refused: %v", err)
 	}

@@ -139,7 +139,7 @@ func TestRepairCommandFindsCompilablePatch(t *testing.T) {
 	var out, errb bytes.Buffer
 	f := repairFlags{project: bug.ProjectDir(), file: bug.File, lines: linesFlag(bug),
 		sampling: defaultSampling(), keep: 20,
-		variant: "full", testTimeout: time.Minute, jsonOut: true}
+		variant: "full", testTimeout: time.Minute, jsonOut: true, model: defaultModelFlags()}
 	f.sampling.seed = corpusSeed(bug.ID)
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()

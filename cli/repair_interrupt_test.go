@@ -46,7 +46,7 @@ func runInterrupted(t *testing.T, res *repair.Result, jsonOut bool) (stdout stri
 	newRepairer = func(backend.Config) (repair.Repairer, error) { return interruptingRepairer{res}, nil }
 	defer func() { newRepairer = old }()
 	f := repairFlags{project: root, file: "src/A.java", lines: "3", jsonOut: jsonOut, quiet: true, keep: 5, variant: "full",
-		sampling: samplingFlags{samples: 20, maxTokens: 8, temperature: 1, topP: 1}}
+		sampling: samplingFlags{samples: 20, maxTokens: 8, temperature: 1, topP: 1}, model: defaultModelFlags()}
 	var out, errb bytes.Buffer
 	err = runRepair(context.Background(), f, nil, &out, &errb)
 	var ie *interruptedError

@@ -103,7 +103,8 @@ func TestRepairWithoutJDTLSSaysHowToInstall(t *testing.T) {
 	t.Setenv("REPILOT_JDTLS_HOME", "")
 	t.Setenv("REPILOT_CACHE", t.TempDir()) // no JDT LS installed there
 	var out, errb bytes.Buffer
-	f := repairFlags{project: root, file: "src/A.java", lines: "3", sampling: samplingFlags{samples: 1, maxTokens: 8, temperature: 1, topP: 1}, keep: 1, variant: "full"}
+	f := repairFlags{project: root, file: "src/A.java", lines: "3", sampling: samplingFlags{samples: 1, maxTokens: 8, temperature: 1, topP: 1}, keep: 1, variant: "full",
+		model: defaultModelFlags()}
 	err := runRepair(context.Background(), f, nil, &out, &errb)
 	if err == nil || !strings.Contains(err.Error(), "scripts/install-jdtls.sh") {
 		t.Fatalf("err = %v, want a pointer to scripts/install-jdtls.sh", err)

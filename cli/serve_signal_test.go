@@ -32,7 +32,7 @@ func TestServeSIGTERMIsInterrupted(t *testing.T) {
 	defer func() { os.Stdin, os.Stdout, serveFlags = oldIn, oldOut, oldFlags }()
 	logFile := filepath.Join(t.TempDir(), "serve.log")
 	serveFlags.logFile, serveFlags.jdtls, serveFlags.warm = logFile, filepath.Join(t.TempDir(), "no-jdtls"), false
-	serveFlags.model = modelFlags{}
+	serveFlags.model = defaultModelFlags()
 	t.Setenv(EnvModelBaseURL, "")
 	t.Setenv("REPILOT_CACHE", t.TempDir())
 

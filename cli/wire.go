@@ -57,16 +57,24 @@ type modelFlags struct {
 	context     string // tokens; a string so that an unset flag falls back to the environment
 }
 
+// defaultModelFlags are the model flags' defaults, as addModelFlags
+// registers them (a zero modelFlags is refused by resolve: no timeout, no
+// request in flight).
+func defaultModelFlags() modelFlags {
+	return modelFlags{apiKeyEnv: openai.EnvAPIKey, timeout: 60 * time.Second, concurrency: 1, retries: 3}
+}
+
 // addModelFlags registers the model flags on fs, bound to f.
 func addModelFlags(fs *pflag.FlagSet, f *modelFlags) {
+	d := defaultModelFlags()
 	fs.StringVar(&f.baseURL, "model-base-url", "", "OpenAI-compatible model server with its version path, e.g. http://127.0.0.1:8080/v1 for llama.cpp's llama-server (env "+EnvModelBaseURL+"; empty: the embedded n-gram model)")
 	fs.StringVar(&f.name, "model", "", "model name sent to the server (env "+EnvModelName+"; empty: the first model the server lists)")
-	fs.StringVar(&f.apiKeyEnv, "api-key-env", openai.EnvAPIKey, "environment variable holding the server's API key (the key is never a flag, never logged; "+openai.EnvOpenAIAPIKey+" is the last fallback)")
+	fs.StringVar(&f.apiKeyEnv, "api-key-env", d.apiKeyEnv, "environment variable holding the server's API key (the key is never a flag, never logged; "+openai.EnvOpenAIAPIKey+" is the last fallback)")
 	fs.StringVar(&f.fim, "fim-template", "", `fill-in-the-middle prompt template: qwen, deepseek, starcoder, codellama, codestral, none, or "infill" for llama.cpp's /infill (env `+EnvModelFIM+`; empty: guessed from the model name)`)
 	fs.StringVar(&f.dialect, "model-dialect", "", "server dialect: llama.cpp, vllm, openai, other (empty: detect from GET /v1/models)")
-	fs.DurationVar(&f.timeout, "model-timeout", 60*time.Second, "time limit of one request to the model server")
-	fs.IntVar(&f.concurrency, "model-concurrency", 1, "requests in flight to the model server at most; repair, serve and bench repair (its openai backend) also draw this many samples at once, so that a server with as many slots (llama-server -np N) can batch them (equal seeds still give equal patches; on a 2-core CPU server 4 was slower than 1)")
-	fs.IntVar(&f.retries, "model-retries", 3, "retries after HTTP 429/5xx or a refused connection, with backoff (0: none)")
+	fs.DurationVar(&f.timeout, "model-timeout", d.timeout, "time limit of one request to the model server")
+	fs.IntVar(&f.concurrency, "model-concurrency", d.concurrency, "requests in flight to the model server at most; repair, serve and bench repair (its openai backend) also draw this many samples at once, so that a server with as many slots (llama-server -np N) can batch them (equal seeds still give equal patches; on a 2-core CPU server 4 was slower than 1)")
+	fs.IntVar(&f.retries, "model-retries", d.retries, "retries after HTTP 429/5xx or a refused connection, with backoff (0: none)")
 	fs.StringVar(&f.context, "model-context", "", "the model server's context for one request, in tokens (llama-server: -c divided by -np); the prompt keeps the text nearest the hunk that fits it with the hunk's tokens (env "+openai.EnvContextTokens+"; empty: what the server reports, llama-server's /props or vLLM's max_model_len, else "+strconv.Itoa(openai.DefaultContextTokens)+")")
 	fs.BoolVar(&f.noSpeculate, "no-speculate", false, "ask the model server token by token (one request per token) instead of speculative guided decoding")
 }
@@ -83,9 +91,11 @@ const (
 )
 
 // resolve turns the flags and, for flags left empty, the environment (getenv)
-// into a backend.ModelConfig. Errors, with a server set: a base URL that is
+// into a backend.ModelConfig. Every value is checked whether or not a server
+// is set (a bad one is never ignored). Errors: a base URL that is
 // not an http(s) URL or an unknown FIM template (each naming the flag or the
-// variable it came from; the URL without its password), --model-timeout not
+// variable it came from; the URL without its password), an unknown
+// --model-dialect, --model-timeout not
 // above 0, --model-concurrency below 1 or above 256, --model-retries below 0
 // or above 10 (the HTTP
 // client would replace them by its defaults silently); --api-key-env names a variable other than the
@@ -108,19 +118,17 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 		}
 		return "$" + env
 	}
-	base := pick(f.baseURL, EnvModelBaseURL)
-	if base == "" {
-		return backend.ModelConfig{}, nil
-	}
-	if u, err := url.Parse(strings.TrimRight(base, "/")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return backend.ModelConfig{}, fmt.Errorf("%s %q: want an http(s) URL with its version path, e.g. http://127.0.0.1:8080/v1 for llama-server",
-			from(f.baseURL, "--model-base-url", EnvModelBaseURL), openai.SafeURL(base))
-	}
 	fimName := pick(f.fim, EnvModelFIM)
 	if n := strings.ToLower(fimName); n != "" && n != openai.FIMInfill {
 		if _, err := fim.ByName(n); err != nil {
 			return backend.ModelConfig{}, fmt.Errorf("%s: %w, or %q for llama.cpp's /infill", from(f.fim, "--fim-template", EnvModelFIM), err, openai.FIMInfill)
 		}
+	}
+	switch f.dialect {
+	case openai.DialectAuto, openai.DialectLlamaCpp, openai.DialectVLLM, openai.DialectOpenAI, openai.DialectOther:
+	default:
+		return backend.ModelConfig{}, fmt.Errorf("--model-dialect %q: want %s, %s, %s, %s or empty to detect",
+			f.dialect, openai.DialectLlamaCpp, openai.DialectVLLM, openai.DialectOpenAI, openai.DialectOther)
 	}
 	switch {
 	case f.timeout <= 0:
@@ -143,6 +151,16 @@ func (f modelFlags) resolve(getenv func(string) string) (backend.ModelConfig, er
 			return backend.ModelConfig{}, fmt.Errorf("%s %q: want a context of at least 64 tokens (llama-server: -c divided by -np)", from(f.context, "--model-context", openai.EnvContextTokens), v)
 		}
 		nctx = n
+	}
+	base := pick(f.baseURL, EnvModelBaseURL)
+	if base == "" {
+		// The embedded n-gram model: the values above were checked all
+		// the same, so that a typo is not ignored until a server is set.
+		return backend.ModelConfig{}, nil
+	}
+	if u, err := url.Parse(strings.TrimRight(base, "/")); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return backend.ModelConfig{}, fmt.Errorf("%s %q: want an http(s) URL with its version path, e.g. http://127.0.0.1:8080/v1 for llama-server",
+			from(f.baseURL, "--model-base-url", EnvModelBaseURL), openai.SafeURL(base))
 	}
 	keyEnv := f.apiKeyEnv
 	if keyEnv == "" {

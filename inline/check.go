@@ -5,9 +5,9 @@ package inline
 
 import (
 	"fmt"
-	"strings"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // Span is the 1-based, inclusive range of lines that an insertion covers in
@@ -17,9 +17,11 @@ type Span struct{ From, To int }
 
 // spanOf returns the lines that inserting text at offset in a document whose
 // text before the caret is prefix covers.
+// Lines end at "\n", "\r\n" or a lone "\r", as the shadow JDT LS numbers the
+// lines of its errors (textpos.Breaks).
 func spanOf(prefix, text string) Span {
-	from := strings.Count(prefix, "\n") + 1
-	return Span{From: from, To: from + strings.Count(text, "\n")}
+	from := textpos.Breaks(prefix) + 1
+	return Span{From: from, To: from + textpos.Breaks(text)}
 }
 
 // Introduced returns the compile errors of the new text (after the insertion

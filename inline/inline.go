@@ -294,7 +294,55 @@ var ErrSuperseded = errors.New("superseded by a newer inline completion request 
 // A newer Suggest for the same URI cancels this one (its error then wraps
 // ErrSuperseded); ctx cancels it too. Errors: a caret outside the text or
 // inside a UTF-8 sequence, a model, engine or compiler failure, ctx's error.
+//
+// A lone "\r" ends a line (LSP 3.17 "Text Documents", JLS 3.4), while the
+// rest of this package splits lines at "\n": a document with lone "\r"s is
+// suggested for as the same text with each written "\n" (the same offsets,
+// the same lines for the shadow JDT LS), and the suggestion written with
+// "\r" where the caret's line ends with one.
 func (s *Service) Suggest(ctx context.Context, req Request) (*Suggestion, error) {
+	if !hasLoneCR(req.Text) || req.Offset < 0 || req.Offset > len(req.Text) {
+		return s.suggest(ctx, req)
+	}
+	end := lineEndAt(req.Text[:req.Offset], req.Text[req.Offset:])
+	req.Text = loneCRAsLF(req.Text)
+	sug, err := s.suggest(ctx, req)
+	if sug != nil && end == "\r" {
+		out := *sug
+		out.Text = textpos.WithLineEnd(sug.Text, end)
+		sug = &out
+	}
+	return sug, err
+}
+
+// hasLoneCR reports whether text holds a "\r" that no "\n" follows.
+func hasLoneCR(text string) bool {
+	for i := strings.IndexByte(text, '\r'); i >= 0; {
+		if i+1 == len(text) || text[i+1] != '\n' {
+			return true
+		}
+		j := strings.IndexByte(text[i+1:], '\r')
+		if j < 0 {
+			return false
+		}
+		i += 1 + j
+	}
+	return false
+}
+
+// loneCRAsLF returns text with each lone "\r" written "\n" (byte for byte:
+// offsets stay).
+func loneCRAsLF(text string) string {
+	b := []byte(text)
+	for i, c := range b {
+		if c == '\r' && (i+1 == len(b) || b[i+1] != '\n') {
+			b[i] = '\n'
+		}
+	}
+	return string(b)
+}
+
+func (s *Service) suggest(ctx context.Context, req Request) (*Suggestion, error) {
 	if req.Offset < 0 || req.Offset > len(req.Text) || (req.Offset < len(req.Text) && !utf8.RuneStart(req.Text[req.Offset])) {
 		return nil, fmt.Errorf("inline: caret offset %d is not a character boundary of the %d-byte document", req.Offset, len(req.Text))
 	}
@@ -805,25 +853,33 @@ func modelSuffix(suffix string) string { return lm.HeadLines(suffix, modelSuffix
 
 // lineEndAt returns the line terminator of the caret's line in the document
 // prefix+suffix: that of the line's own end, else (the last line) that of
-// the line before; "\r\n" when it is that, else "\n" (also for a document
-// of one line).
+// the line before; "\r\n" or a lone "\r" when it is that (LSP 3.17 "Text
+// Documents"), else "\n" (also for a document of one line).
 func lineEndAt(prefix, suffix string) string {
-	cr := false
-	if i := strings.IndexByte(suffix, '\n'); i > 0 {
-		cr = suffix[i-1] == '\r'
-	} else if i == 0 {
-		cr = strings.HasSuffix(prefix, "\r")
-	} else if j := strings.LastIndexByte(prefix, '\n'); j > 0 {
-		cr = prefix[j-1] == '\r'
+	if i := strings.IndexAny(suffix, "\r\n"); i >= 0 {
+		switch {
+		case suffix[i] == '\r' && strings.HasPrefix(suffix[i+1:], "\n"):
+			return "\r\n"
+		case suffix[i] == '\r':
+			return "\r"
+		case i == 0 && strings.HasSuffix(prefix, "\r"):
+			return "\r\n" // the caret between "\r" and "\n"
+		}
+		return "\n"
 	}
-	if cr {
-		return "\r\n"
+	if j := strings.LastIndexAny(prefix, "\r\n"); j >= 0 {
+		switch {
+		case prefix[j] == '\r':
+			return "\r"
+		case j > 0 && prefix[j-1] == '\r':
+			return "\r\n"
+		}
 	}
 	return "\n"
 }
 
 // indentOf returns the leading whitespace of the caret's line.
 func indentOf(prefix string) string {
-	line := prefix[strings.LastIndexByte(prefix, '\n')+1:]
+	line := prefix[strings.LastIndexAny(prefix, "\r\n")+1:]
 	return line[:len(line)-len(strings.TrimLeft(line, " \t"))]
 }

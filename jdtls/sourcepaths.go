@@ -41,7 +41,10 @@ var skippedDirs = map[string]bool{".git": true, ".hg": true, ".svn": true, "node
 
 // maxSourceScan bounds the folders and files InferSourcePaths visits, so a
 // huge folder costs a bounded walk; past it the inference gives up (nil).
-const maxSourceScan = 50000
+// InferSourcePathsAll spends one such budget over all the folders it is
+// given (an editor names as many workspace folders as it likes). A variable
+// for the tests.
+var maxSourceScan = 50000
 
 // maxPackageRead bounds the bytes of a Java file read for its package
 // declaration (a long license comment may precede it).
@@ -56,19 +59,25 @@ const maxPackageRead = 64 << 10
 // matches its folder, when one is root itself (JDT LS 1.60 infers that one
 // right), or when root holds more than maxSourceScan entries.
 func InferSourcePaths(root string) []string {
+	budget := maxSourceScan
+	return inferSourcePaths(root, &budget)
+}
+
+// inferSourcePaths is InferSourcePaths visiting at most *budget entries,
+// which it decreases by those it visits; past it, nil.
+func inferSourcePaths(root string, budget *int) []string {
 	for _, name := range buildFiles { // the usual case, without a walk
 		if _, err := os.Stat(filepath.Join(root, name)); err == nil {
 			return nil
 		}
 	}
 	roots := map[string]bool{}
-	seen := 0
 	giveUp := false
 	_ = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return nil
 		}
-		if seen++; seen > maxSourceScan {
+		if *budget--; *budget < 0 {
 			giveUp = true
 			return filepath.SkipAll
 		}
@@ -210,14 +219,24 @@ func withSourcePaths(settings map[string]any, root string, folders []string) map
 
 // InferSourcePathsAll is InferSourcePaths of the plain folders among dirs
 // (the workspace folders), as JSON-ready values, when they all give the same
-// source folders; nil when none is inferred, or when two plain folders give
-// different ones: JDT LS applies the one java.project.sourcePaths to every
+// source folders; nil when none is inferred, when the folders together hold
+// more than maxSourceScan entries (a folder named twice counts once), or
+// when two plain folders give different ones: JDT LS applies the one java.project.sourcePaths to every
 // invisible project, and one folder's src/main/java would make another's
 // src/main/java a source folder too, so then JDT LS infers them itself.
 func InferSourcePathsAll(dirs []string) []any {
 	var got []string
+	budget := maxSourceScan
+	seen := map[string]bool{}
 	for _, d := range dirs {
-		p := InferSourcePaths(d)
+		if seen[d] {
+			continue
+		}
+		seen[d] = true
+		p := inferSourcePaths(d, &budget)
+		if budget < 0 {
+			return nil // past the one budget of all the folders
+		}
 		switch {
 		case p == nil:
 		case got == nil:

@@ -75,6 +75,25 @@ func TestInferSourcePathsAll(t *testing.T) {
 			t.Errorf("InferSourcePathsAll(%q) = %v, want %v", tc.dirs, got, tc.want)
 		}
 	}
+	// One scan budget for all the folders an editor names (initialize's
+	// workspaceFolders, as many as it likes): each folder alone is within
+	// it, together they are past it; a folder named again is not walked
+	// again.
+	old := maxSourceScan
+	defer func() { maxSourceScan = old }()
+	maxSourceScan = 10 // a, b hold 4 entries each (root, src, src/p, the file)
+	if got := InferSourcePathsAll([]string{a, a, a, a, b}); !reflect.DeepEqual(got, []any{"src"}) {
+		t.Errorf("a named four times, then b, within the budget: %v, want [src]", got)
+	}
+	many := []string{a, b}
+	for i := 0; i < 3; i++ {
+		d := t.TempDir()
+		testtree.Write(t, d, map[string]string{"src/p/A.java": "package p;"})
+		many = append(many, d)
+	}
+	if got := InferSourcePathsAll(many); got != nil {
+		t.Errorf("five folders past the one budget: %v, want nil (the walk gave up)", got)
+	}
 }
 
 // TestReadPackage checks the package declaration read from a file's start:

@@ -7,6 +7,7 @@ package proxy
 // registrations, whichever JDT LS uses for this editor.
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -495,7 +496,11 @@ func withSourcePaths(m *jsonrpc.Message, dirs []string) (body, params json.RawMe
 	}
 	var settings map[string]any
 	if raw := opts["settings"]; len(raw) > 0 && string(raw) != "null" {
-		if err := json.Unmarshal(raw, &settings); err != nil {
+		// UseNumber: the editor's numbers go to JDT LS as it wrote them
+		// (an integer past 2^53 would be rounded through float64).
+		d := json.NewDecoder(bytes.NewReader(raw))
+		d.UseNumber()
+		if err := d.Decode(&settings); err != nil {
 			return nil, nil, nil, nil
 		}
 	}

@@ -35,6 +35,11 @@ func TestApplyChanges(t *testing.T) {
 		{"char past line end clamps", "ab\ncd", []contentChange{{Range: rng(0, 9, 0, 9), Text: "!"}}, "ab!\ncd", ""},
 		{"line past end", "ab\n", []contentChange{{Range: rng(5, 0, 5, 0), Text: "x"}}, "", "beyond end"},
 		{"end before start", "abcd", []contentChange{{Range: rng(0, 3, 0, 1), Text: "x"}}, "", "before start"},
+		// LSP 3.17 "Text Documents": a lone "\r" ends a line, as "\n" and "\r\n" do.
+		{"lone CR", "ab\rcd\ref", []contentChange{{Range: rng(2, 1, 2, 1), Text: "X"}}, "ab\rcd\reXf", ""},
+		{"lone CR then joined to LF", "a\rb", []contentChange{{Range: rng(1, 0, 1, 0), Text: "\n"}, {Range: rng(1, 0, 1, 1), Text: "B"}}, "a\r\nB", ""},
+		{"huge character clamps", "ab\ncd", []contentChange{{Range: rng(1, 4294967295, 1, 4294967295), Text: "!"}}, "ab\ncd!", ""},
+		{"huge line", "ab\n", []contentChange{{Range: rng(4294967295, 0, 4294967295, 0), Text: "x"}}, "", "beyond end"},
 	}
 	for _, c := range cases {
 		got, err := applyChanges(c.text, c.changes, 0)

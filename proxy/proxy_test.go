@@ -423,6 +423,9 @@ func TestInitializeSourcePaths(t *testing.T) {
 		{"others kept", map[string]any{"java": map[string]any{"format": map[string]any{"enabled": false}}},
 			`{"java":{"format":{"enabled":false},"project":{"sourcePaths":["src"]}}}`},
 		{"editor's value wins", map[string]any{"java.project.sourcePaths": []string{"lib"}}, `{"java.project.sourcePaths":["lib"]}`},
+		// Integers past 2^53 pass unchanged (not rounded through float64).
+		{"numbers kept exactly", map[string]any{"java": map[string]any{"big": json.Number("9007199254740993"), "neg": json.Number("-12345678901234567890"), "f": json.Number("1.5e300")}},
+			`{"java":{"big":9007199254740993,"f":1.5e300,"neg":-12345678901234567890,"project":{"sourcePaths":["src"]}}}`},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			e := startEditor(t, harness{})

@@ -40,14 +40,14 @@ func splitHunk(text string, start, end int) (hunkSite, error) {
 
 // lineEnd is the line terminator of the hunk's place in the file: that of
 // the buggy lines' first line, else (an insertion) of the line before, else
-// of the line after; "\r\n" when it is that, else "\n".
+// of the line after; "\r\n" or a lone "\r" when it is that (textpos.Lines),
+// else "\n".
 func (s hunkSite) lineEnd() string {
 	for _, t := range []string{s.Buggy, lastLine(s.Prefix), s.Suffix} {
-		if i := strings.IndexByte(t, '\n'); i >= 0 {
-			if i > 0 && t[i-1] == '\r' {
-				return "\r\n"
+		if ls := textpos.Lines(t); len(ls) > 0 {
+			if end := textpos.Terminator(ls[0]); end != "" {
+				return end
 			}
-			return "\n"
 		}
 	}
 	return "\n"
@@ -55,14 +55,17 @@ func (s hunkSite) lineEnd() string {
 
 // lastLine is the last line of text with its terminator ("" for "").
 func lastLine(text string) string {
-	i := strings.LastIndexByte(strings.TrimSuffix(text, "\n"), '\n')
-	return text[i+1:]
+	ls := textpos.Lines(text)
+	if len(ls) == 0 {
+		return ""
+	}
+	return ls[len(ls)-1]
 }
 
 // indentNear returns the leading whitespace of line start, or of the nearest
 // non-blank line below it, else above it.
 func indentNear(text string, start, n int) string {
-	lines := strings.Split(text, "\n")
+	lines := textpos.Lines(text)
 	get := func(l int) (string, bool) {
 		if l < 1 || l > len(lines) || l > n {
 			return "", false
@@ -120,7 +123,9 @@ func unifiedDiff(path string, site hunkSite, hunk string) string {
 	line := func(mark byte, s string) {
 		b.WriteByte(mark)
 		b.WriteString(s)
-		if !strings.HasSuffix(s, "\n") {
+		if strings.HasSuffix(s, "\r") {
+			b.WriteByte('\n') // a lone "\r" ends this line (textpos.Lines); the diff's own lines end in "\n"
+		} else if !strings.HasSuffix(s, "\n") {
 			b.WriteString("\n\\ No newline at end of file\n")
 		}
 	}

@@ -116,4 +116,17 @@ func TestSplitHunk(t *testing.T) {
 	if _, err := splitHunk("a\nb\n", 2, 3); err == nil {
 		t.Fatal("end past the file accepted")
 	}
+	// A lone "\r" ends a line (LSP 3.17 "Text Documents", JLS 3.4): line 2
+	// of a classic-Mac file is its second line, and a hunk is written
+	// with "\r".
+	site, err = splitHunk("a\r  b\r\r    c\r", 2, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if site.Prefix != "a\r" || site.Buggy != "  b\r" || site.Indent != "  " || site.lineEnd() != "\r" {
+		t.Fatalf("lone CR: %+v, line end %q", site, site.lineEnd())
+	}
+	if site, _ := splitHunk("a\r\nb\r\n", 2, 1); site.lineEnd() != "\r\n" {
+		t.Fatalf("CRLF insertion: line end %q", site.lineEnd())
+	}
 }

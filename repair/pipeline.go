@@ -13,12 +13,12 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
 	"github.com/repilot-lsp/repilot-lsp/lm"
+	"github.com/repilot-lsp/repilot-lsp/textpos"
 )
 
 // deadPrefixes is the trie of rejected prefixes (section 4.3) shared by a
@@ -472,7 +472,7 @@ func (v *validator) check(j int) error {
 	}
 	p := candidatePatch(v.rel, v.site, c)
 	p.NewErrors = newErrors(v.buggyErrs, errs, v.req.StartLine, v.req.EndLine,
-		v.req.StartLine, v.req.StartLine+strings.Count(c.text, "\n")-1)
+		v.req.StartLine, v.req.StartLine+textpos.Breaks(c.text)-1)
 	if unchecked != "" {
 		p.NewErrors = []string{unchecked}
 	}

@@ -288,7 +288,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 		sp.eng = &lockedSession{Session: es, spent: &st.EngineTime}
 	}
 	var out []candidate
-	hunkName := fmt.Sprintf("%s:%d", uri, strings.Count(site.Prefix, "\n")+1)
+	hunkName := fmt.Sprintf("%s:%d", uri, textpos.CountLines(site.Prefix)+1)
 	accept := func(r sampleRun) error {
 		st.Samples++
 		addOutcome(st, &r.work)
@@ -300,7 +300,7 @@ func (s *Service) sampleAll(ctx context.Context, b Backends, uri string, site hu
 		case endComplete:
 			st.Completed++
 			c := r.c
-			if c.text != "" && !strings.HasSuffix(c.text, "\n") {
+			if c.text != "" && !textpos.EndsLine(c.text) {
 				c.text += "\n"
 			}
 			c.text = textpos.WithLineEnd(c.text, site.lineEnd())

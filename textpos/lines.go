@@ -10,32 +10,70 @@ import (
 	"strings"
 )
 
-// Lines splits text into lines, each keeping its "\n" (a "\r" before it stays
-// in the line, so "\r\n" is kept whole); a last line without "\n" is a line as
-// it is. "" has no lines. strings.Join(Lines(text), "") == text.
+// Lines splits text into lines, each keeping its terminator: "\n", "\r\n"
+// (kept whole) or a lone "\r" (LSP 3.17 "Text Documents", JLS 3.4
+// LineTerminator; Mapper numbers lines the same way); a last line without
+// one is a line as it is. "" has no lines. strings.Join(Lines(text), "") ==
+// text.
 func Lines(text string) []string {
 	var lines []string
 	for text != "" {
-		i := strings.IndexByte(text, '\n')
-		if i < 0 {
-			lines = append(lines, text)
-			break
-		}
-		lines = append(lines, text[:i+1])
-		text = text[i+1:]
+		i := lineEnd(text)
+		lines = append(lines, text[:i])
+		text = text[i:]
 	}
 	return lines
 }
 
-// CountLines is len(Lines(text)): the newlines, plus one for a last line
-// without "\n". (Mapper.LineCount counts LSP lines instead, where a text
-// ending in "\n" has an empty last line.)
+// lineEnd returns the offset just after the first line terminator of text,
+// else len(text).
+func lineEnd(text string) int {
+	i := strings.IndexAny(text, "\r\n")
+	switch {
+	case i < 0:
+		return len(text)
+	case text[i] == '\r' && i+1 < len(text) && text[i+1] == '\n':
+		return i + 2
+	}
+	return i + 1
+}
+
+// CountLines is len(Lines(text)): the line terminators, plus one for a last
+// line without one. (Mapper.LineCount counts LSP lines instead, where a text
+// ending in a terminator has an empty last line.)
 func CountLines(text string) int {
-	n := strings.Count(text, "\n")
-	if text != "" && text[len(text)-1] != '\n' {
+	n := Breaks(text)
+	if text != "" && !EndsLine(text) {
 		n++
 	}
 	return n
+}
+
+// Breaks counts the line terminators of text: "\n", "\r\n" and lone "\r"
+// each once. The line of offset len(text) in a text that starts at line l is
+// l + Breaks(text) (as LSP, JDT LS and javac number lines).
+func Breaks(text string) int {
+	return strings.Count(text, "\n") + strings.Count(text, "\r") - strings.Count(text, "\r\n")
+}
+
+// EndsLine reports whether text ends with a line terminator ("\n", or a
+// "\r" taken as a lone one).
+func EndsLine(text string) bool {
+	return strings.HasSuffix(text, "\n") || strings.HasSuffix(text, "\r")
+}
+
+// Terminator returns the line terminator line ends with ("\r\n", "\n",
+// "\r"), or "" for none.
+func Terminator(line string) string {
+	switch {
+	case strings.HasSuffix(line, "\r\n"):
+		return "\r\n"
+	case strings.HasSuffix(line, "\n"):
+		return "\n"
+	case strings.HasSuffix(line, "\r"):
+		return "\r"
+	}
+	return ""
 }
 
 // LineSpan returns the byte offsets [from, to) of lines start..end of text
@@ -57,7 +95,7 @@ func LineSpan(text string, start, end int) (from, to int, err error) {
 		return 0, 0, fmt.Errorf("end line %d is before start line %d (an insertion has end = start-1)", end, start)
 	}
 	from, to = lineOffset(text, start), lineOffset(text, end+1)
-	if from > 0 && text[from-1] != '\n' {
+	if from > 0 && !EndsLine(text[:from]) {
 		return 0, 0, fmt.Errorf("cannot insert after line %d: the file does not end with a newline", n)
 	}
 	return from, to, nil
@@ -80,12 +118,8 @@ func SpliceLines(text string, start, end int, hunk string) (string, error) {
 // (len(text) for the line after the last).
 func lineOffset(text string, l int) int {
 	off := 0
-	for i := 1; i < l; i++ {
-		j := strings.IndexByte(text[off:], '\n')
-		if j < 0 {
-			return len(text)
-		}
-		off += j + 1
+	for i := 1; i < l && off < len(text); i++ {
+		off += lineEnd(text[off:])
 	}
 	return off
 }
@@ -97,11 +131,13 @@ func plural(n int) string {
 	return fmt.Sprintf("%d lines", n)
 }
 
-// WithLineEnd returns text with every line terminator ("\n" or "\r\n")
-// written as end ("\n" or "\r\n"), so that text a model wrote with "\n"
-// leaves no mixed line ends in a "\r\n" file (repair's hunks, ghost text).
+// WithLineEnd returns text with every line terminator ("\n", "\r\n" or a
+// lone "\r") written as end ("\n", "\r\n" or "\r"), so that text a model
+// wrote with "\n" leaves no mixed line ends in a "\r\n" or "\r" file
+// (repair's hunks, ghost text).
 func WithLineEnd(text, end string) string {
 	text = strings.ReplaceAll(text, "\r\n", "\n")
+	text = strings.ReplaceAll(text, "\r", "\n")
 	if end == "\n" {
 		return text
 	}

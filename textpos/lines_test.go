@@ -13,7 +13,8 @@ func TestLines(t *testing.T) {
 		"a\nb":           {"a\n", "b"},
 		"one\r\ntwo\r\n": {"one\r\n", "two\r\n"},
 		"\n\n":           {"\n", "\n"},
-		"x\ry\n":         {"x\ry\n"}, // a lone \r ends no line
+		"x\ry\n":         {"x\r", "y\n"}, // a lone \r ends a line (LSP 3.17)
+		"a\r\rb\r\n\r":   {"a\r", "\r", "b\r\n", "\r"},
 	} {
 		got := Lines(text)
 		if strings.Join(got, "|") != strings.Join(want, "|") || len(got) != len(want) {
@@ -48,6 +49,8 @@ func TestSpliceLines(t *testing.T) {
 		{"CRLF: delete", "a\r\nb\r\nc", 1, 2, "", "c", 0, 6},
 		{"CRLF: insert at end", "a\r\n", 2, 1, "b\r\n", "a\r\nb\r\n", 3, 3},
 		{"multi-byte", "é\n😀\nz\n", 2, 2, "ü\n", "é\nü\nz\n", 3, 8},
+		{"lone CR: replace middle", "a\rb\rc\r", 2, 2, "B\r", "a\rB\rc\r", 2, 4},
+		{"lone CR: insert at end", "a\r", 2, 1, "b\r", "a\rb\r", 2, 2},
 	} {
 		from, to, err := LineSpan(c.text, c.start, c.end)
 		if err != nil || from != c.from || to != c.to {
@@ -77,6 +80,23 @@ func TestSpliceLinesErrors(t *testing.T) {
 		_, err := SpliceLines(c.text, c.start, c.end, "x\n")
 		if err == nil || !strings.Contains(err.Error(), c.msg) {
 			t.Errorf("SpliceLines(%q, %d, %d) error %v, want %q", c.text, c.start, c.end, err, c.msg)
+		}
+	}
+}
+
+func TestWithLineEnd(t *testing.T) {
+	for _, c := range []struct{ text, end, want string }{
+		{"a\nb\r\nc\rd", "\n", "a\nb\nc\nd"},
+		{"a\nb\r\nc\rd", "\r\n", "a\r\nb\r\nc\r\nd"},
+		{"a\nb\r\nc\rd", "\r", "a\rb\rc\rd"},
+	} {
+		if got := WithLineEnd(c.text, c.end); got != c.want {
+			t.Errorf("WithLineEnd(%q, %q) = %q, want %q", c.text, c.end, got, c.want)
+		}
+	}
+	for line, want := range map[string]string{"a\r\n": "\r\n", "a\n": "\n", "a\r": "\r", "a": ""} {
+		if got := Terminator(line); got != want {
+			t.Errorf("Terminator(%q) = %q, want %q", line, got, want)
 		}
 	}
 }

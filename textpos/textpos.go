@@ -26,17 +26,37 @@ type Mapper struct {
 	lines []int // byte offset of each line start
 }
 
-// New returns a Mapper for text. Lines end at "\n" (a "\r" before it is part
-// of the terminator: Offset never returns the offset between them; a lone
-// "\r" ends no line).
+// New returns a Mapper for text. Lines end at "\n", "\r\n" or a lone "\r"
+// (LSP 3.17 "Text Documents"; Java's LineTerminator, JLS 3.4, is the same):
+// Offset never returns the offset between the "\r" and "\n" of a "\r\n".
 func New(text string) *Mapper {
-	lines := []int{0}
-	for i := 0; i < len(text); i++ {
-		if text[i] == '\n' {
-			lines = append(lines, i+1)
+	return &Mapper{text: text, lines: lineStarts(text, 0, len(text), []int{0})}
+}
+
+// lineStarts appends to lines the line starts l with from <= l <= to (and
+// 0 < l <= len(text)) in ascending order: the offsets just after a "\n", or
+// after a "\r" that no "\n" follows.
+func lineStarts[T string | []byte](text T, from, to int, lines []int) []int {
+	from = max(from, 1)
+	to = min(to, len(text))
+	for l := from; l <= to; l++ {
+		if isLineStart(text, l) {
+			lines = append(lines, l)
 		}
 	}
-	return &Mapper{text: text, lines: lines}
+	return lines
+}
+
+// isLineStart reports whether a line starts at offset l (0 < l <=
+// len(text)): text[l-1] ends a line.
+func isLineStart[T string | []byte](text T, l int) bool {
+	switch text[l-1] {
+	case '\n':
+		return true
+	case '\r':
+		return l == len(text) || text[l] != '\n'
+	}
+	return false
 }
 
 // LineCount is the number of lines (a text ending in "\n" has an empty last line).
@@ -74,8 +94,8 @@ func offsetIn[T string | []byte](text T, lines []int, p Position) (int, error) {
 	start := lines[p.Line]
 	end := len(text)
 	if p.Line+1 < len(lines) {
-		end = lines[p.Line+1] - 1 // the '\n'
-		if end > start && text[end-1] == '\r' {
+		end = lines[p.Line+1] - 1 // the '\n' or lone '\r'
+		if text[end] == '\n' && end > start && text[end-1] == '\r' {
 			end-- // a position cannot denote "\r|\n" (LSP 3.17 "Position")
 		}
 	}
@@ -118,27 +138,13 @@ func (b *Buffer) String() string { return string(b.text) }
 
 // Splice replaces text[start:end] by s (0 <= start <= end <= Len(); it
 // panics otherwise). Cost: moving the text after end, and the line starts
-// after it, once; s is the only text scanned.
+// after it, once; s and the byte on each side of it are the only text
+// scanned (a "\r" before start or after s may join or part from a "\n").
 func (b *Buffer) Splice(start, end int, s string) {
 	if start < 0 || end < start || end > len(b.text) {
 		panic(fmt.Sprintf("textpos: Splice(%d, %d) of a %d-byte text", start, end, len(b.text)))
 	}
 	d := len(s) - (end - start)
-	// A line start l follows the "\n" at l-1: those at or before start
-	// stay, those in (start, end] go with the removed text, those after
-	// end move by d, and s brings its own.
-	i := sort.SearchInts(b.lines, start+1)
-	j := sort.SearchInts(b.lines, end+1)
-	var added []int
-	for k := 0; k < len(s); k++ {
-		if s[k] == '\n' {
-			added = append(added, start+k+1)
-		}
-	}
-	b.lines = slices.Replace(b.lines, i, j, added...)
-	for k := i + len(added); k < len(b.lines); k++ {
-		b.lines[k] += d
-	}
 	n := len(b.text)
 	if d > 0 {
 		b.text = append(b.text, make([]byte, d)...)
@@ -146,6 +152,17 @@ func (b *Buffer) Splice(start, end int, s string) {
 	copy(b.text[end+d:], b.text[end:n])
 	copy(b.text[start:], s)
 	b.text = b.text[:n+d]
+	// Whether a line starts at l depends on the bytes at l-1 and l
+	// (isLineStart): those before start stay, those in [start, end+1] of
+	// the old text are found again in [start, start+len(s)+1] of the new,
+	// and those after move by d.
+	i := sort.SearchInts(b.lines, max(start, 1))
+	j := sort.SearchInts(b.lines, end+2)
+	added := lineStarts(b.text, start, start+len(s)+1, nil)
+	b.lines = slices.Replace(b.lines, i, j, added...)
+	for k := i + len(added); k < len(b.lines); k++ {
+		b.lines[k] += d
+	}
 }
 
 // Position converts a byte offset (clamped to [0, len(text)]) to an LSP position.

@@ -87,3 +87,47 @@ func TestBufferSplice(t *testing.T) {
 		}
 	}
 }
+
+// TestLoneCR: LSP 3.17 "Text Documents" ends lines at "\n", "\r\n" and a
+// lone "\r"; positions on a classic-Mac or mixed file map as an editor
+// numbers its lines.
+func TestLoneCR(t *testing.T) {
+	text := "ab\rcd\r\nef\ngh\r\rij\r"
+	m := New(text)
+	if m.LineCount() != 7 {
+		t.Errorf("LineCount = %d, want 7 (ab, cd, ef, gh, \"\", ij, \"\")", m.LineCount())
+	}
+	for _, c := range []struct {
+		pos Position
+		off int
+	}{
+		{Position{0, 2}, 2}, {Position{0, 9}, 2}, {Position{1, 0}, 3}, {Position{1, 9}, 5},
+		{Position{2, 0}, 7}, {Position{3, 1}, 11}, {Position{4, 0}, 13}, {Position{4, 5}, 13},
+		{Position{5, 2}, 16}, {Position{6, 0}, 17},
+	} {
+		if got, err := m.Offset(c.pos); err != nil || got != c.off {
+			t.Errorf("Offset(%v) = %d, %v; want %d", c.pos, got, err, c.off)
+		}
+		if c.pos.Character <= 2 {
+			if got := m.Position(c.off); got != c.pos {
+				t.Errorf("Position(%d) = %v, want %v", c.off, got, c.pos)
+			}
+		}
+	}
+	// A splice that joins a "\r" to a "\n" (or parts them) changes the
+	// line count by one; the Buffer must see it.
+	b := NewBuffer("a\rb")
+	b.Splice(2, 2, "\n")
+	if got := b.lines; fmt.Sprint(got) != fmt.Sprint(New("a\r\nb").lines) {
+		t.Errorf("after joining \\r and \\n: line starts %v, want %v", got, New("a\r\nb").lines)
+	}
+	b.Splice(1, 2, "")
+	if got := b.lines; fmt.Sprint(got) != fmt.Sprint(New("a\nb").lines) {
+		t.Errorf("after deleting the \\r: line starts %v, want %v", got, New("a\nb").lines)
+	}
+	b.Splice(1, 1, "\r")
+	b.Splice(2, 2, "x")
+	if got := b.lines; fmt.Sprint(got) != fmt.Sprint(New("a\rx\nb").lines) {
+		t.Errorf("after parting \\r from \\n: line starts %v, want %v", got, New("a\rx\nb").lines)
+	}
+}

@@ -299,6 +299,7 @@ func (c *Client) raw(ctx context.Context, op, endpoint string, body any) ([]byte
 
 // Tokenize returns how many tokens the server's tokenizer makes of text
 // (llama.cpp's POST /tokenize, special-token markers parsed, no BOS added).
+// More tokens than a token per byte of text (plus 64) is a protocol error.
 // Servers without the endpoint answer with an *Error (HTTP 404).
 func (c *Client) Tokenize(ctx context.Context, text string) (int, error) {
 	endpoint := c.root + "/tokenize"
@@ -312,7 +313,49 @@ func (c *Client) Tokenize(ctx context.Context, text string) (int, error) {
 	if err := json.Unmarshal(body, &r); err != nil || r.Tokens == nil {
 		return 0, c.protocolErr("tokenize", endpoint, "the response has no tokens")
 	}
+	if n := len(r.Tokens); n > len(text)+maxTokenCountSlack {
+		return 0, c.protocolErr("tokenize", endpoint, fmt.Sprintf("%d tokens for %d bytes of text", n, len(text)))
+	}
 	return len(r.Tokens), nil
+}
+
+// maxTokenCountSlack bounds a server's token count of a text: no tokenizer
+// makes more than a token per byte, plus the special tokens it adds.
+const maxTokenCountSlack = 64
+
+// TokenizeVLLM returns how many tokens vLLM's tokenizer makes of text (vLLM's
+// POST /tokenize at the server's root, the completion form: {"model",
+// "prompt", "add_special_tokens": false}, answered {"count",
+// "max_model_len", "tokens"}; vLLM's entrypoints/openai/protocol.py,
+// TokenizeCompletionRequest and TokenizeResponse). The count is "count",
+// else the length of "tokens"; a count below 0 or above a token per byte of
+// text (plus 64) is a protocol error. Servers without the endpoint answer
+// with an *Error (HTTP 404).
+func (c *Client) TokenizeVLLM(ctx context.Context, text string) (int, error) {
+	endpoint := c.root + "/tokenize"
+	req := map[string]any{"prompt": text, "add_special_tokens": false}
+	if name := c.modelName(); name != "" {
+		req["model"] = name
+	}
+	body, err := c.raw(ctx, "tokenize", endpoint, req)
+	if err != nil {
+		return 0, err
+	}
+	var r struct {
+		Count  *int64            `json:"count"`
+		Tokens []json.RawMessage `json:"tokens"`
+	}
+	if err := json.Unmarshal(body, &r); err != nil || (r.Count == nil && r.Tokens == nil) {
+		return 0, c.protocolErr("tokenize", endpoint, "the response has neither count nor tokens")
+	}
+	n := int64(len(r.Tokens))
+	if r.Count != nil {
+		n = *r.Count
+	}
+	if n < 0 || n > int64(len(text))+maxTokenCountSlack {
+		return 0, c.protocolErr("tokenize", endpoint, fmt.Sprintf("a count of %d tokens for %d bytes of text", n, len(text)))
+	}
+	return int(n), nil
 }
 
 // ContextSize returns the context of one request, in tokens, that llama.cpp's

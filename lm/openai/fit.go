@@ -32,7 +32,7 @@ const DefaultContextTokens = 4096
 // --model-context (Config.ContextTokens), named in errors.
 const EnvContextTokens = "REPILOT_MODEL_CONTEXT"
 
-// Fitting's constants. Without a tokenizer (servers other than llama.cpp) a
+// Fitting's constants. Without a tokenizer (servers other than llama.cpp and vLLM) a
 // prompt of n bytes is taken as n/estimateBytesPerToken tokens: code
 // tokenizers make about 3-4 bytes a token of Java, and 2 leaves room for
 // dense code and non-ASCII text. defaultGenerationTokens is the room left
@@ -77,8 +77,8 @@ type fitCut struct{ prefix, suffix int }
 
 // fit returns f with Prefix and Suffix cut so that the session's prompt
 // (prompt(prefix, suffix)) takes at most promptBudget tokens of the model's
-// context. It counts with the server's tokenizer where it has one (llama.cpp
-// /tokenize), else estimates; it cuts first where the last count's bytes
+// context. It counts with the server's tokenizer where it has one (llama.cpp's
+// or vLLM's /tokenize), else estimates; it cuts first where the last count's bytes
 // per token put the budget, then in proportion to the count, at line
 // starts, up to four times, and then by bytes (a token is at least a byte,
 // so a prompt of budget bytes fits). usesSuffix is false for a template that
@@ -98,6 +98,8 @@ func (m *Model) fit(ctx context.Context, f lm.FIM, prompt func(p, s string) stri
 		return f, nil
 	}
 	h := sha256.New()
+	h.Write([]byte(prompt("", ""))) // the prompt's own text (Fit's callers differ in it)
+	h.Write([]byte{0})
 	h.Write([]byte(f.Prefix))
 	h.Write([]byte{0})
 	h.Write([]byte(f.Suffix))
@@ -165,6 +167,28 @@ func (m *Model) fit(ctx context.Context, f lm.FIM, prompt func(p, s string) stri
 	return f, nil
 }
 
+// Fit returns the end of head and the start of tail, each cut at line
+// starts (lm.TailLines, lm.HeadLines), so that prompt(head, tail) takes at
+// most the server's context less maxTokens generated after it (0: 256) and
+// fitSlack: the rule Start applies to a FIM context, for a prompt another
+// client of the same server builds (search's chat prompts, search/llm, whose
+// chat template's tokens the caller adds to maxTokens). The tail gets at
+// least a quarter of what is kept when both are long; a prompt without its
+// tail (prompt("", "\x00") holds no "\x00") gives head the whole budget. It
+// contacts the server the first time (detection, New) and counts with its
+// tokenizer where it has one. Errors: detection's (a server that cannot be
+// reached), ctx's.
+func (m *Model) Fit(ctx context.Context, head, tail string, maxTokens int, prompt func(head, tail string) string) (string, string, error) {
+	if err := m.prepare(ctx); err != nil {
+		return head, tail, err
+	}
+	f, err := m.fit(ctx, lm.FIM{Prefix: head, Suffix: tail, MaxTokens: maxTokens}, prompt)
+	if err != nil {
+		return head, tail, err
+	}
+	return f.Prefix, f.Suffix, nil
+}
+
 // learnRatio keeps the bytes per token of a counted text of at least 1 KiB
 // (Model.ratio), for the next fit's first cut.
 func (m *Model) learnRatio(text string, n int, err error) {
@@ -177,14 +201,18 @@ func (m *Model) learnRatio(text string, n int, err error) {
 }
 
 // countTokens returns the tokens of text: the server's count where it
-// tokenizes (llama.cpp), else the estimate. A server whose /tokenize fails
-// other than by ctx is estimated from then on.
+// tokenizes (llama.cpp's /tokenize, vLLM's), else the estimate. A server
+// whose /tokenize fails other than by ctx is estimated from then on.
 func (m *Model) countTokens(ctx context.Context, text string) (int, error) {
 	m.mu.Lock()
-	tok := m.tokenizes
+	tok, dialect := m.tokenizes, m.dialect
 	m.mu.Unlock()
 	if tok {
-		n, err := m.client.Tokenize(ctx, text)
+		tokenize := m.client.Tokenize
+		if dialect == DialectVLLM {
+			tokenize = m.client.TokenizeVLLM
+		}
+		n, err := tokenize(ctx, text)
 		if err == nil {
 			return n, nil
 		}

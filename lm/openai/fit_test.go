@@ -219,3 +219,95 @@ func TestContextExceededIsReportedNotRetried(t *testing.T) {
 		t.Errorf("another 400: %v", err)
 	}
 }
+
+// fakeTokenizingVLLM is vLLM's /v1/models (max_model_len nctx) and its
+// /tokenize (the completion form; a token per 4 bytes, rounded up, as
+// "count"), counting tokenizations; count, when set, replaces the count
+// (a hostile server).
+func fakeTokenizingVLLM(t *testing.T, nctx int, tokenizes *atomic.Int32, count string) *fake {
+	var f *fake
+	f = newFake(t, map[string]http.HandlerFunc{
+		"/v1/models":      jsonReply(fmt.Sprintf(`{"object":"list","data":[{"id":"qwen-coder","owned_by":"vllm","max_model_len":%d}]}`, nctx)),
+		"/v1/completions": jsonReply(llamaCompletion("a", "length", nil, [][][3]any{{{1, "a", -0.1}}})),
+		"/tokenize": func(w http.ResponseWriter, r *http.Request) {
+			tokenizes.Add(1)
+			b := f.last()
+			prompt, _ := b["prompt"].(string)
+			if b["model"] != "qwen-coder" || b["add_special_tokens"] != false || b["content"] != nil {
+				t.Errorf("/tokenize body %v: want vLLM's completion form (model, prompt, add_special_tokens false)", b)
+			}
+			n := fmt.Sprint((len(prompt) + 3) / 4)
+			if count != "" {
+				n = count
+			}
+			jsonReply(fmt.Sprintf(`{"count":%s,"max_model_len":%d,"tokens":[]}`, n, nctx))(w, r)
+		},
+	})
+	return f
+}
+
+// TestFitCountsWithVLLMTokenizer: on vLLM the prompt is cut by the server's
+// own count (POST /tokenize), not by the estimate of a token per 2 bytes,
+// which left half of a vLLM context unused; a count that no tokenizer could
+// make (negative, or more tokens than bytes) is not believed.
+func TestFitCountsWithVLLMTokenizer(t *testing.T) {
+	var tokenizes atomic.Int32
+	f := fakeTokenizingVLLM(t, 300, &tokenizes, "")
+	prefix, suffix := numbered("p", 400), numbered("s", 400)
+	const gen = 40
+	m := newTestModel(t, f, Config{FIM: "qwen"})
+	s, err := m.Start(context.Background(), lm.FIM{Prefix: prefix, Suffix: suffix, MaxTokens: gen})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Next(context.Background(), "", 3); err != nil {
+		t.Fatal(err)
+	}
+	if m.Dialect() != DialectVLLM || m.ContextTokens() != 300 {
+		t.Fatalf("dialect %q, context %d; want vllm, 300", m.Dialect(), m.ContextTokens())
+	}
+	var prompt string
+	for i := f.count() - 1; i >= 0 && prompt == ""; i-- {
+		f.mu.Lock()
+		if f.paths[i] == "/v1/completions" {
+			prompt, _ = f.bodies[i]["prompt"].(string)
+		}
+		f.mu.Unlock()
+	}
+	budget := promptBudget(300, gen)
+	if n := (len(prompt) + 3) / 4; n > budget || n < budget*3/4 || tokenizes.Load() == 0 {
+		t.Errorf("the prompt is %d tokens by vLLM's count (%d counts), want at most %d and most of them", n, tokenizes.Load(), budget)
+	}
+	for _, bad := range []string{"-5", "99999999999", `"x"`} {
+		var n atomic.Int32
+		f := fakeTokenizingVLLM(t, 300, &n, bad)
+		m := newTestModel(t, f, Config{FIM: "qwen"})
+		s, err := m.Start(context.Background(), lm.FIM{Prefix: prefix, Suffix: suffix, MaxTokens: gen})
+		if err != nil {
+			t.Fatalf("count %s: %v", bad, err)
+		}
+		if _, err := s.Next(context.Background(), "", 3); err != nil {
+			t.Fatal(err)
+		}
+		// Not believed: the estimate (a token per 2 bytes) cut it.
+		if got, _ := f.last()["prompt"].(string); len(got) == 0 || len(got) > 2*budget {
+			t.Errorf("count %s: the prompt is %d bytes, want at most %d (the estimate's cut)", bad, len(got), 2*budget)
+		}
+	}
+}
+
+// TestTokenizeCountsAreBounded: a count no tokenizer could make (more tokens
+// than bytes) is a protocol error, on llama.cpp's /tokenize as on vLLM's,
+// and fitting falls back to the estimate.
+func TestTokenizeCountsAreBounded(t *testing.T) {
+	f := newFake(t, map[string]http.HandlerFunc{
+		"/tokenize": jsonReply(fmt.Sprintf(`{"tokens":[%s0]}`, strings.Repeat("0,", 200))),
+	})
+	m := newTestModel(t, f, Config{Model: "x", Dialect: DialectLlamaCpp})
+	if n, err := m.Client().Tokenize(context.Background(), "short text"); err == nil {
+		t.Errorf("llama.cpp: 201 tokens for 10 bytes accepted as %d", n)
+	}
+	if n, err := m.Client().TokenizeVLLM(context.Background(), "short text"); err == nil {
+		t.Errorf("vLLM: 201 tokens for 10 bytes accepted as %d", n)
+	}
+}

@@ -48,8 +48,8 @@ type Model struct {
 	tpl      fim.Template
 	infill   bool
 	// nctx is the context of one request in tokens (fit.go), decided in
-	// prepare; tokenizes says the server counts tokens (llama.cpp's
-	// /tokenize), until a count fails.
+	// prepare; tokenizes says the server counts tokens (llama.cpp's or
+	// vLLM's /tokenize), until a count fails.
 	nctx      int
 	tokenizes bool
 
@@ -251,6 +251,7 @@ func (m *Model) contextLocked(ctx context.Context, models []ModelInfo) error {
 		}
 		m.tokenizes = true
 	case DialectVLLM:
+		m.tokenizes = true // vLLM's /tokenize (Client.TokenizeVLLM)
 		if m.nctx == 0 && models == nil {
 			models, _ = m.client.Models(ctx)
 			if ctx.Err() != nil {

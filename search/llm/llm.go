@@ -23,6 +23,7 @@ import (
 	openai "github.com/sashabaranov/go-openai"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/oaihttp"
+	lmopenai "github.com/repilot-lsp/repilot-lsp/lm/openai"
 )
 
 // Embedder turns texts into vectors.
@@ -74,6 +75,11 @@ type Config struct {
 	// Logf receives a line for each request sent again after the server
 	// cut its connection mid-request (nil: the standard logger).
 	Logf func(format string, args ...any)
+	// ContextTokens is the chat server's context for one request, in
+	// tokens, that chat prompts are fitted to (lm/openai's rule, FitUser);
+	// 0: what the server reports (llama-server's /props, vLLM's
+	// max_model_len), else lmopenai.DefaultContextTokens.
+	ContextTokens int
 }
 
 // Retries of a request whose connection the server cut mid-request
@@ -264,6 +270,9 @@ type OpenAIChat struct {
 	cfg    Config
 	client *openai.Client
 	red    oaihttp.Redactor
+	// fitter fits prompts to the server's context (FitUser): lm/openai's
+	// Model over the same server, used for its Fit only.
+	fitter *lmopenai.Model
 	// Temperature of every request (default 0: deterministic where the
 	// server allows it).
 	Temperature float32
@@ -280,7 +289,46 @@ func NewChat(cfg Config) (*OpenAIChat, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &OpenAIChat{cfg: cfg, client: client, red: red, MaxTokens: 512}, nil
+	retries := cfg.Retries
+	if retries == 0 {
+		retries = 2
+	}
+	fitter, err := lmopenai.New(lmopenai.Config{BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: cfg.APIKey, FIM: "none",
+		Timeout: cfg.timeLimit(), MaxRetries: retries, ContextTokens: cfg.ContextTokens, MaxResponseBytes: cfg.MaxResponseBytes})
+	if err != nil {
+		return nil, fmt.Errorf("llm: chat server: %w", err)
+	}
+	return &OpenAIChat{cfg: cfg, client: client, red: red, fitter: fitter, MaxTokens: 512}, nil
+}
+
+// chatTemplateTokens is room for what a server's chat template adds around
+// the two messages (role markers, the assistant's header).
+const chatTemplateTokens = 64
+
+// Fitter is a Chat that fits a user message to its server's context.
+// Augment, Generate and Rerank use it when their Chat has it.
+type Fitter interface {
+	// FitUser returns the end of head and the start of tail, cut at line
+	// starts, so that the system message and the user message join(head,
+	// tail) fit the server's context with the reply's tokens.
+	FitUser(ctx context.Context, system, head, tail string, join func(head, tail string) string) (string, string, error)
+}
+
+// FitUser implements Fitter with lm/openai's fit (lmopenai.Model.Fit: the
+// server's context and tokenizer, found as the repair model's are). A fit
+// that fails other than by ctx (a server without /v1/models, say) leaves
+// head and tail whole: the request then says what is wrong.
+func (c *OpenAIChat) FitUser(ctx context.Context, system, head, tail string, join func(head, tail string) string) (string, string, error) {
+	h, t, err := c.fitter.Fit(ctx, head, tail, max(c.MaxTokens, 0)+chatTemplateTokens, func(h, t string) string {
+		return system + "\n" + join(h, t)
+	})
+	if err != nil {
+		if ctx.Err() != nil {
+			return head, tail, ctx.Err()
+		}
+		return head, tail, nil
+	}
+	return h, t, nil
 }
 
 // Model implements Chat.

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -156,5 +157,57 @@ func TestChatUnparsedReplyNotRetried(t *testing.T) {
 	}
 	if n := calls.Load(); n != 1 {
 		t.Errorf("%d requests, want 1 (not retried)", n)
+	}
+}
+
+// TestChatPromptsFitTheContext: against a llama-server of 1024 tokens, a
+// long query (augmentation, generation) and a long candidate list
+// (reranking) are cut to the server's context, by lm/openai's fit with the
+// server's tokenizer, instead of being refused with HTTP 400. What is kept
+// is the query's start, the repository context's end (the symbols), and the
+// best candidates.
+func TestChatPromptsFitTheContext(t *testing.T) {
+	s := llmtest.New()
+	defer s.Close()
+	s.ContextTokens = 1024
+	s.Chat = func(system, user string) string {
+		if strings.Contains(system, "JSON array") {
+			return "[2, 1]"
+		}
+		return "```java\nint x;\n```"
+	}
+	c, err := NewChat(Config{BaseURL: s.BaseURL(), Model: "chat", Retries: -1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.MaxTokens = 256
+	ctx := context.Background()
+	var long strings.Builder
+	for i := 0; long.Len() < 200<<10; i++ {
+		fmt.Fprintf(&long, "word%d ", i)
+	}
+	query := long.String() + "THE-END"
+	rc := RepoContext{Readme: strings.Repeat("readme line\n", 200), Symbols: []string{"pkg.Symbol"}, Lang: "java"}
+	if _, err := Augment(ctx, c, query, rc); err != nil {
+		t.Errorf("Augment with a 200 KiB query: %v", err)
+	}
+	if _, err := Generate(ctx, c, query, rc); err != nil {
+		t.Errorf("Generate with a 200 KiB query: %v", err)
+	}
+	var cands []Candidate
+	for i := 0; i < 500; i++ {
+		cands = append(cands, Candidate{Path: fmt.Sprintf("p/F%d.java", i), Signature: "void m()", Snippet: strings.Repeat("x = x + 1;\n", 50)})
+	}
+	order, err := Rerank(ctx, c, "find the thing", cands)
+	if err != nil || !reflect.DeepEqual(order, []int{1, 0}) {
+		t.Errorf("Rerank of 500 candidates = %v, %v", order, err)
+	}
+	if s.ChatTokens+c.MaxTokens > s.ContextTokens || s.ChatTokens < s.ContextTokens/2 {
+		t.Errorf("the largest prompt was %d tokens; want at most %d less the reply's %d, and most of it", s.ChatTokens, s.ContextTokens, c.MaxTokens)
+	}
+	users := s.ChatUsers
+	if len(users) != 3 || !strings.Contains(users[0], "Search query: word0 word1 ") || strings.Contains(users[0], "THE-END") || !strings.Contains(users[0], "pkg.Symbol") ||
+		!strings.Contains(users[2], "find the thing") || !strings.Contains(users[2], "[1] p/F0.java") || strings.Contains(users[2], "p/F499.java") {
+		t.Errorf("fitted prompts keep the wrong parts (%d prompts): %.300q ... %.300q", len(users), users[0], users[len(users)-1])
 	}
 }

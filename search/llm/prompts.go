@@ -33,7 +33,7 @@ func (rc RepoContext) render() string {
 	}
 	if r := strings.TrimSpace(rc.Readme); r != "" {
 		if len(r) > MaxReadme {
-			r = r[:MaxReadme] + " …"
+			r = clipUTF8(r, MaxReadme) + " …"
 		}
 		fmt.Fprintf(&b, "README (excerpt):\n%s\n\n", r)
 	}
@@ -57,7 +57,10 @@ four sentences of plain text, no code block, no preamble.`
 // (RepoRift's query augmentation). The answer is trimmed; an empty answer is
 // an error.
 func Augment(ctx context.Context, c Chat, query string, rc RepoContext) (string, error) {
-	user := rc.render() + "\nSearch query: " + query
+	user, err := fitUser(ctx, c, augmentSystem, rc.render(), query, func(h, t string) string { return h + "\nSearch query: " + t })
+	if err != nil {
+		return "", err
+	}
 	out, err := c.Complete(ctx, augmentSystem, user)
 	if err != nil {
 		return "", err
@@ -85,7 +88,12 @@ func Generate(ctx context.Context, c Chat, query string, rc RepoContext) (string
 	if lang == "" {
 		lang = "java"
 	}
-	out, err := c.Complete(ctx, fmt.Sprintf(generateSystem, lang), rc.render()+"\nDescription: "+query)
+	system := fmt.Sprintf(generateSystem, lang)
+	user, err := fitUser(ctx, c, system, rc.render(), query, func(h, t string) string { return h + "\nDescription: " + t })
+	if err != nil {
+		return "", err
+	}
+	out, err := c.Complete(ctx, system, user)
 	if err != nil {
 		return "", err
 	}
@@ -142,15 +150,22 @@ const MaxSnippet = 600
 // each at most once; candidates the model leaves out are not in the result.
 func Rerank(ctx context.Context, c Chat, query string, cands []Candidate) ([]int, error) {
 	var b strings.Builder
-	fmt.Fprintf(&b, "Search query: %s\n\nCandidates:\n", query)
 	for i, cd := range cands {
 		snip := cd.Snippet
 		if len(snip) > MaxSnippet {
-			snip = snip[:MaxSnippet] + " …"
+			snip = clipUTF8(snip, MaxSnippet) + " …"
 		}
 		fmt.Fprintf(&b, "\n[%d] %s\n%s\n%s\n", i+1, cd.Path, cd.Signature, snip)
 	}
-	out, err := c.Complete(ctx, rerankSystem, b.String())
+	// The best candidates come first: a list too long for the server's
+	// context keeps its start.
+	user, err := fitUser(ctx, c, rerankSystem, query, b.String(), func(h, t string) string {
+		return "Search query: " + h + "\n\nCandidates:\n" + t
+	})
+	if err != nil {
+		return nil, err
+	}
+	out, err := c.Complete(ctx, rerankSystem, user)
 	if err != nil {
 		return nil, err
 	}
@@ -159,6 +174,21 @@ func Rerank(ctx context.Context, c Chat, query string, cands []Candidate) ([]int
 		return nil, fmt.Errorf("llm: rerank: no candidate numbers in the answer")
 	}
 	return order, nil
+}
+
+// fitUser returns the user message join(head, tail), fitted to c's server's
+// context when c is a Fitter (OpenAIChat: a long query or candidate list
+// would otherwise be refused with HTTP 400): head keeps its end, tail its
+// start. Errors: ctx's.
+func fitUser(ctx context.Context, c Chat, system, head, tail string, join func(head, tail string) string) (string, error) {
+	if f, ok := c.(Fitter); ok {
+		h, t, err := f.FitUser(ctx, system, head, tail, join)
+		if err != nil {
+			return "", err
+		}
+		head, tail = h, t
+	}
+	return join(head, tail), nil
 }
 
 var number = regexp.MustCompile(`\d+`)

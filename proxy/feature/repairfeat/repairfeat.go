@@ -437,10 +437,8 @@ func (x *repairExt) run(ctx context.Context, req repair.Request, pr proxy.Progre
 func hunkEdit(doc proxy.Document, mp *textpos.Mapper, startLine, endLine int, hunk string, versioned bool) protocol.WorkspaceEdit {
 	startOff := mp.LineStart(startLine - 1)
 	endOff := mp.LineStart(endLine) // the start of the line after the hunk, or the end of the text
-	if endOff == len(doc.Text) && !strings.HasSuffix(doc.Text, "\n") {
-		if h, ok := strings.CutSuffix(hunk, "\n"); ok {
-			hunk = strings.TrimSuffix(h, "\r") // "\r\n" too
-		}
+	if endOff == len(doc.Text) && !textpos.EndsLine(doc.Text) {
+		hunk = strings.TrimSuffix(hunk, textpos.Terminator(hunk)) // "\r\n" or a lone "\r" too
 	}
 	te := protocol.TextEdit{
 		Range:   protocol.Range{Start: proxy.FromTextpos(mp.Position(startOff)), End: proxy.FromTextpos(mp.Position(endOff))},
@@ -460,7 +458,7 @@ func hunkEdit(doc proxy.Document, mp *textpos.Mapper, startLine, endLine int, hu
 // firstLine is the first non-blank line of a hunk, trimmed and shortened,
 // for titles.
 func firstLine(hunk string, start, end int) string {
-	for _, l := range strings.Split(hunk, "\n") {
+	for _, l := range textpos.Lines(hunk) {
 		if l = strings.TrimSpace(l); l != "" {
 			if r := []rune(l); len(r) > 60 {
 				l = string(r[:57]) + "..."

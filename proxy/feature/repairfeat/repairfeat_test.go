@@ -48,6 +48,8 @@ func TestHunkEdit(t *testing.T) {
 		{"a\nb\nc\n", 2, 2, "", "a\nc\n"},                     // deletion
 		{"a\r\nb\r\nc", 3, 3, "C\r\n", "a\r\nb\r\nC"},         // nor with "\r\n" line ends
 		{"a\r\nb\r\nc\r\n", 2, 2, "B\r\n", "a\r\nB\r\nc\r\n"}, // "\r\n" kept
+		{"a\rb\rc\r", 2, 2, "B\r", "a\rB\rc\r"},               // lone "\r" ends lines (LSP 3.17)
+		{"a\rb\rc", 3, 3, "C\r", "a\rb\rC"},
 	}
 	for _, c := range cases {
 		doc := proxy.Document{URI: "file:///x.java", Version: 4, Text: c.text}

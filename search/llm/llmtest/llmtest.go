@@ -6,6 +6,7 @@ package llmtest
 
 import (
 	"encoding/json"
+	"fmt"
 	"hash/fnv"
 	"math"
 	"net/http"
@@ -29,6 +30,16 @@ type Server struct {
 	// with an input longer than this with HTTP 400, as llama-server does
 	// beyond the model's context.
 	MaxInputBytes int
+	// ContextTokens, when positive, makes the server a llama-server with
+	// that context: GET /v1/models (owned by llamacpp), GET /props (n_ctx),
+	// POST /tokenize (a token per 4 bytes of "content", rounded up), and
+	// /v1/chat/completions refuses with HTTP 400, in llama-server's words,
+	// a request whose messages (counted alike) and max_tokens exceed it.
+	// Set it before the first request.
+	ContextTokens int
+	// ChatTokens is the largest count of a chat request's messages seen
+	// (with ContextTokens set).
+	ChatTokens int
 
 	mu          sync.Mutex
 	EmbedCalls  int      // requests to /v1/embeddings
@@ -44,12 +55,40 @@ func New() *Server {
 	mux := http.NewServeMux()
 	mux.HandleFunc("/v1/embeddings", s.embeddings)
 	mux.HandleFunc("/v1/chat/completions", s.chat)
+	mux.HandleFunc("/v1/models", s.llama(func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"object": "list", "data": []any{map[string]any{"id": "fake", "object": "model", "owned_by": "llamacpp"}}})
+	}))
+	mux.HandleFunc("/props", s.llama(func(w http.ResponseWriter, r *http.Request) {
+		json.NewEncoder(w).Encode(map[string]any{"default_generation_settings": map[string]any{"n_ctx": s.ContextTokens}})
+	}))
+	mux.HandleFunc("/tokenize", s.llama(func(w http.ResponseWriter, r *http.Request) {
+		var req struct {
+			Content string `json:"content"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		json.NewEncoder(w).Encode(map[string]any{"tokens": make([]int, tokens(req.Content))})
+	}))
 	s.Server = httptest.NewServer(mux)
 	return s
 }
 
 // BaseURL is the URL clients are configured with ("http://127.0.0.1:N/v1").
 func (s *Server) BaseURL() string { return s.URL + "/v1" }
+
+// tokens is the fake tokenizer's count: a token per 4 bytes, rounded up.
+func tokens(text string) int { return (len(text) + 3) / 4 }
+
+// llama serves h only when ContextTokens is set (else 404, as an OpenAI
+// server without llama.cpp's endpoints).
+func (s *Server) llama(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if s.ContextTokens <= 0 {
+			http.Error(w, `{"error":{"message":"not found","type":"not_found"}}`, http.StatusNotFound)
+			return
+		}
+		h(w, r)
+	}
+}
 
 func (s *Server) fail(w http.ResponseWriter) bool {
 	s.mu.Lock()
@@ -124,7 +163,18 @@ func (s *Server) chat(w http.ResponseWriter, r *http.Request) {
 	s.ChatCalls++
 	s.ChatUsers = append(s.ChatUsers, user)
 	s.Requests = append(s.Requests, req)
+	n := tokens(system) + tokens(user)
+	s.ChatTokens = max(s.ChatTokens, n)
 	s.mu.Unlock()
+	if s.ContextTokens > 0 {
+		maxTokens, _ := req["max_tokens"].(float64)
+		if n+int(maxTokens) > s.ContextTokens {
+			w.WriteHeader(http.StatusBadRequest)
+			json.NewEncoder(w).Encode(map[string]any{"error": map[string]any{"code": 400, "type": "exceed_context_size_error",
+				"message": fmt.Sprintf("request (%d tokens) exceeds the available context size (%d tokens), try increasing it", n+int(maxTokens), s.ContextTokens)}})
+			return
+		}
+	}
 	reply := s.Chat(system, user)
 	json.NewEncoder(w).Encode(map[string]any{
 		"id": "chatcmpl-test", "object": "chat.completion", "model": req["model"],
