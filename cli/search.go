@@ -121,6 +121,7 @@ func (f *TuningFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.StreamW, "stream-weights", "", `fusion weights by stream, e.g. "lexical=2,dense=1" (unnamed streams: 1)`)
 	fs.IntVar(&t.RerankTopN, "rerank-top", t.RerankTopN, "fused candidates the reranker sees")
 	fs.Float64Var(&t.DenseMargin, "dense-margin", t.DenseMargin, "fuse the dense stream's first unit first when its cosine leads the stream's second by at least this (0: off)")
+	fs.IntVar(&t.LoneLeaderAt, "lone-leader-at", t.LoneLeaderAt, "move a stream's first unit that no other stream ranks (within --depth) up to this place of the fused ranking (0: off)")
 	fs.BoolVar(&t.MembersFirst, "members-first", t.MembersFirst, "in the first 10 fused hits, rank a class just below its best-ranked member (not a constructor), unless the query starts with an article")
 	fs.BoolVar(&t.ConstructorsLast, "constructors-last", t.ConstructorsLast, "with --members-first, rank a constructor just below the best-ranked other member of its class in the first 10 fused hits")
 	fs.BoolVar(&t.GettersLast, "getters-last", t.GettersLast, "move trivial getters (a method that only returns a field) to the end of the first 10 fused hits")

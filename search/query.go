@@ -273,6 +273,7 @@ func (e *Engine) Search(ctx context.Context, q Query) (*Result, error) {
 		setOf = OverloadSet
 	}
 	fused = denseLeaderFirst(fused, lists, e.cfg.Tuning.DenseMargin, setOf)
+	fused = loneLeaders(fused, lists, e.cfg.Tuning.LoneLeaderAt, setOf)
 	if len(fused) > e.cfg.Tuning.Depth {
 		fused = fused[:e.cfg.Tuning.Depth]
 	}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -587,6 +588,82 @@ def gamma(a, b, c, d, e, f, g, h):
 	}
 	if got, res := top(FusionRRF, 0.95); got != "alpha" {
 		t.Errorf("rrf with dense margin 0.95: top %s, want alpha (%v)", got, res.Streams[StreamFused])
+	}
+}
+
+// TestSearchLoneLeader checks that Search applies Tuning.LoneLeaderAt: the
+// lexical stream's first unit, which the dense stream (depth 3) does not
+// hold, fuses third by RRF and moves up to second.
+func TestSearchLoneLeader(t *testing.T) {
+	root := testtree.New(t, map[string]string{"m.py": `
+def lone():
+    """Zebra zebra zebra."""
+    return 0
+
+def first():
+    """Zebra zebra and a horse."""
+    return 1
+
+def second():
+    """Zebra and a horse and a cow."""
+    return 2
+
+def third():
+    """A horse and a cow and a dog."""
+    return 3
+`})
+	s := llmtest.New()
+	t.Cleanup(s.Close)
+	s.Embed = func(text string) []float32 {
+		switch {
+		case strings.Contains(text, "lone"):
+			return []float32{0, 1}
+		case strings.Contains(text, "first"):
+			return []float32{1, 0}
+		case strings.Contains(text, "second"):
+			return []float32{0.9, 0.43}
+		case strings.Contains(text, "third"):
+			return []float32{0.8, 0.6}
+		}
+		return []float32{1, 0} // the query
+	}
+	emb, _ := llm.NewEmbedder(llm.Config{BaseURL: s.BaseURL(), Model: "fake"})
+	ctx := context.Background()
+	order := func(at int) (string, *Result) {
+		tn := DefaultTuning()
+		tn.Depth = 3
+		tn.LoneLeaderAt = at
+		e, err := New(Config{Root: root, CacheDir: t.TempDir(), Embedder: emb, Tuning: &tn})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if err := e.Build(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.SyncEmbeddings(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		res, err := e.Search(ctx, Query{Text: "zebra"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, h := range res.Hits {
+			names = append(names, h.Unit.Name)
+		}
+		return strings.Join(names, " "), res
+	}
+	got, res := order(0)
+	if lex, den := res.Streams[StreamLexical], res.Streams[StreamDense]; len(lex) != 3 || len(den) != 3 ||
+		!strings.HasSuffix(lex[0], "lone") || slices.ContainsFunc(den, func(id string) bool { return strings.HasSuffix(id, "lone") }) {
+		t.Fatalf("streams are not the test's premise: lexical %v dense %v", lex, den)
+	}
+	if got != "first second lone" {
+		t.Errorf("off: %s, want first second lone", got)
+	}
+	if got, _ := order(2); got != "first lone second" {
+		t.Errorf("at 2: %s, want first lone second", got)
 	}
 }
 

@@ -59,6 +59,13 @@ type Tuning struct {
 	// barely prefers. A cosine margin is the model's own scale: chosen for
 	// bge-small-en-v1.5 on the tuning sets (search/README.md, session 17).
 	DenseMargin float64
+	// LoneLeaderAt moves a stream's first unit that no other stream's list
+	// holds up to this place (1-based) of the fused ranking when it fused
+	// below it (loneLeaders; 0: off), after DenseMargin and before the
+	// reordering rules below: one stream's first answer, which the other
+	// streams do not rank at all, stays on the first page. Chosen on the
+	// tuning sets (search/README.md, session 19).
+	LoneLeaderAt int
 	// MembersFirst ranks a class unit just below its best-ranked member
 	// within the fused ranking's first MembersFirstWindow positions, unless
 	// the query names a thing ("a ...", "the ..."): Engine.membersFirst;
@@ -124,6 +131,7 @@ func DefaultTuning() Tuning {
 			ReweightMin: lexical.DefaultAssocReweightMin, ReweightMax: lexical.DefaultAssocReweightMax},
 		Fusion:       FusionRRF,
 		DenseMargin:  DefaultDenseMargin,
+		LoneLeaderAt: DefaultLoneLeaderAt,
 		RRFK:         fuse.DefaultK,
 		Depth:        100,
 		RerankTopN:   20,
