@@ -58,7 +58,7 @@ local ok, err = pcall(function()
   local first_found, first_plausible
   vim.notify = function(msg, level, o)
     table.insert(shown, msg)
-    if msg:find('(%d+ found; :RepilotPatches)$') then
+    if msg:find('%(%d+ found; :RepilotPatches%)$') then
       first_found = first_found or vim.loop.hrtime()
       if msg:find('[tests pass]', 1, true) then
         first_plausible = first_plausible or vim.loop.hrtime()
