@@ -224,6 +224,14 @@ local ok, err = pcall(function()
     assert(#vim.api.nvim_buf_get_extmarks(jb, vim.api.nvim_create_namespace('repilot_inline'), 0, -1, {}) == 0,
       'a superseded answer was drawn')
     inline.clear(jb)
+    -- An invoked request with nothing to show says why (an automatic one
+    -- stays silent); a cancelled or outdated one says nothing.
+    assert(inline.empty_message(nil) == 'Repilot: no suggestion here that compiles')
+    assert(inline.empty_message({ code = -32803, message = "Repilot's ghost text works on files up to 1 MiB" })
+      == "Repilot ghost text: Repilot's ghost text works on files up to 1 MiB")
+    assert(inline.empty_message({ code = -32800, message = 'cancelled' }) == nil and inline.empty_message({ code = -32801 }) == nil)
+    inline.request(jb, true)
+    callbacks[next_id](nil, { items = {} }) -- answered empty: no error from the message path
     assert(vim.deep_equal(cancelled, { 1, 2 }), 'request 2 could not be cancelled after a late answer to 1: ' .. vim.inspect(cancelled))
     repilot.client_for = real_client_for
   end
