@@ -164,6 +164,23 @@ local ok, err = pcall(function()
     assert(vim.fn.strdisplaywidth(m) <= vim.v.echospace, 'wider than the echo area: ' .. m)
   end
 
+  -- A search while the index is still being built (empty, indexing) runs
+  -- again until it finds something; before, it said "no results".
+  do
+    local picked, sdone, sres
+    vim.ui.select = function(items, opts, on_choice)
+      picked = vim.tbl_map(opts.format_item, items)
+      on_choice(nil)
+    end
+    local t0 = vim.loop.now()
+    repilot.search('discount total', bufnr, function(r) sdone, sres = true, r end)
+    assert(vim.wait(10000, function() return sdone end, 50), 'the search did not end')
+    assert(picked and #picked == 1 and picked[1]:find('Cart.java:30', 1, true), 'search results: ' .. vim.inspect(picked))
+    assert(vim.loop.now() - t0 >= 1500, 'the search was not asked again 1 s apart')
+    assert(announced('indexing the project: the search runs again in a moment') and not announced('no results'),
+      vim.inspect(notified))
+  end
+
   -- The :RepilotRepair command exists as a range command.
   local cmds = vim.api.nvim_get_commands({})
   assert(cmds.RepilotRepair and cmds.RepilotRepair.range ~= nil, 'RepilotRepair is not a range command')

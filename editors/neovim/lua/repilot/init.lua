@@ -955,7 +955,13 @@ function M.search_args(args, bufnr, on_done)
 end
 
 -- _search_args is M.search_args once the client is up.
-function M._search_args(client, args, bufnr, on_done)
+-- How often, 1 s apart, a search that found nothing while the index was
+-- still being built is asked again (the server's index of a project opened a
+-- moment ago).
+M.search_retries = 60
+
+function M._search_args(client, args, bufnr, on_done, tries)
+  tries = tries or 0
   request(client, 'workspace/executeCommand', { command = M.SEARCH_COMMAND, arguments = { args } }, bufnr, 'search',
     function(err, result)
       if err then
@@ -964,6 +970,17 @@ function M._search_args(client, args, bufnr, on_done)
       end
       local query = (result and result.query) or args.query or ''
       local items = M.search_items(result and result.results)
+      if #items == 0 and result and result.indexing and tries < M.search_retries and live_client(client.id) then
+        -- Before, a search typed right after opening the project said "no
+        -- results" while its index was empty.
+        if tries == 0 then
+          notify('indexing the project: the search runs again in a moment')
+        end
+        vim.defer_fn(function()
+          M._search_args(client, args, bufnr, on_done, tries + 1)
+        end, 1000)
+        return
+      end
       vim.fn.setqflist({}, ' ', { title = 'Repilot search: ' .. query, items = items })
       if #items == 0 then
         notify('no results for "' .. query .. '"', vim.log.levels.WARN)
@@ -980,7 +997,11 @@ function M._search_args(client, args, bufnr, on_done)
         prompt = 'Repilot search: ' .. query .. ' (also in the quickfix list)',
         format_item = function(i)
           local it = items[i]
-          return string.format('%s:%d  %s', vim.fn.fnamemodify(it.filename, ':~:.'), it.lnum, it.text)
+          -- One screen line each: 0.7's menu (inputlist) writes "i: "
+          -- before it, and a longer item wraps (the menu of 8 results
+          -- filled 16 lines at 80 columns).
+          return M.fit_echo(string.format('%s:%d  %s', vim.fn.fnamemodify(it.filename, ':~:.'), it.lnum, it.text),
+            vim.o.columns - #tostring(#items) - 3)
         end,
       }, function(choice)
         if choice then
