@@ -162,7 +162,7 @@ end
 
 --- What to show of a window/showMessage of a repilot client: the message
 --- itself, or nil when the plugin shows its content already. The server
---- sends one at a repair's end for clients that show no progress ("Repilot:
+--- sends one at every repair's end, for clients that show only messages ("Repilot:
 --- 5 patches, 3 compilable for Cart.java line 30; each is offered as ..."),
 --- which the progress end says too ("repairing Cart.java line 30: 5
 --- patches, 3 compilable"): it was in :messages twice. Only its warning
