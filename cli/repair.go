@@ -110,9 +110,10 @@ Progress goes to stderr; patches to stdout.`,
 	fl.BoolVar(&f.jsonOut, "json", false, "print JSON instead of diffs")
 	addJDTLSFlag(fl, &f.jdtls)
 	addStateDirFlag(fl, &f.stateDir, false)
-	fl.StringVar(&f.variant, "variant", "full", "Repilot variant: "+strings.Join(repair.Variants, ", "))
+	fl.StringVar(&f.variant, "variant", "full", "Repilot variant, the paper's ablations: base (plain sampling), prune (tokens the completion engine proves cannot compile are pruned), "+
+		"prune+memo (and the memo of accepted and rejected tokens and rejected prefixes), full (and active completion of identifiers whose continuation is certain)")
 	fl.IntVar(&f.keep, "keep", d.KeepTop, "patches to print")
-	fl.DurationVar(&f.testTimeout, "test-timeout", repair.DefaultTestTimeout, "time limit of the test command per patch (0: the default)")
+	fl.DurationVar(&f.testTimeout, "test-timeout", repair.DefaultTestTimeout, "time limit of the test command per patch (0: the default, "+repair.DefaultTestTimeout.String()+")")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	addModelFlags(fl, &f.model)
 	Root.AddCommand(cmd)

@@ -251,3 +251,18 @@ func TestTestsPassingOnTheBugSaidInTextAndJSON(t *testing.T) {
 		t.Errorf("--json with tests failing on the bug: %v\n%s", err, j.String())
 	}
 }
+
+// The README says `repair --help` documents each variant: the flag's usage
+// names every one of repair.Variants with what it does in parentheses.
+func TestRepairHelpDocumentsEveryVariant(t *testing.T) {
+	cmd, _, err := Root.Find([]string{"repair"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	usage := cmd.Flags().Lookup("variant").Usage
+	for _, v := range repair.Variants {
+		if !strings.Contains(usage, v+" (") {
+			t.Errorf("--variant's help does not explain %q: %s", v, usage)
+		}
+	}
+}

@@ -15,6 +15,7 @@
 #                        relative to the current directory)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+help_if_asked "$@"
 need go "Install Go 1.26 or newer"
 need javac "Install a Java 17+ JDK"
 export MAVEN_OPTS="${MAVEN_OPTS--XX:TieredStopAtLevel=1 -XX:+UseSerialGC}"

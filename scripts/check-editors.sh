@@ -18,6 +18,7 @@
 #     the Neovim part is reported as NOT RUN (apt-get install -y neovim).
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+help_if_asked "$@"
 need node "Install Node.js 20 (Debian: apt-get install -y nodejs)"
 cd "$root"
 

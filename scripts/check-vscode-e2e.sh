@@ -27,6 +27,7 @@
 # REPILOT_SKIP_VSCODE_E2E=1.
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+help_if_asked "$@"
 need node "Install Node.js 20 (Debian: apt-get install -y nodejs npm)"
 need npm "Install npm (Debian: apt-get install -y npm)"
 need go "Install Go (see README)"

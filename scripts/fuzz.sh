@@ -21,6 +21,7 @@
 #   FUZZLANES  targets fuzzed at once, one worker each (default 2)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+help_if_asked "$@"
 cd "$root"
 need go "Install Go 1.26 or newer"
 lanes=${FUZZLANES:-2}

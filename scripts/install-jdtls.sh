@@ -63,5 +63,6 @@ case "${1:-}" in
     install 1.60.0 coc-java@1.56.0
     echo "$jh"
     ;;
+  -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//' ;;
   *) echo "usage: install-jdtls.sh [--current]" >&2; exit 2 ;;
 esac

@@ -11,6 +11,7 @@
 #   NODE_LLAMA_CPP       npm version of node-llama-cpp (default 3.21.1)
 #   LLAMA_JOBS           parallel compile jobs (default 2)
 set -euo pipefail
+case "${1:-}" in -h | --help) sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 ver="${NODE_LLAMA_CPP:-3.21.1}"
 cache="${REPILOT_CACHE:-$HOME/.cache/repilot-lsp}"
 dest="$cache/llama.cpp/node-llama-cpp-$ver"

@@ -1,7 +1,8 @@
 # lib.sh: helpers sourced by the scripts in this folder (not run on its own).
 # Defines: root (the repository root), cache (REPILOT_CACHE or
-# ~/.cache/repilot-lsp), step/info/warn/die for messages on stderr, and
-# need TOOL HINT to fail early with an install hint.
+# ~/.cache/repilot-lsp), step/info/warn/die for messages on stderr,
+# help_if_asked for -h/--help, and need TOOL HINT to fail early with an
+# install hint.
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cache="${REPILOT_CACHE:-$HOME/.cache/repilot-lsp}"
@@ -11,6 +12,23 @@ step() { printf '\n==> %s\n' "$*" >&2; }
 info() { printf '    %s\n' "$*" >&2; }
 warn() { printf '%s: warning: %s\n' "$_me" "$*" >&2; }
 die() { printf '%s: error: %s\n' "$_me" "$*" >&2; exit 1; }
+
+# help_if_asked "$@": with -h or --help before any "--", print the calling
+# script's header comment (from its second line to "set -euo pipefail") and
+# exit 0. Before, the scripts without it ran in full when asked for help
+# (check-vscode-e2e.sh built the server and started code-server).
+help_if_asked() {
+  local a
+  for a in "$@"; do
+    case "$a" in
+    --) return 0 ;;
+    -h | --help)
+      sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'
+      exit 0
+      ;;
+    esac
+  done
+}
 
 # need TOOL HINT: fail with HINT when TOOL is not on PATH.
 need() {

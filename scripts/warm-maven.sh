@@ -10,6 +10,7 @@
 #   REPILOT_CACHE   cache root (default: $HOME/.cache/repilot-lsp)
 set -euo pipefail
 . "$(dirname "$0")/lib.sh"
+help_if_asked "$@"
 need mvn "Debian: apt-get install -y maven"
 need java "Install Java 17 or newer (Debian: apt-get install -y openjdk-17-jdk-headless)"
 

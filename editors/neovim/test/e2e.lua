@@ -31,6 +31,16 @@ local ok, err = pcall(function()
 
   vim.cmd('edit ' .. file) -- FileType java starts and attaches the client
   local bufnr = vim.api.nvim_get_current_buf()
+  -- A command typed while the server starts waits for it: before, it
+  -- failed with "no repilot-lsp attached to this buffer".
+  assert(repilot.client_for(bufnr) == nil, 'the client was up before the event loop ran')
+  local got, missed
+  repilot.with_client(bufnr, 'test', function(c) got = c end, function(m) missed = m or 'no client' end)
+  assert(vim.wait(10000, function() return got ~= nil or missed ~= nil end, 50), 'with_client never called back')
+  assert(got and got.name == 'repilot' and not missed, 'a command during the start failed: ' .. tostring(missed))
+  local none
+  repilot.with_client(vim.api.nvim_create_buf(true, true), 'test', function() none = 'client' end, function() none = 'missing' end)
+  assert(none == 'missing', 'a buffer without a project got ' .. tostring(none))
   assert(vim.bo.filetype == 'java', 'filetype is ' .. vim.bo.filetype)
   assert(vim.wait(10000, function()
     local c = repilot.client_for(bufnr)
@@ -102,9 +112,10 @@ local ok, err = pcall(function()
     end
     return false
   end
-  assert(announced('found for line 30: int off = subtotal * discount.percentOff() / 100;  [compiles, tests pass]'),
+  assert(announced('line 30: int off') and announced('[tests pass] (1 found; :RepilotPatches)'),
     'no message for the streamed fix: ' .. vim.inspect(notified))
-  assert(not announced('found for line 30: int off = 0;'), 'a patch no better than the one announced was announced: ' .. vim.inspect(notified))
+  assert(not announced('line 30: int off = 0;'), 'a patch no better than the one announced was announced: ' .. vim.inspect(notified))
+
   assert(#repilot.repairs == 0, 'a finished repair is still listed')
 
   -- Choose before the end: the server holds the result until cancelled.
@@ -131,7 +142,7 @@ local ok, err = pcall(function()
   assert(offered[1] == 'int off = subtotal * discount.percentOff() / 100;  [compiles, tests pass]', vim.inspect(offered))
   fixed = vim.api.nvim_buf_get_lines(bufnr, 29, 30, true)[1]
   assert(fixed == '        int off = subtotal * discount.percentOff() / 100;', 'line 30 after the early choice: ' .. fixed)
-  assert(announced('the rest of the repair of line 30 is cancelled'), 'no message about the cancelled rest')
+  assert(announced('repair of line 30 cancelled: a patch was chosen'), 'no message about the cancelled rest')
   local cancelled = false
   assert(vim.wait(5000, function()
     for _, line in ipairs(vim.fn.readfile(log)) do
@@ -146,6 +157,29 @@ local ok, err = pcall(function()
   assert(ends == 1, 'the repair ended ' .. ends .. ' times')
   assert(#repilot.repairs == 0 and #repilot.pending == 0, 'the repair is still listed')
   repilot.config.test_command = nil
+
+  -- Each message of both repairs fits the echo area (at 80 columns, 68
+  -- cells): a wider one asks for Enter.
+  for _, m in ipairs(notified) do
+    assert(vim.fn.strdisplaywidth(m) <= vim.v.echospace, 'wider than the echo area: ' .. m)
+  end
+
+  -- A search while the index is still being built (empty, indexing) runs
+  -- again until it finds something; before, it said "no results".
+  do
+    local picked, sdone, sres
+    vim.ui.select = function(items, opts, on_choice)
+      picked = vim.tbl_map(opts.format_item, items)
+      on_choice(nil)
+    end
+    local t0 = vim.loop.now()
+    repilot.search('discount total', bufnr, function(r) sdone, sres = true, r end)
+    assert(vim.wait(10000, function() return sdone end, 50), 'the search did not end')
+    assert(picked and #picked == 1 and picked[1]:find('Cart.java:30', 1, true), 'search results: ' .. vim.inspect(picked))
+    assert(vim.loop.now() - t0 >= 1500, 'the search was not asked again 1 s apart')
+    assert(announced('indexing the project: the search runs again in a moment') and not announced('no results'),
+      vim.inspect(notified))
+  end
 
   -- The :RepilotRepair command exists as a range command.
   local cmds = vim.api.nvim_get_commands({})

@@ -58,9 +58,9 @@ local ok, err = pcall(function()
   local first_found, first_plausible
   vim.notify = function(msg, level, o)
     table.insert(shown, msg)
-    if msg:find('^Repilot: found for ') then
+    if msg:find('%(%d+ found; :RepilotPatches%)$') then
       first_found = first_found or vim.loop.hrtime()
-      if msg:find('[compiles, tests pass]', 1, true) then
+      if msg:find('[tests pass]', 1, true) then
         first_plausible = first_plausible or vim.loop.hrtime()
       end
     end

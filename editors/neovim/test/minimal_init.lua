@@ -82,6 +82,34 @@ local ok, err = pcall(function()
   assert(repilot.final_progress('Repilot: repairing Cart.java line 30', '5 patches, 4 compilable'), 'a repair\'s end is not notified')
   assert(not repilot.final_progress('Repilot: repairing Cart.java line 30', 'cancelled'),
     'a cancelled repair is notified twice (its answer says so too)')
+  for _, e in ipairs({ 'failed', 'timed out', 'no candidate patch', 'the document was closed' }) do
+    assert(not repilot.final_progress('Repilot: repairing Cart.java line 30', e),
+      'a repair that ends with an error (' .. e .. ') is notified twice (its answer says so too)')
+  end
+  -- The server's showMessage at a repair's end repeated the progress end in
+  -- :messages; its warning alone stays, and with progress = false all of it.
+  local summary = 'Repilot: 5 patches, 3 compilable for Cart.java line 30; each is offered as "Apply Repilot patch k" among the code actions there.'
+  assert(repilot.show_message_text(summary, 'echo') == nil and repilot.show_message_text(summary, 'notify') == nil,
+    'the repair summary is shown twice')
+  assert(repilot.show_message_text(summary, false) == summary, 'with progress = false the summary is lost')
+  assert(repilot.show_message_text('Repilot: 2 patches, 2 compilable; x for C.java line 3; each is offered as "Apply Repilot patch k" among the code actions there. Warning: the tests pass on the bug.', 'echo')
+    == 'Repilot: the tests pass on the bug.', 'the warning of a repair summary is lost')
+  assert(repilot.show_message_text('Repilot: the language model produced no candidate patch for C.java line 3.', 'echo') == nil)
+  assert(repilot.show_message_text('Repilot ghost text failed: x', 'echo') == 'Repilot ghost text failed: x', 'another message is dropped')
+  -- The announcement of a streamed patch fits the echo area (at 80 columns
+  -- v:echospace is 68, 59 after "Repilot: "): before, its 125 cells asked
+  -- for Enter in the middle of the repair. It keeps the lines, the status,
+  -- the count and the command, and cuts the patch's text.
+  local fix = { title = 'Repilot patch found: int off = subtotal * discount.percentOff() / 100;', compilable = true, plausible = true }
+  local m = repilot.found_message('line 30', fix, 1, 59)
+  assert(vim.fn.strdisplaywidth(m) <= 59 and m:find('^line 30: int off') and vim.endswith(m, '… [tests pass] (1 found; :RepilotPatches)'), m)
+  m = repilot.found_message('line 30', fix, 2, 200)
+  assert(m == 'line 30: int off = subtotal * discount.percentOff() / 100; [tests pass] (2 found; :RepilotPatches)', m)
+  m = repilot.found_message('lines 28-31', { title = 'x', compilable = true }, 3, 30)
+  assert(vim.fn.strdisplaywidth(m) <= 30 and m:find('^lines 28%-31 %[compiles%]'), 'no room for the text: ' .. m)
+  m = repilot.applied_message(fix, 59)
+  assert(vim.fn.strdisplaywidth(m) <= 59 and m:find('^applied: int off') and m:find('[tests pass] (u undoes it)', 1, true), m)
+  assert(repilot.message_width() == vim.v.echospace - #'Repilot: ' + (vim.o.cmdheight - 1) * vim.o.columns)
   assert(not repilot.final_progress('Semantic search: indexing', '16 units indexed') and not repilot.final_progress('Publish Diagnostics', nil),
     'the index build\'s or JDT LS\'s end is notified')
   local items = repilot.search_items({ { location = { uri = 'file:///p/A.java', range = { start = { line = 4, character = 2 } } },
@@ -138,8 +166,8 @@ local ok, err = pcall(function()
     assert(#selects == 1 and hunks(selects[1].items) == 'c,d', vim.inspect(selects))
     -- The announcements count what :RepilotPatches offers (before, "(2 so
     -- far" with one patch on offer: b does not compile).
-    local found_told = vim.tbl_filter(function(m) return m:find('found for', 1, true) end, told)
-    assert(#found_told == 2 and found_told[1]:find('(1 so far', 1, true) and found_told[2]:find('(2 so far', 1, true),
+    local found_told = vim.tbl_filter(function(m) return m:find(':RepilotPatches)', 1, true) end, told)
+    assert(#found_told == 2 and found_told[1]:find('(1 found', 1, true) and found_told[2]:find('(2 found', 1, true),
       vim.inspect(told))
     cb(nil, { patches = { pc, pa } }) -- the repair ends while the menu is open
     assert(#selects == 1, 'the ranked menu opened over the early one')
@@ -196,6 +224,14 @@ local ok, err = pcall(function()
     assert(#vim.api.nvim_buf_get_extmarks(jb, vim.api.nvim_create_namespace('repilot_inline'), 0, -1, {}) == 0,
       'a superseded answer was drawn')
     inline.clear(jb)
+    -- An invoked request with nothing to show says why (an automatic one
+    -- stays silent); a cancelled or outdated one says nothing.
+    assert(inline.empty_message(nil) == 'Repilot: no suggestion here that compiles')
+    assert(inline.empty_message({ code = -32803, message = "Repilot's ghost text works on files up to 1 MiB" })
+      == "Repilot ghost text: Repilot's ghost text works on files up to 1 MiB")
+    assert(inline.empty_message({ code = -32800, message = 'cancelled' }) == nil and inline.empty_message({ code = -32801 }) == nil)
+    inline.request(jb, true)
+    callbacks[next_id](nil, { items = {} }) -- answered empty: no error from the message path
     assert(vim.deep_equal(cancelled, { 1, 2 }), 'request 2 could not be cancelled after a late answer to 1: ' .. vim.inspect(cancelled))
     repilot.client_for = real_client_for
   end

@@ -143,12 +143,45 @@ function M.own_progress(title)
   return title:find('^Repilot') ~= nil or title:find('^Semantic search') ~= nil
 end
 
+-- The ends of a repair's progress that come with an error answer, which
+-- the plugin announces itself ("repair of line 30 cancelled", the error's
+-- message): proxy/feature/repairfeat's pr.End before each proxy.Errorf.
+local error_ends = {
+  ['cancelled'] = true, ['timed out'] = true, ['failed'] = true, ['no candidate patch'] = true,
+  ['the document was closed'] = true,
+}
+
 --- Whether the end of a progress goes to vim.notify (and :messages): a
---- repair's or the warm-up's end, except "cancelled", which the repair's own
---- answer announces already ("repair of line 30 cancelled"). The others
---- (JDT LS's, the search index's) are only echoed.
+--- repair's or the warm-up's end, except those of a repair that ends with an
+--- error ("cancelled", "failed", ...), which the repair's own answer
+--- announces already. The others (JDT LS's, the search index's) are only
+--- echoed.
 function M.final_progress(title, message)
-  return (title or ''):find('^Repilot') ~= nil and message ~= 'cancelled'
+  return (title or ''):find('^Repilot') ~= nil and not error_ends[message]
+end
+
+--- What to show of a window/showMessage of a repilot client: the message
+--- itself, or nil when the plugin shows its content already. The server
+--- sends one at every repair's end, for clients that show only messages ("Repilot:
+--- 5 patches, 3 compilable for Cart.java line 30; each is offered as ..."),
+--- which the progress end says too ("repairing Cart.java line 30: 5
+--- patches, 3 compilable"): it was in :messages twice. Only its warning
+--- stays (the test command passes on the buggy code). The warning that no
+--- candidate came is the repair's error answer, shown as such. With
+--- progress = false the plugin shows no progress end, and the message is
+--- shown as is.
+function M.show_message_text(message, progress)
+  if progress == false or type(message) ~= 'string' then
+    return message
+  end
+  if message:find('^Repilot: .* each is offered as "Apply Repilot patch k"') then
+    local warning = message:match(' Warning: (.*)$')
+    return warning and ('Repilot: ' .. warning) or nil
+  end
+  if message:find('^Repilot: the language model produced no candidate patch for ') then
+    return nil
+  end
+  return message
 end
 
 --- The line shown for a progress value: Repilot's own progress as is, JDT
@@ -207,6 +240,13 @@ local function show(text, level, final)
     -- The echo area; a final message goes through vim.notify so that it
     -- stays in :messages.
     if final then
+      -- A progress line echoed just before (in the same batch of server
+      -- messages) would stay above it and ask for Enter: redraw first, as
+      -- echo_progress does.
+      local mode = vim.api.nvim_get_mode().mode:sub(1, 1)
+      if mode ~= 'r' and mode ~= 'c' then
+        vim.cmd('redraw')
+      end
       notify(text, level)
     elseif text:find('^JDT LS') then
       echo_progress(text)
@@ -259,6 +299,32 @@ local handlers = {
   -- The patches of a running repair, as each is validated.
   ['repilot/patchFound'] = function(_, result, ctx)
     M.on_patch_found(result, ctx)
+  end,
+  -- The server's messages, less those that repeat a repair's end
+  -- (M.show_message_text); the rest go to the built-in handler.
+  ['window/showMessage'] = function(err, result, ctx, config)
+    if type(result) == 'table' then
+      local text = M.show_message_text(result.message, M.config.progress)
+      if text == nil then
+        return vim.NIL
+      end
+      if text ~= result.message then
+        notify((text:gsub('^Repilot: ', '')), vim.log.levels.WARN)
+        return vim.NIL
+      end
+    end
+    return vim.lsp.handlers['window/showMessage'](err, result, ctx, config)
+  end,
+  -- A patch applied through repilot.applyPatch: the built-in handler prints
+  -- "Workspace edit Apply Repilot patch 1: <the patch>" (a second message
+  -- about the patch, often wider than the echo area) before the plugin's
+  -- own "applied: ..."; the label is left out for those.
+  ['workspace/applyEdit'] = function(err, result, ctx, config)
+    if type(result) == 'table' and type(result.label) == 'string' and result.label:find('^Apply Repilot patch') then
+      result = vim.tbl_extend('force', {}, result)
+      result.label = nil
+    end
+    return vim.lsp.handlers['workspace/applyEdit'](err, result, ctx, config)
   end,
   -- JDT LS's own status ("Starting", "ServiceReady").
   ['language/status'] = function(_, result)
@@ -333,6 +399,44 @@ function M.client_for(bufnr)
     end
   end
   return nil
+end
+
+--- Runs fn(client) with the repilot client of bufnr: at once when one is
+--- attached, else, when the buffer's project has a client still starting
+--- (JDT LS's start takes 10-60 s), once it is up: the user is told, and it
+--- is polled every 200 ms for at most wait_ms (default 120 s). Before, a
+--- command typed in that time failed with "no repilot-lsp attached to this
+--- buffer", which read as a setup error. missing(msg) gets the message when
+--- there is no client, or it stopped or did not come up in time.
+function M.with_client(bufnr, what, fn, missing, wait_ms)
+  local c = M.client_for(bufnr)
+  if c then
+    return fn(c)
+  end
+  local fname = vim.api.nvim_buf_get_name(bufnr)
+  local id = fname ~= '' and M.clients[M.root_dir(fname)] or nil
+  if not live_client(id) then
+    return missing(nil)
+  end
+  notify('repilot-lsp is starting: the ' .. what .. ' runs once it is up')
+  local deadline = vim.loop.now() + (wait_ms or 120000)
+  local function poll()
+    if not vim.api.nvim_buf_is_valid(bufnr) then
+      return missing('the buffer was closed before repilot-lsp was up: no ' .. what)
+    end
+    local ready = M.client_for(bufnr)
+    if ready then
+      return fn(ready)
+    end
+    if not live_client(id) then
+      return missing('repilot-lsp stopped while starting: no ' .. what .. ' (:checkhealth repilot, :LspInfo)')
+    end
+    if vim.loop.now() >= deadline then
+      return missing('repilot-lsp is not up after ' .. math.floor((wait_ms or 120000) / 1000) .. ' s: no ' .. what .. '; try again')
+    end
+    vim.defer_fn(poll, 200)
+  end
+  vim.defer_fn(poll, 200)
 end
 
 -- request sends a request of this plugin and remembers it for :RepilotCancel.
@@ -430,11 +534,21 @@ function M.patch_status(p)
   return 'does not compile'
 end
 
---- One line describing a patch, for vim.ui.select. The server's title is the
---- hunk's first non-blank line; a hunk of more lines shows them all, joined by
+--- A patch's status in one or two words, for messages that must fit the
+--- echo area: "tests pass" (which implies "compiles"), "compiles", "does not
+--- compile".
+function M.short_status(p)
+  if p.plausible then
+    return 'tests pass'
+  end
+  return M.patch_status(p)
+end
+
+--- The text of a patch without its status: the server's title (the hunk's
+--- first non-blank line), or for a hunk of more lines all of them, joined by
 --- " ⏎ " (cut at 120 characters), so two patches that differ only after their
 --- first line do not look the same in the menu.
-function M.format_patch(p)
+function M.patch_text(p)
   local title = tostring(p.title or 'patch'):gsub('^Apply Repilot patch %d+: ', ''):gsub('^Repilot patch found: ', '')
   if type(p.hunk) == 'string' then
     local lines = {}
@@ -451,7 +565,50 @@ function M.format_patch(p)
       end
     end
   end
-  return string.format('%s  [%s]', title, M.patch_status(p))
+  return title
+end
+
+--- One line describing a patch, for vim.ui.select: M.patch_text and its
+--- status, "int off = 0;  [compiles]".
+function M.format_patch(p)
+  return string.format('%s  [%s]', M.patch_text(p), M.patch_status(p))
+end
+
+--- The display cells a message may take without the hit-enter prompt: the
+--- lines of 'cmdheight' above the last, and the last less 'showcmd' and
+--- 'ruler' (v:echospace), less the "Repilot: " that notify puts in front.
+function M.message_width()
+  return math.max(vim.o.cmdheight - 1, 0) * vim.o.columns + vim.v.echospace - #'Repilot: '
+end
+
+--- head .. text .. tail cut to width display cells by cutting text (to its
+--- start and "…"): what a message says about a patch keeps its frame (the
+--- lines, the status, the count and the command) and loses the end of the
+--- patch's text first. When even the frame does not fit, the text goes and
+--- the rest is cut from its end.
+function M.fit_around(head, text, tail, width)
+  local frame = vim.fn.strdisplaywidth(head .. tail)
+  local room = width - frame
+  if room >= math.min(vim.fn.strdisplaywidth(text), 4) then
+    return head .. M.fit_echo(text, room) .. tail
+  end
+  return M.fit_echo(vim.trim((head:gsub(':%s*$', ''))) .. tail, width)
+end
+
+--- The announcement of a streamed patch better than those told before,
+--- "line 30: int off = … [tests pass] (1 found; :RepilotPatches)", in width
+--- display cells (M.message_width()): at 80 columns the whole patch line
+--- (125 and more cells with the old wording) opened the hit-enter prompt
+--- in the middle of the repair. count is what :RepilotPatches would offer.
+function M.found_message(where, p, count, width)
+  return M.fit_around(where .. ': ', M.patch_text(p),
+    string.format(' [%s] (%d found; :RepilotPatches)', M.short_status(p), count), width)
+end
+
+--- The message after a patch is applied, "applied: int off = … [tests
+--- pass] (u undoes it)", in width display cells.
+function M.applied_message(p, width)
+  return M.fit_around('applied: ', M.patch_text(p), string.format(' [%s] (u undoes it)', M.short_status(p)), width)
 end
 
 -- What identifies a patch across the stream and the result (their titles
@@ -523,10 +680,9 @@ function M.on_patch_found(result, ctx)
         local grade = p.plausible and 2 or (p.compilable and 1 or 0)
         if grade > (rep.told or -1) then
           rep.told = grade
-          -- "so far" counts what :RepilotPatches would offer, not the
+          -- "found" counts what :RepilotPatches would offer, not the
           -- patches that do not compile (hidden without show_uncompilable).
-          notify(string.format('found for %s: %s (%d so far; :RepilotPatches to choose now)', rep.where,
-            M.format_patch(p), #M.found_patches(rep.found, M.config.show_uncompilable)))
+          notify(M.found_message(rep.where, p, #M.found_patches(rep.found, M.config.show_uncompilable), M.message_width()))
         end
       end
       return
@@ -540,7 +696,7 @@ end
 -- on_done(patch_or_nil, err_or_nil).
 local function apply_choice(client, bufnr, version, choice, on_done)
   local function applied()
-    notify('applied: ' .. M.format_patch(choice) .. ' (u undoes it)')
+    notify(M.applied_message(choice, M.message_width()))
     on_done(choice, nil)
   end
   local function apply_here()
@@ -573,11 +729,16 @@ end
 function M.repair(line1, line2, bufnr, on_done)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   on_done = on_done or function() end
-  local client = M.client_for(bufnr)
-  if not client then
-    notify('no repilot-lsp attached to this buffer (is it a Java file? see :checkhealth repilot)', vim.log.levels.ERROR)
-    return on_done(nil, 'no client')
-  end
+  M.with_client(bufnr, 'repair', function(client)
+    M._repair(client, line1, line2, bufnr, on_done)
+  end, function(msg)
+    notify(msg or 'no repilot-lsp attached to this buffer (is it a Java file? see :checkhealth repilot)', vim.log.levels.ERROR)
+    on_done(nil, 'no client')
+  end)
+end
+
+-- _repair is M.repair once the client is up.
+function M._repair(client, line1, line2, bufnr, on_done)
   local args = M.repair_args(bufnr, line1, line2)
   local where = line1 == line2 and ('line ' .. line1) or ('lines ' .. line1 .. '-' .. line2)
   notify('repairing ' .. where .. ' (:RepilotCancel stops it)')
@@ -685,7 +846,7 @@ function M.patches(bufnr, on_done)
     rep.deferred = nil
     if not rep.ended and rep.entry then
       cancel_one(rep.entry)
-      notify('a patch found before the end was chosen: the rest of the repair of ' .. rep.where .. ' is cancelled')
+      notify('repair of ' .. rep.where .. ' cancelled: a patch was chosen')
     end
     apply_choice(rep.client, rep.bufnr, rep.version, choice, function(p, e)
       rep.on_done(p, e)
@@ -785,11 +946,22 @@ end
 function M.search_args(args, bufnr, on_done)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   on_done = on_done or function() end
-  local client = M.client_for(bufnr)
-  if not client then
-    notify('no repilot-lsp attached to this buffer (open a Java file of the project first)', vim.log.levels.ERROR)
-    return on_done(nil, 'no client')
-  end
+  M.with_client(bufnr, 'search', function(client)
+    M._search_args(client, args, bufnr, on_done)
+  end, function(msg)
+    notify(msg or 'no repilot-lsp attached to this buffer (open a Java file of the project first)', vim.log.levels.ERROR)
+    on_done(nil, 'no client')
+  end)
+end
+
+-- _search_args is M.search_args once the client is up.
+-- How often, 1 s apart, a search that found nothing while the index was
+-- still being built is asked again (the server's index of a project opened a
+-- moment ago).
+M.search_retries = 60
+
+function M._search_args(client, args, bufnr, on_done, tries)
+  tries = tries or 0
   request(client, 'workspace/executeCommand', { command = M.SEARCH_COMMAND, arguments = { args } }, bufnr, 'search',
     function(err, result)
       if err then
@@ -798,6 +970,17 @@ function M.search_args(args, bufnr, on_done)
       end
       local query = (result and result.query) or args.query or ''
       local items = M.search_items(result and result.results)
+      if #items == 0 and result and result.indexing and tries < M.search_retries and live_client(client.id) then
+        -- Before, a search typed right after opening the project said "no
+        -- results" while its index was empty.
+        if tries == 0 then
+          notify('indexing the project: the search runs again in a moment')
+        end
+        vim.defer_fn(function()
+          M._search_args(client, args, bufnr, on_done, tries + 1)
+        end, 1000)
+        return
+      end
       vim.fn.setqflist({}, ' ', { title = 'Repilot search: ' .. query, items = items })
       if #items == 0 then
         notify('no results for "' .. query .. '"', vim.log.levels.WARN)
@@ -814,11 +997,21 @@ function M.search_args(args, bufnr, on_done)
         prompt = 'Repilot search: ' .. query .. ' (also in the quickfix list)',
         format_item = function(i)
           local it = items[i]
-          return string.format('%s:%d  %s', vim.fn.fnamemodify(it.filename, ':~:.'), it.lnum, it.text)
+          -- One screen line each: 0.7's menu (inputlist) writes "i: "
+          -- before it, and a longer item wraps (the menu of 8 results
+          -- filled 16 lines at 80 columns).
+          return M.fit_echo(string.format('%s:%d  %s', vim.fn.fnamemodify(it.filename, ':~:.'), it.lnum, it.text),
+            vim.o.columns - #tostring(#items) - 3)
         end,
       }, function(choice)
         if choice then
-          vim.cmd('cc ' .. choice)
+          -- :cc echoes "(1 of 8): <the item's text>", which at 80
+          -- columns wraps and asks for Enter: jump silently and echo
+          -- that line cut to the echo area (not kept in :messages).
+          vim.cmd('silent cc ' .. choice)
+          vim.cmd('redraw') -- the menu's lines away first
+          vim.api.nvim_echo({ { M.fit_echo(string.format('(%d of %d): %s', choice, #items, items[choice].text),
+            vim.v.echospace) } }, false, {})
         end
         on_done(result, nil)
       end)

@@ -43,7 +43,7 @@ function M.clear(bufnr)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local s = st(bufnr)
   cancel(s)
-  s.text = nil
+  s.text, s.note = nil, nil
   vim.api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
 end
 
@@ -67,11 +67,48 @@ function M.show(bufnr, row, col, text)
   s.text, s.row, s.col, s.tick = text, row, col, vim.api.nvim_buf_get_changedtick(bufnr)
 end
 
+-- LSP ErrorCodes (specification 3.17): a request cancelled, or superseded by
+-- a newer one, and a document that changed meanwhile say nothing.
+local QUIET_ERRORS = { [-32800] = true, [-32801] = true }
+
+--- The line an invoked request (the mapping) shows when it gets no
+--- suggestion: the server's error, or that none compiled; nil for a
+--- cancelled or outdated request. Before, the mapping did nothing visible,
+--- and a user could not tell a rejected suggestion from a broken setup.
+function M.empty_message(err)
+  if err then
+    if QUIET_ERRORS[err.code] then
+      return nil
+    end
+    return 'Repilot ghost text: ' .. tostring(err.message or vim.inspect(err))
+  end
+  return 'Repilot: no suggestion here that compiles'
+end
+
+--- Shows M.empty_message(err) after the end of the caret's line of bufnr,
+--- as virtual text (the echo area is no use in Insert mode: 'showmode'
+--- redraws "-- INSERT --" over any message), until the next keystroke,
+--- cursor move or leaving Insert mode.
+function M.tell_empty(bufnr, err)
+  local msg = M.empty_message(err)
+  if not msg or vim.api.nvim_get_current_buf() ~= bufnr or vim.api.nvim_get_mode().mode:sub(1, 1) ~= 'i' then
+    return
+  end
+  vim.api.nvim_buf_clear_namespace(bufnr, ns, 0, -1)
+  local row = vim.api.nvim_win_get_cursor(0)[1] - 1
+  vim.api.nvim_buf_set_extmark(bufnr, ns, row, 0,
+    { virt_text = { { '  ' .. msg, err and 'WarningMsg' or M.config.hl } }, virt_text_pos = 'eol' })
+  st(bufnr).note = true
+end
+
 --- Asks the server for a suggestion at the cursor of the current window.
 function M.request(bufnr, invoked)
   bufnr = (bufnr == nil or bufnr == 0) and vim.api.nvim_get_current_buf() or bufnr
   local client = require('repilot').client_for(bufnr)
   if not client then
+    if invoked == true then
+      M.tell_empty(bufnr, { message = 'repilot-lsp is not attached to this buffer yet (starting?)' })
+    end
     return
   end
   local s = st(bufnr)
@@ -90,13 +127,16 @@ function M.request(bufnr, invoked)
       return
     end
     s.req = nil
-    if err or type(result) ~= 'table' or type(result.items) ~= 'table' or #result.items == 0 then
-      return
-    end
     local now = vim.api.nvim_win_get_cursor(0)
     if vim.api.nvim_buf_get_changedtick(bufnr) ~= tick or now[1] ~= cursor[1] or now[2] ~= cursor[2]
       or vim.api.nvim_get_mode().mode:sub(1, 1) ~= 'i' then
       return -- stale: the buffer or the cursor moved on
+    end
+    if err or type(result) ~= 'table' or type(result.items) ~= 'table' or #result.items == 0 then
+      if invoked == true then
+        M.tell_empty(bufnr, err)
+      end
+      return
     end
     M.show(bufnr, cursor[1] - 1, cursor[2], result.items[1].insertText)
   end, bufnr)
@@ -166,6 +206,10 @@ function M.setup(opts)
   end })
   vim.api.nvim_create_autocmd('CursorMovedI', { group = group, pattern = '*.java', callback = function(ev)
     local s = st(ev.buf)
+    if s.note then -- the note of an invoked request that got nothing
+      s.note = nil
+      vim.api.nvim_buf_clear_namespace(ev.buf, ns, 0, -1)
+    end
     if s.text and vim.api.nvim_buf_get_changedtick(ev.buf) == s.tick then
       local c = vim.api.nvim_win_get_cursor(0)
       if c[1] - 1 ~= s.row or c[2] ~= s.col then
