@@ -55,11 +55,6 @@ type benchInlineFlags struct {
 	// unit and the verdicts compared with the whole file's (reducedAgreement).
 	wholeFile      bool
 	compareReduced bool
-	// wholeEngine: the guided rows' engine judges on the whole file
-	// (inline.Options.WholeFileEngine); compareEngine: every engine
-	// decision on the reduced file is made on the whole one too and
-	// compared (inline.Options.CompareEngine).
-	wholeEngine, compareEngine bool
 }
 
 func init() {
@@ -119,8 +114,6 @@ under way counts for no row); the exit status is then 130.`,
 	fl.IntVar(&f.compare, "compare-samples", 0, "also run a guided row with this many automatic samples, side by side (0: no such row)")
 	fl.Float64Var(&f.compareT, "compare-temperature", 0, "temperature of the --compare-samples row's samples after the first (0: the default, 0.8)")
 	fl.BoolVar(&f.wholeFile, "whole-file-check", false, "guided rows compile-check the whole file, not the reduced unit (other method bodies stubbed) that gives the same verdict")
-	fl.BoolVar(&f.wholeEngine, "whole-file-engine", false, "guided rows' completion engine judges on the whole file, not on the file with the other method bodies stubbed")
-	fl.BoolVar(&f.compareEngine, "compare-engine", false, "make every engine decision of the guided rows on the whole file too and count those that differ (twice the engine's work)")
 	fl.BoolVar(&f.compareReduced, "compare-reduced", false, "check every shown suggestion (every row's) on the reduced unit too and count the verdicts that differ from the whole file's, with both checks' times")
 	fl.BoolVarP(&f.verbose, "verbose", "v", false, "print every request on stderr")
 	fl.BoolVar(&f.midIdent, "mid-identifier", false, "place every caret inside an identifier of the statement (after a seeded 1 to n-1 of its n characters, as while typing a name) instead of after a whole token")
@@ -250,7 +243,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 	acquire := func(ctx context.Context, _ string, fn func(inline.Backends) error) error { return fn(backends) }
 	rows := []*inlineRow{
 		{name: fmt.Sprintf("%s guided, %d samples", model.Name(), f.samples),
-			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples, AutomaticTemperature: inlineAutomaticTemperature, InvokedBudget: f.invokedB, WholeFileCheck: f.wholeFile, WholeFileEngine: f.wholeEngine, CompareEngine: f.compareEngine})},
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.samples, AutomaticTemperature: inlineAutomaticTemperature, InvokedBudget: f.invokedB, WholeFileCheck: f.wholeFile})},
 		{name: model.Name() + " unguided", svc: inline.NewService(acquire, inline.Options{Unguided: true})},
 	}
 	if f.compare > 0 {
@@ -259,7 +252,7 @@ func runBenchInline(ctx context.Context, f benchInlineFlags, stdout, stderr io.W
 			name += fmt.Sprintf(" at T=%g", f.compareT)
 		}
 		rows = append(rows, &inlineRow{name: name,
-			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare, Temperature: f.compareT, AutomaticTemperature: f.compareT, InvokedBudget: f.invokedB, WholeFileCheck: f.wholeFile, WholeFileEngine: f.wholeEngine, CompareEngine: f.compareEngine})})
+			svc: inline.NewService(acquire, inline.Options{AutomaticBudget: f.budget, AutomaticSamples: f.compare, Temperature: f.compareT, AutomaticTemperature: f.compareT, InvokedBudget: f.invokedB, WholeFileCheck: f.wholeFile})})
 	}
 	trig := inline.Automatic
 	if f.invoked {
@@ -386,11 +379,6 @@ positions:
 		for i, n := range r.engineCalls {
 			calls[i] = time.Duration(n)
 		}
-		fmt.Fprintf(stdout, "%s, engine on the reduced file (other bodies stubbed) in %d requests", r.name, t.ReducedEngine)
-		if f.compareEngine {
-			fmt.Fprintf(stdout, "; engine decisions compared with the whole file's %d, differ %d, pruned on the reduced file only %d (unsound)", t.EngineCompared, t.EngineDiffer, t.EngineUnsound)
-		}
-		fmt.Fprintln(stdout)
 		fmt.Fprintf(stdout, "%s, why nothing was shown (requests): %s\n", r.name, formatWhy(r.why))
 		fmt.Fprintf(stdout, "%s, per warm generated request (%d): median generation %s ms, median compile checks %s ms, median rest (engine open, model start, queueing) %s ms, median engine calls %d\n",
 			r.name, len(r.gen), ms(quantile(r.gen, 0.5)), ms(quantile(r.check, 0.5)), ms(quantile(r.other, 0.5)), int64(quantile(calls, 0.5)))

@@ -114,17 +114,6 @@ type Options struct {
 	// unit (reduce.go: the other bodies stubbed) gives the same verdict;
 	// for comparisons (bench inline --whole-file-check).
 	WholeFileCheck bool
-	// WholeFileEngine opens the completion engine on the whole file even
-	// where the caret's line lies inside one body and the engine could
-	// judge on the file with the other bodies stubbed (reduce.go,
-	// engineHunk); for comparisons (bench inline --whole-file-engine).
-	WholeFileEngine bool
-	// CompareEngine makes every engine decision on the reduced file also on
-	// the whole one and counts those that differ (Stats.EngineCompared,
-	// EngineDiffer, EngineUnsound; bench inline --compare-engine). The
-	// sampler gets the reduced file's answers. Twice the engine's work: for
-	// measurements only.
-	CompareEngine bool
 }
 
 func (o Options) withDefaults() Options {
@@ -185,7 +174,6 @@ type Stats struct {
 	EngineCalls   int64         // engine Check/CheckEnd/Complete calls
 	CompileChecks int           // JDT LS compile checks
 	ReducedChecks int           // guarantees (one or two of the checks each) made on the reduced unit (reduce.go)
-	ReducedEngine int           // requests whose engine judged on the reduced file (reduce.go, engineHunk)
 	GenerateTime  time.Duration // sampling wall time
 	CheckTime     time.Duration // compile-check wall time
 	OverBudget    int           // requests whose sampling ran out of their budget (AutomaticBudget, InvokedBudget; no check was reached)
@@ -219,13 +207,6 @@ type Stats struct {
 	// text that completes the line fails with them (bench/README.md,
 	// "Ghost text", session 15).
 	RejectedElsewhere int
-	// With Options.CompareEngine: engine decisions made on both files;
-	// those whose answers differ; of them, those the reduced file's
-	// engine pruned (Check or CheckEnd infeasible, or Complete known with
-	// names) where the whole file's did not (Infeasible against feasible
-	// or unknown; names not among the whole file's): a token the reduction
-	// would prune unsoundly.
-	EngineCompared, EngineDiffer, EngineUnsound int
 }
 
 // Service answers suggestion requests. It is safe for concurrent use.
@@ -475,10 +456,6 @@ func (s *Service) addTotals(st Stats) {
 	t.EngineCalls += st.EngineCalls
 	t.CompileChecks += st.CompileChecks
 	t.ReducedChecks += st.ReducedChecks
-	t.ReducedEngine += st.ReducedEngine
-	t.EngineCompared += st.EngineCompared
-	t.EngineDiffer += st.EngineDiffer
-	t.EngineUnsound += st.EngineUnsound
 	t.GenerateTime += st.GenerateTime
 	t.CheckTime += st.CheckTime
 	t.OverBudget += st.OverBudget
@@ -549,14 +526,6 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 		st.OverBudget++
 		return nil, nil // no time for a sample and its check
 	}
-	// The local parse (syntax.go) starts first: its reference, parsed in
-	// the background while the model starts, also gives the engine its
-	// reduced file (reduce.go, engineHunk).
-	var syntax *syntaxFilter
-	if !o.Unguided && b.Compiler != nil {
-		syntax = newSyntaxFilter(req.URI, prefix, suffix)
-		defer syntax.close()
-	}
 	ms, err := b.Model.Start(ctx, lm.FIM{Prefix: modelPrefix(mprefix), Suffix: modelSuffix(suffix), Indent: indentOf(prefix), MaxTokens: o.MaxTokens})
 	if err != nil {
 		return nil, fmt.Errorf("language model %s: %w", b.Model.Name(), err)
@@ -567,31 +536,11 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	if o.Unguided || b.Engine == nil {
 		ropts.Prune, ropts.Memo, ropts.ActiveComplete = false, false, false
 	} else {
-		h := engine.Hunk{URI: req.URI, Prefix: mprefix, Suffix: suffix}
-		if !o.WholeFileEngine {
-			// Inside one body the engine judges on the file with the other
-			// bodies stubbed (reduce.go, engineHunk): the same names in
-			// scope, at a fraction of JDT LS's time on a large file.
-			if p, sf, ok := syntax.engineHunk(mprefix, suffix, syntaxWait); ok {
-				h.Prefix, h.Suffix = p, sf
-				st.ReducedEngine++
-			}
-		}
-		es, err = b.Engine.Open(ctx, h)
+		es, err = b.Engine.Open(ctx, engine.Hunk{URI: req.URI, Prefix: mprefix, Suffix: suffix})
 		if err != nil {
 			return nil, fmt.Errorf("completion engine: %w", err)
 		}
 		defer es.Close()
-		if o.CompareEngine && st.ReducedEngine > 0 {
-			// Every decision is made on the whole file too and compared
-			// (enginecmp.go); the sampler gets the reduced file's answer.
-			whole, err := b.Engine.Open(ctx, engine.Hunk{URI: req.URI, Prefix: mprefix, Suffix: suffix})
-			if err != nil {
-				return nil, fmt.Errorf("completion engine: %w", err)
-			}
-			defer whole.Close()
-			es = &comparedSession{Session: es, whole: whole, st: st}
-		}
 	}
 	var lateEs *lateSession
 	if budgeted && es != nil {
@@ -600,6 +549,11 @@ func (s *Service) generate(ctx context.Context, deadline time.Time, b Backends, 
 	}
 	key := repair.HunkKey(req.URI, mprefix, suffix)
 	tried := map[string]bool{}
+	var syntax *syntaxFilter
+	if !o.Unguided && b.Compiler != nil {
+		syntax = newSyntaxFilter(req.URI, prefix, suffix)
+		defer syntax.close()
+	}
 	// The first sample is greedy, the others at temperature; all run on
 	// one sampler, so they share its trie of rejected prefixes, its memo
 	// and the texts already tried (GuidedSampler.Exclude): a later sample
@@ -821,11 +775,7 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 	}
 	intro := Introduced(newErrs, old, span)
 	if traceSamples && len(intro) > 0 {
-		var on []string
-		for _, e := range inserted {
-			on = append(on, e.Message)
-		}
-		fmt.Fprintf(os.Stderr, "inline trace: %q introduces %q, on the inserted lines %q\n", text, intro, on)
+		fmt.Fprintf(os.Stderr, "inline trace: %q introduces %q\n", text, intro)
 	}
 	return len(intro) == 0, inserted, len(intro) > 0 && len(inserted) == 0, nil
 }

@@ -64,7 +64,6 @@ package inline
 import (
 	"context"
 	"strings"
-	"time"
 
 	sitter "github.com/smacker/go-tree-sitter"
 	"github.com/smacker/go-tree-sitter/java"
@@ -254,57 +253,4 @@ func reducedPair(root *sitter.Node, prefix, text, suffix string) (newRed, oldRed
 // false when it checks those whole.
 func ReducedPair(prefix, text, suffix string) (newRed, oldRed string, ok bool) {
 	return reducedPair(nil, prefix, text, suffix)
-}
-
-// engineHunk returns the hunk the completion engine judges the samples on,
-// the caret's body kept and every other method and constructor body
-// stubbed as for the check: prefix (the document up to the model's split,
-// which ends on the caret's line) and suffix reduced, lines kept. ok is
-// false, and the engine gets the whole file, when the filter is off, the
-// reference (the document without the caret's line) is not parsed within
-// wait or has an error, either part has a Unicode escape, the caret's line
-// does not leave the lexical state and braces as it found them
-// (selfContained), or the line is not strictly inside one body.
-//
-// Why the engine's verdicts stay sound (a token of a compilable program is
-// never pruned): the engine is sound for the file it is given, and a
-// suggestion stays inside the caret's line, so every compilable program it
-// could complete is the reference with one self-contained line inserted
-// inside body B; with the other bodies stubbed that program still compiles
-// (the argument of the file comment: a body is checked against the
-// declarations only), and the engine, sound for the reduced file, prunes
-// none of its tokens. The names JDT LS lists in B are those of B, of the
-// declarations and of other units, all kept byte for byte.
-func (f *syntaxFilter) engineHunk(prefix, suffix string, wait time.Duration) (p, s string, ok bool) {
-	if f == nil || !strings.HasPrefix(prefix, f.head) || !strings.HasSuffix(suffix, f.rest) {
-		return "", "", false
-	}
-	line := prefix[len(f.head):] + f.tail // the caret's line as it stands, the model's split inside
-	if strings.Contains(f.head, `\u`) || strings.Contains(f.rest, `\u`) || !selfContained(f.head, line) {
-		return "", "", false
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-f.done:
-	case <-t.C:
-		return "", "", false
-	}
-	if f.base == nil {
-		return "", "", false
-	}
-	at := len(f.head)
-	stubs, ok := bodyStubs(f.base.RootNode(), []byte(f.head+f.rest), at, at)
-	if !ok {
-		return "", "", false
-	}
-	var before, after []stub
-	for _, st := range stubs {
-		if st.to <= at {
-			before = append(before, st)
-		} else {
-			after = append(after, stub{st.from - at, st.to - at, st.comment})
-		}
-	}
-	return applyStubs(f.head, before, 0, 0) + prefix[len(f.head):], suffix[:len(suffix)-len(f.rest)] + applyStubs(f.rest, after, 0, 0), true
 }

@@ -1,11 +1,8 @@
 package inline
 
 import (
-	"context"
 	"strings"
 	"testing"
-
-	"github.com/repilot-lsp/repilot-lsp/engine"
 )
 
 // reduceFile is a unit with every kind of body the reduction meets: methods
@@ -98,48 +95,5 @@ class A extends B {
 	j := strings.Index(reduceFile, "final String s;")
 	if _, _, ok := ReducedPair(reduceFile[:j], "int z = 1; ", reduceFile[j:]); ok {
 		t.Error("reduced an insertion between members")
-	}
-}
-
-// The completion engine judges a caret inside one body on the file with the
-// other bodies stubbed (engineHunk): the hunk it is opened with is the
-// reduced file, lines kept, the caret's line whole; with WholeFileEngine,
-// or a caret line that opens a block, it is the whole file.
-func TestEngineJudgesOnReducedFile(t *testing.T) {
-	waitForSyntax(t)
-	uri := projectURI(t, "17")
-	i := strings.Index(reduceFile, "CARET")
-	prefix, suffix := reduceFile[:i], reduceFile[i+len("CARET"):]
-	_, oldRed, ok := ReducedPair(prefix, "x", suffix)
-	if !ok {
-		t.Fatal("not reduced")
-	}
-	open := func(opts Options, prefix, suffix string) engine.Hunk {
-		t.Helper()
-		eng := &hunkEngine{}
-		m := &scriptModel{middle: "x;"}
-		s := NewService(func(ctx context.Context, _ string, fn func(Backends) error) error {
-			return fn(Backends{Model: m, Engine: eng, Compiler: &funcCompiler{f: func(string) []engine.CompileError { return nil }}})
-		}, opts)
-		if _, err := s.Suggest(context.Background(), Request{URI: uri, Text: prefix + suffix, Offset: len(prefix), Trigger: Invoked}); err != nil {
-			t.Fatal(err)
-		}
-		if len(eng.hunks) != 1 {
-			t.Fatalf("%d engine sessions, want 1", len(eng.hunks))
-		}
-		return eng.hunks[0]
-	}
-	h := open(Options{}, prefix, suffix)
-	if h.Prefix+h.Suffix != oldRed || !strings.HasSuffix(h.Prefix, "    return x + ") {
-		t.Errorf("engine opened on\n%s|CARET|%s\nwant the reduced file\n%s", h.Prefix, h.Suffix, oldRed)
-	}
-	if h := open(Options{WholeFileEngine: true}, prefix, suffix); h.Prefix != prefix || h.Suffix != suffix {
-		t.Errorf("WholeFileEngine: engine opened on a reduced file\n%s|CARET|%s", h.Prefix, h.Suffix)
-	}
-	// A caret line that opens a block moves the body's end: whole file.
-	j := strings.Index(reduceFile, "return x + CARET;")
-	bp, bs := reduceFile[:j]+"if (x > 0) { ", reduceFile[j:]
-	if h := open(Options{}, bp, bs); h.Prefix != bp || h.Suffix != bs {
-		t.Errorf("caret line opening a block: engine opened on a reduced file\n%s|CARET|%s", h.Prefix, h.Suffix)
 	}
 }
