@@ -823,7 +823,11 @@ func (s *Service) guarantee(ctx context.Context, deadline time.Time, b Backends,
 	}
 	intro := Introduced(newErrs, old, span)
 	if traceSamples && len(intro) > 0 {
-		fmt.Fprintf(os.Stderr, "inline trace: %q introduces %q\n", text, intro)
+		var on []string // the errors on the inserted lines, for the breakdown of rejections (bench/README.md)
+		for _, e := range inserted {
+			on = append(on, e.Message)
+		}
+		fmt.Fprintf(os.Stderr, "inline trace: %q introduces %q, on the inserted lines %q\n", text, intro, on)
 	}
 	return len(intro) == 0, inserted, len(intro) > 0 && len(inserted) == 0, nil
 }
