@@ -77,11 +77,12 @@ file, --lines N+1-N after its last line N).
 
 Everything after "--" is a test command (argv, no shell), run in a scratch copy
 of the project with each compilable patch applied: exit status 0 makes the patch
-plausible. A patch's tests stop at --test-timeout, or sooner at
---test-time-factor times the unchanged code's test time (at least
---test-time-floor): the tests run once on the unchanged code when a patch's
-tests pass that floor, so a patch that loops is stopped without waiting for
---test-timeout, and its test output says after how long and why.
+plausible. A patch's tests stop at --test-timeout, or sooner once they have
+taken --test-time-factor times the unchanged code's test time (at least
+--test-time-floor) and used as many times its CPU time: the tests run once
+on the unchanged code when a patch's tests pass that floor, so a patch that
+loops is stopped without waiting for --test-timeout, and its test output
+says after how long and why.
 
 repair exits with status 0 when it prints at least one patch (compilable or
 not), 1 on an error or when no sample gave a candidate, 130 when interrupted
@@ -120,7 +121,7 @@ Progress goes to stderr; patches to stdout.`,
 	fl.IntVar(&f.keep, "keep", d.KeepTop, "patches to print")
 	fl.DurationVar(&f.testTimeout, "test-timeout", repair.DefaultTestTimeout, "time limit of the test command per patch (0: the default)")
 	fl.Float64Var(&f.testFactor, "test-time-factor", repair.DefaultTestTimeFactor,
-		"a patch's tests may take this many times the unchanged code's (run once a patch's tests pass --test-time-floor), at least --test-time-floor, at most --test-timeout; 0: only --test-timeout")
+		"a patch's tests may take this many times the unchanged code's time and CPU time (run once a patch's tests pass --test-time-floor), at least --test-time-floor, at most --test-timeout; 0: only --test-timeout")
 	fl.DurationVar(&f.testFloor, "test-time-floor", repair.DefaultTestTimeFloor, "the least time a patch's tests may take under --test-time-factor")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	addModelFlags(fl, &f.model)

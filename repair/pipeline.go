@@ -607,7 +607,7 @@ func (v *validator) testBuggySlow() {
 func (v *validator) testBuggy(ctx context.Context) {
 	tr, err := runTests(ctx, v.req.Root, v.rel, v.req.Text, v.req.TestCmd, v.req.TestTimeout, nil)
 	if err == nil {
-		v.limit.set(tr.took)
+		v.limit.set(tr.took, tr.cpu)
 	}
 	v.mu.Lock()
 	defer v.mu.Unlock()

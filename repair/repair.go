@@ -246,8 +246,9 @@ type TestRun struct {
 	// TimedOut: the command was killed at the test timeout (Passed is false).
 	TimedOut bool `json:"timed_out,omitempty"`
 	// took is the test command's wall time (sandbox.Result.Duration),
-	// the copy of the project not included.
-	took time.Duration
+	// the copy of the project not included, and cpu its CPU time
+	// (sandbox.Result.CPU).
+	took, cpu time.Duration
 }
 
 // Progress receives human-readable progress: message and percentage 0-100.

@@ -7,7 +7,14 @@ package repair
 //
 //	min(cap, max(floor, factor x the unchanged code's test time))
 //
-// where cap is the user's test timeout. The unchanged code's tests run only
+// where cap is the user's test timeout, and a run is stopped there only once
+// it has also used factor x the unchanged code's CPU time (the command and
+// all it started; proc.TreeCPU): wall time grows with the machine's load
+// (3x between one test command alone and three at once, 60 s for a Maven
+// run that waited on another's lock), CPU time much less, and a loop uses
+// CPU all along; a run that waits without using CPU runs on to the cap.
+// Until it has, the CPU time is read again every cpuPoll. The unchanged
+// code's tests run only
 // when needed: after the first plausible patch (Request.TestBuggy, as
 // before), or as soon as a candidate's tests run longer than the floor
 // without the limit known; a run that is already going gets the limit from
@@ -44,6 +51,7 @@ type testLimit struct {
 	mu      sync.Mutex
 	known   bool          // set ran
 	ref     time.Duration // the unchanged code's test time (known)
+	refCPU  time.Duration // and its CPU time (known)
 	limit   time.Duration // min(cap, max(floor, factor*ref)) (known)
 	slowed  bool          // slow was called (or the limit is known)
 	running map[*limitedRun]bool
@@ -54,7 +62,12 @@ type limitedRun struct {
 	start time.Time
 	stop  context.CancelCauseFunc
 	timer *time.Timer
+	cpu   func() (time.Duration, bool) // the run's CPU time so far (sandbox.RunWatched); nil until it started
 }
+
+// cpuPoll is how often a run past the limit's wall time, short of its CPU
+// time, has its CPU time read again.
+const cpuPoll = time.Second
 
 // newTestLimit returns the scaled limit of req's test runs, or nil when it
 // cannot be below the test timeout (no test command, a negative
@@ -81,14 +94,15 @@ func newTestLimit(req Request, slow func()) *testLimit {
 // testLimitStop is the cause of a candidate's test run stopped at the scaled
 // limit; its Error is the note appended to the run's output.
 type testLimitStop struct {
-	after, ref, floor, cap time.Duration
-	factor                 float64
+	after, cpu, ref, refCPU, floor, cap time.Duration
+	factor                              float64
 }
 
 func (s *testLimitStop) Error() string {
-	return fmt.Sprintf("tests timed out after %s, %.1f x the unchanged code's time (%s); "+
-		"a candidate's tests may take %g x the unchanged code's time, at least %s, at most the test timeout %s",
-		secs(s.after), float64(s.after)/float64(max(s.ref, time.Millisecond)), secs(s.ref), s.factor, secs(s.floor), secs(s.cap))
+	return fmt.Sprintf("tests timed out after %s (%s of CPU), %.1f x the unchanged code's time (%s, %s of CPU); "+
+		"a candidate's tests may take %g x the unchanged code's time and CPU time, at least %s, at most the test timeout %s",
+		secs(s.after), secs(s.cpu), float64(s.after)/float64(max(s.ref, time.Millisecond)), secs(s.ref), secs(s.refCPU),
+		s.factor, secs(s.floor), secs(s.cap))
 }
 
 // secs formats d as seconds with one decimal ("20.0 s").
@@ -96,11 +110,12 @@ func secs(d time.Duration) string { return fmt.Sprintf("%.1f s", d.Seconds()) }
 
 // begin registers a test run that starts now under ctx and returns its
 // context, which ends with a *testLimitStop cause (context.Cause) when the
-// run passes the limit, and the function that ends the registration (call
-// it when the run ends). On a nil l it returns ctx.
-func (l *testLimit) begin(ctx context.Context) (context.Context, func()) {
+// run passes the limit, the function to give sandbox.RunWatched (the run's
+// CPU time), and the function that ends the registration (call it when the
+// run ends). On a nil l it returns ctx and no watch.
+func (l *testLimit) begin(ctx context.Context) (context.Context, func(func() (time.Duration, bool)), func()) {
 	if l == nil {
-		return ctx, func() {}
+		return ctx, nil, func() {}
 	}
 	rctx, stop := context.WithCancelCause(ctx)
 	r := &limitedRun{start: time.Now(), stop: stop}
@@ -108,7 +123,12 @@ func (l *testLimit) begin(ctx context.Context) (context.Context, func()) {
 	l.running[r] = true
 	l.arm(r)
 	l.mu.Unlock()
-	return rctx, func() {
+	watch := func(cpu func() (time.Duration, bool)) {
+		l.mu.Lock()
+		r.cpu = cpu
+		l.mu.Unlock()
+	}
+	return rctx, watch, func() {
 		l.mu.Lock()
 		delete(l.running, r)
 		if r.timer != nil {
@@ -129,14 +149,31 @@ func (l *testLimit) arm(r *limitedRun) {
 	}
 	switch {
 	case l.known && l.limit < l.cap:
-		stop := &testLimitStop{ref: l.ref, floor: l.floor, cap: l.cap, factor: l.factor}
-		r.timer = time.AfterFunc(time.Until(r.start.Add(l.limit)), func() {
-			stop.after = time.Since(r.start)
-			r.stop(stop)
-		})
+		r.timer = time.AfterFunc(time.Until(r.start.Add(l.limit)), func() { l.check(r) })
 	case !l.known && !l.slowed:
 		r.timer = time.AfterFunc(time.Until(r.start.Add(l.floor)), l.onSlow)
 	}
+}
+
+// check stops r, past the limit's wall time, when it has also used factor
+// x the unchanged code's CPU time (or its CPU time cannot be read), and
+// reads it again after cpuPoll otherwise.
+func (l *testLimit) check(r *limitedRun) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if !l.running[r] {
+		return // ended meanwhile
+	}
+	var cpu time.Duration
+	ok := false
+	if r.cpu != nil {
+		cpu, ok = r.cpu()
+	}
+	if ok && cpu < time.Duration(l.factor*float64(l.refCPU)) {
+		r.timer = time.AfterFunc(cpuPoll, func() { l.check(r) })
+		return
+	}
+	r.stop(&testLimitStop{after: time.Since(r.start), cpu: cpu, ref: l.ref, refCPU: l.refCPU, floor: l.floor, cap: l.cap, factor: l.factor})
 }
 
 // onSlow calls l.slow once, unless the limit is known by then.
@@ -150,10 +187,10 @@ func (l *testLimit) onSlow() {
 	}
 }
 
-// set records the unchanged code's test time (the test command's wall
-// time, whatever its outcome) and limits every run from then on, those
+// set records the unchanged code's test time and CPU time (the test
+// command's, whatever its outcome) and limits every run from then on, those
 // running included, each from its own start. Only the first call counts.
-func (l *testLimit) set(ref time.Duration) {
+func (l *testLimit) set(ref, refCPU time.Duration) {
 	if l == nil {
 		return
 	}
@@ -162,7 +199,7 @@ func (l *testLimit) set(ref time.Duration) {
 	if l.known {
 		return
 	}
-	l.known, l.slowed, l.ref = true, true, ref
+	l.known, l.slowed, l.ref, l.refCPU = true, true, ref, refCPU
 	l.limit = min(l.cap, max(l.floor, time.Duration(l.factor*float64(ref))))
 	for r := range l.running {
 		l.arm(r)

@@ -131,10 +131,10 @@ func runTests(ctx context.Context, root, rel, patched string, argv []string, tim
 	if err := box.WriteFile(rel, []byte(patched)); err != nil {
 		return TestRun{}, err
 	}
-	rctx, done := lim.begin(ctx)
-	r, err := sandbox.Run(rctx, box.Dir, argv, timeout)
+	rctx, watch, done := lim.begin(ctx)
+	r, err := sandbox.RunWatched(rctx, box.Dir, argv, timeout, watch)
 	done()
-	res := TestRun{Passed: r.Passed, Output: outputTail(r.Output, r.Truncated), TimedOut: r.TimedOut, took: r.Duration}
+	res := TestRun{Passed: r.Passed, Output: outputTail(r.Output, r.Truncated), TimedOut: r.TimedOut, took: r.Duration, cpu: r.CPU}
 	var stop *testLimitStop
 	if err != nil && ctx.Err() == nil && errors.As(context.Cause(rctx), &stop) {
 		res.Passed, res.TimedOut = false, true
