@@ -48,8 +48,10 @@ type Request struct {
 	// (Result.BuggyTest): after the first plausible patch, in the test
 	// worker that found it (so it delays neither that patch nor takes one
 	// more core), or at the end when the tests ran on candidates and none
-	// passed. One more test run, made for a person reading the result (the
-	// CLI, the editor), not for benchmarks.
+	// passed; or earlier, beside a candidate's run that passed
+	// TestTimeFloor (the scaled limit needs its time), and then only once.
+	// One more test run, made for a person reading the result (the CLI,
+	// the editor), not for benchmarks.
 	TestBuggy bool
 	// OnPatch, if set, receives each candidate as soon as it is validated
 	// (compile-checked, and tested when TestCmd is set), in the order
