@@ -37,6 +37,8 @@ type repairFlags struct {
 	variant     string
 	keep        int
 	testTimeout time.Duration
+	testFactor  float64       // repair.Request.TestTimeFactor (0 here: off)
+	testFloor   time.Duration // repair.Request.TestTimeFloor
 	quiet       bool
 	model       modelFlags
 }
@@ -75,7 +77,12 @@ file, --lines N+1-N after its last line N).
 
 Everything after "--" is a test command (argv, no shell), run in a scratch copy
 of the project with each compilable patch applied: exit status 0 makes the patch
-plausible.
+plausible. A patch's tests stop at --test-timeout, or sooner once they have
+taken --test-time-factor times the unchanged code's test time (at least
+--test-time-floor) and used as many times its CPU time: the tests run once
+on the unchanged code when a patch's tests pass that floor, so a patch that
+loops is stopped without waiting for --test-timeout, and its test output
+says after how long and why.
 
 repair exits with status 0 when it prints at least one patch (compilable or
 not), 1 on an error or when no sample gave a candidate, 130 when interrupted
@@ -114,6 +121,9 @@ Progress goes to stderr; patches to stdout.`,
 		"prune+memo (and the memo of accepted and rejected tokens and rejected prefixes), full (and active completion of identifiers whose continuation is certain)")
 	fl.IntVar(&f.keep, "keep", d.KeepTop, "patches to print")
 	fl.DurationVar(&f.testTimeout, "test-timeout", repair.DefaultTestTimeout, "time limit of the test command per patch (0: the default, "+repair.DefaultTestTimeout.String()+")")
+	fl.Float64Var(&f.testFactor, "test-time-factor", repair.DefaultTestTimeFactor,
+		"a patch's tests may take this many times the unchanged code's time and CPU time (run once a patch's tests pass --test-time-floor), at least --test-time-floor, at most --test-timeout; 0: only --test-timeout")
+	fl.DurationVar(&f.testFloor, "test-time-floor", repair.DefaultTestTimeFloor, "the least time a patch's tests may take under --test-time-factor")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	addModelFlags(fl, &f.model)
 	Root.AddCommand(cmd)
@@ -284,6 +294,13 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if f.testTimeout < 0 {
 		return fmt.Errorf("--test-timeout %s: want a duration of at least 0 (0: %s)", f.testTimeout, repair.DefaultTestTimeout)
 	}
+	if f.testFactor < 0 || f.testFloor <= 0 {
+		return fmt.Errorf("--test-time-factor %g, --test-time-floor %s: want a factor of at least 0 (0: off) and a floor above 0", f.testFactor, f.testFloor)
+	}
+	testFactor := f.testFactor
+	if testFactor == 0 {
+		testFactor = -1 // repair.Request: negative turns the scaled limit off
+	}
 	opts.KeepTop = f.keep
 
 	progress := func(msg string, pct int) {
@@ -323,6 +340,7 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 		Root: t.root, File: t.file, Text: t.text,
 		StartLine: t.start, EndLine: t.end,
 		Options: opts, TestCmd: testCmd, TestTimeout: f.testTimeout, TestBuggy: true,
+		TestTimeFactor: testFactor, TestTimeFloor: f.testFloor,
 		OnPatch: onPatch,
 	}, progress)
 	// An interrupted repair returns what it found with its error: that is

@@ -366,7 +366,12 @@ type validator struct {
 	candidateSet          // the candidates, deduplicated as they come (cands)
 	buggyStarted bool     // testBuggy began (v.mu)
 	buggyRun     *TestRun // testBuggy's outcome (v.mu)
-	checked      bool     // the buggy file's compile check ran (before the first candidate with errors)
+	limit        *testLimit
+	bctx         context.Context    // the unchanged code's run started by the limit (testBuggySlow): tctx, or cancelled by finish
+	bcancel      context.CancelFunc // ends bctx
+	buggyWG      sync.WaitGroup     // testBuggySlow's run
+	closed       bool               // finish began: no testBuggySlow run starts (v.mu)
+	checked      bool               // the buggy file's compile check ran (before the first candidate with errors)
 	buggyErrs    []engine.CompileError
 	spent        time.Duration // in compile checks (Stats.ValidateTime)
 
@@ -398,9 +403,12 @@ type testJob struct {
 func newValidator(ctx context.Context, comp engine.Compiler, req Request, rel, uri string, site hunkSite, st *Stats,
 	progress func(string), began time.Time, capacity int) *validator {
 	tctx, tcancel := context.WithCancel(ctx)
-	return &validator{ctx: ctx, comp: comp, req: req, rel: rel, uri: uri, site: site, st: st, progress: progress,
+	bctx, bcancel := context.WithCancel(tctx)
+	v := &validator{ctx: ctx, comp: comp, req: req, rel: rel, uri: uri, site: site, st: st, progress: progress,
 		began: began, candidateSet: newCandidateSet(newEquivKeyer(site), site.Buggy), tctx: tctx, tcancel: tcancel,
-		jobs: make(chan testJob, capacity+1), afterSampling: make(chan struct{})}
+		bctx: bctx, bcancel: bcancel, jobs: make(chan testJob, capacity+1), afterSampling: make(chan struct{})}
+	v.limit = newTestLimit(req, v.testBuggySlow)
+	return v
 }
 
 // add deduplicates one completed sample's candidate (candidateSet.merge,
@@ -542,7 +550,7 @@ func (v *validator) testWorker(late bool) {
 		if skip {
 			continue
 		}
-		tr, err := runTests(job.ctx, v.req.Root, v.rel, job.patched, v.req.TestCmd, v.req.TestTimeout)
+		tr, err := runTests(job.ctx, v.req.Root, v.rel, job.patched, v.req.TestCmd, v.req.TestTimeout, v.limit)
 		buggy := false // this worker runs testBuggy next
 		v.mu.Lock()
 		switch {
@@ -565,24 +573,52 @@ func (v *validator) testWorker(late bool) {
 		}
 		v.mu.Unlock()
 		if buggy {
-			v.testBuggy()
+			v.testBuggy(v.tctx)
 		}
 	}
+}
+
+// testBuggySlow starts the run of the tests on the unchanged code on a
+// goroutine of its own, beside the candidate's run that took longer than
+// the scaled limit's floor (testLimit.slow), unless it began already or
+// the validator is finishing. Its time sets the limit; its result is
+// Result.BuggyTest only with Request.TestBuggy (without it, finish stops
+// the run once the candidates' tests ended).
+func (v *validator) testBuggySlow() {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.buggyStarted || v.closed {
+		return
+	}
+	v.buggyStarted = true
+	v.buggyWG.Add(1)
+	go func() {
+		defer v.buggyWG.Done()
+		v.testBuggy(v.bctx)
+	}()
 }
 
 // testBuggy runs the tests once on the buggy project (Request.TestBuggy,
 // Result.BuggyTest), in the test worker that found the first plausible
 // patch, after that patch went out: it does not delay the first plausible
-// patch, and it takes a test worker's turn, not one more core. The result
-// is in v.buggyRun (nil when ctx ended first).
-func (v *validator) testBuggy() {
-	tr, err := runTests(v.tctx, v.req.Root, v.rel, v.req.Text, v.req.TestCmd, v.req.TestTimeout)
+// patch, and it takes a test worker's turn, not one more core; or beside a
+// slow candidate's run (testBuggySlow). The result is in v.buggyRun (nil
+// when ctx ended first), and its time sets the scaled limit (v.limit).
+func (v *validator) testBuggy(ctx context.Context) {
+	tr, err := runTests(ctx, v.req.Root, v.rel, v.req.Text, v.req.TestCmd, v.req.TestTimeout, nil)
+	if err == nil {
+		v.limit.set(tr.took, tr.cpu)
+	}
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	switch {
 	case err == nil:
 		v.buggyRun = &tr
-	case v.tctx.Err() == nil:
+		v.st.BuggyTestTime = tr.took
+		if lim, ok := v.limit.current(); ok {
+			v.st.TestLimit = lim
+		}
+	case ctx.Err() == nil:
 		v.buggyRun = &TestRun{Output: "could not run: " + err.Error()}
 	}
 }
@@ -620,7 +656,15 @@ func (v *validator) finish() ([]Patch, error) {
 	v.sampled()
 	close(v.jobs)
 	v.workers.Wait()
+	v.mu.Lock()
+	v.closed = true
+	v.mu.Unlock()
+	if !v.req.TestBuggy {
+		v.bcancel() // run for the limit only, which no test needs now
+	}
+	v.buggyWG.Wait()
 	v.tcancel()
+	v.bcancel()
 	if v.testErr != nil {
 		return nil, v.testErr
 	}

@@ -34,12 +34,24 @@ type Request struct {
 	// applied; exit 0 makes the patch plausible. TestTimeout bounds it.
 	TestCmd     []string
 	TestTimeout time.Duration
+	// TestTimeFactor and TestTimeFloor set the scaled limit of a
+	// candidate's test run (testlimit.go): min(TestTimeout,
+	// max(TestTimeFloor, TestTimeFactor x the unchanged code's test time)),
+	// so that a candidate that loops is stopped long before TestTimeout.
+	// The unchanged code's tests run for it once a candidate's tests take
+	// longer than TestTimeFloor (or after the first plausible patch, with
+	// TestBuggy). 0 means DefaultTestTimeFactor and DefaultTestTimeFloor;
+	// a negative TestTimeFactor turns the scaled limit off.
+	TestTimeFactor float64
+	TestTimeFloor  time.Duration
 	// TestBuggy, with TestCmd, runs the tests once on the buggy project
 	// (Result.BuggyTest): after the first plausible patch, in the test
 	// worker that found it (so it delays neither that patch nor takes one
 	// more core), or at the end when the tests ran on candidates and none
-	// passed. One more test run, made for a person reading the result (the
-	// CLI, the editor), not for benchmarks.
+	// passed; or earlier, beside a candidate's run that passed
+	// TestTimeFloor (the scaled limit needs its time), and then only once.
+	// One more test run, made for a person reading the result (the CLI,
+	// the editor), not for benchmarks.
 	TestBuggy bool
 	// OnPatch, if set, receives each candidate as soon as it is validated
 	// (compile-checked, and tested when TestCmd is set), in the order
@@ -98,7 +110,7 @@ type Patch struct {
 	Tested       bool     // TestCmd ran
 	Plausible    bool     // Compilable and TestCmd exited 0
 	TestOutput   string   // tail of the test output, when Tested
-	TestTimedOut bool     // Tested, and the test command was killed at the test timeout
+	TestTimedOut bool     // Tested, and the test command was killed at the test timeout or at the scaled limit (Request.TestTimeFactor; TestOutput's last line says which)
 	// Unvalidated is set in an interrupted Result (Result.Interrupted):
 	// the interruption came before this candidate's validation finished.
 	// Either its compile check never ran (Compilable false, NewErrors is
@@ -178,6 +190,14 @@ type Stats struct {
 	FirstCompilable time.Duration `json:"first_compilable_ns"` // from the start of Repair to the first candidate found compilable; 0 when none
 	FirstPlausible  time.Duration `json:"first_plausible_ns"`  // from the start of Repair to the first candidate found plausible; 0 when none
 
+	// BuggyTestTime is the wall time of the test command on the unchanged
+	// code (its run for the scaled test limit or for Request.TestBuggy),
+	// and TestLimit the scaled limit derived from it (Request.TestTimeFactor;
+	// it equals the test timeout when the scaled one would not be lower);
+	// both 0 when that run did not end.
+	BuggyTestTime time.Duration `json:"buggy_test_time_ns,omitempty"`
+	TestLimit     time.Duration `json:"test_limit_ns,omitempty"`
+
 	// LineRedraws counts the lines drawn again because the end token drawn
 	// after them was pruned (loop.go, redrawLine).
 	LineRedraws int64 `json:"line_redraws"`
@@ -227,6 +247,10 @@ type TestRun struct {
 	Output string `json:"output"` // tail of stdout and stderr, with a note on a timeout
 	// TimedOut: the command was killed at the test timeout (Passed is false).
 	TimedOut bool `json:"timed_out,omitempty"`
+	// took is the test command's wall time (sandbox.Result.Duration),
+	// the copy of the project not included, and cpu its CPU time
+	// (sandbox.Result.CPU).
+	took, cpu time.Duration
 }
 
 // Progress receives human-readable progress: message and percentage 0-100.

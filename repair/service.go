@@ -152,12 +152,12 @@ func (s *Service) Repair(ctx context.Context, req Request, progress Progress) (*
 	if err != nil && ctx.Err() == nil {
 		return nil, err
 	}
-	if v.buggyRun != nil { // started at the first plausible patch (testBuggy)
+	if v.buggyRun != nil && req.TestBuggy { // started at the first plausible patch or beside a slow candidate's tests (testBuggy)
 		res.BuggyTest = v.buggyRun
 	}
-	if err == nil && req.TestBuggy && len(req.TestCmd) > 0 && st.Tested > 0 && !anyPlausible(patches) {
+	if err == nil && req.TestBuggy && len(req.TestCmd) > 0 && st.Tested > 0 && !anyPlausible(patches) && res.BuggyTest == nil {
 		progress("no candidate passed the tests: running them on the buggy project", 99)
-		tr, terr := runTests(ctx, req.Root, rel, req.Text, req.TestCmd, req.TestTimeout)
+		tr, terr := runTests(ctx, req.Root, rel, req.Text, req.TestCmd, req.TestTimeout, nil)
 		switch {
 		case terr == nil:
 			res.BuggyTest = &tr

@@ -53,14 +53,14 @@ func TestStatsTimeToResultsAndEngineCost(t *testing.T) {
 
 // TestRunTestsTimedOutFlag: a test command killed at its timeout says so.
 func TestRunTestsTimedOutFlag(t *testing.T) {
-	res, err := runTests(context.Background(), project(t), "src/A.java", "x", []string{"sleep", "60"}, 300*time.Millisecond)
+	res, err := runTests(context.Background(), project(t), "src/A.java", "x", []string{"sleep", "60"}, 300*time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if res.Passed || !res.TimedOut {
 		t.Fatalf("%+v", res)
 	}
-	res, err = runTests(context.Background(), project(t), "src/A.java", "x", []string{"false"}, time.Minute)
+	res, err = runTests(context.Background(), project(t), "src/A.java", "x", []string{"false"}, time.Minute, nil)
 	if err != nil || res.TimedOut {
 		t.Fatalf("a failing command is not a timeout: %+v, %v", res, err)
 	}

@@ -111,10 +111,12 @@ func newErrors(buggy, patched []engine.CompileError, buggyFrom, buggyTo, patched
 // out .git and build outputs), writes patched at rel (slash-separated,
 // relative to root) there, and runs argv with the copy as working directory
 // (sandbox.Run: its own process group, killed when ctx ends or timeout
-// passes; 0 means DefaultTestTimeout). A command that cannot start is an
-// error, and so is ctx ending; a failing or timed-out command is a result
-// with Passed false. The sandbox is removed before runTests returns.
-func runTests(ctx context.Context, root, rel, patched string, argv []string, timeout time.Duration) (TestRun, error) {
+// passes; 0 means DefaultTestTimeout), under lim's scaled limit when lim is
+// not nil (testlimit.go). A command that cannot start is an error, and so is
+// ctx ending; a failing or timed-out command (at the timeout or at lim's
+// limit, each with its note in the output) is a result with Passed false.
+// The sandbox is removed before runTests returns.
+func runTests(ctx context.Context, root, rel, patched string, argv []string, timeout time.Duration, lim *testLimit) (TestRun, error) {
 	if len(argv) == 0 {
 		return TestRun{}, errors.New("empty test command")
 	}
@@ -129,8 +131,16 @@ func runTests(ctx context.Context, root, rel, patched string, argv []string, tim
 	if err := box.WriteFile(rel, []byte(patched)); err != nil {
 		return TestRun{}, err
 	}
-	r, err := sandbox.Run(ctx, box.Dir, argv, timeout)
-	res := TestRun{Passed: r.Passed, Output: outputTail(r.Output, r.Truncated), TimedOut: r.TimedOut}
+	rctx, watch, done := lim.begin(ctx)
+	r, err := sandbox.RunWatched(rctx, box.Dir, argv, timeout, watch)
+	done()
+	res := TestRun{Passed: r.Passed, Output: outputTail(r.Output, r.Truncated), TimedOut: r.TimedOut, took: r.Duration, cpu: r.CPU}
+	var stop *testLimitStop
+	if err != nil && ctx.Err() == nil && errors.As(context.Cause(rctx), &stop) {
+		res.Passed, res.TimedOut = false, true
+		res.Output += "\n[repilot: " + stop.Error() + "]"
+		return res, nil
+	}
 	if err != nil {
 		return res, err
 	}

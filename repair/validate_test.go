@@ -83,18 +83,18 @@ func project(t *testing.T) string {
 func TestRunTestsInScratchCopy(t *testing.T) {
 	root := project(t)
 	argv := []string{"sh", "-c", `grep -q FIXED src/A.java && test ! -e .git && test ! -e target && test ! -e sub/build && test -e lib/keep/build.txt && test -e src/build/B.java && echo ok`}
-	res, err := runTests(context.Background(), root, "src/A.java", "class A { /* FIXED */ }\n", argv, 10*time.Second)
+	res, err := runTests(context.Background(), root, "src/A.java", "class A { /* FIXED */ }\n", argv, 10*time.Second, nil)
 	if err != nil || !res.Passed || res.Output != "ok" {
 		t.Fatalf("passing command: %+v, %v", res, err)
 	}
-	res, err = runTests(context.Background(), root, "src/A.java", "class A {}\n", argv, 10*time.Second)
+	res, err = runTests(context.Background(), root, "src/A.java", "class A {}\n", argv, 10*time.Second, nil)
 	if err != nil || res.Passed {
 		t.Fatalf("failing command: %+v, %v", res, err)
 	}
 	if b, _ := os.ReadFile(filepath.Join(root, "src/A.java")); string(b) != javaFile {
 		t.Fatal("the user's file was written")
 	}
-	if _, err := runTests(context.Background(), root, "src/A.java", "", []string{"/no/such/binary"}, time.Second); err == nil {
+	if _, err := runTests(context.Background(), root, "src/A.java", "", []string{"/no/such/binary"}, time.Second, nil); err == nil {
 		t.Fatal("a command that cannot start must be an error")
 	}
 }
@@ -104,7 +104,7 @@ func TestRunTestsTimeoutKillsProcessGroup(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "pid")
 	argv := []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; wait"}
 	began := time.Now()
-	res, err := runTests(context.Background(), root, "src/A.java", "x", argv, 500*time.Millisecond)
+	res, err := runTests(context.Background(), root, "src/A.java", "x", argv, 500*time.Millisecond, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestRunTestsTimeoutKillsProcessGroup(t *testing.T) {
 func TestRunTestsCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
 	defer cancel()
-	_, err := runTests(ctx, project(t), "src/A.java", "x", []string{"sleep", "60"}, time.Minute)
+	_, err := runTests(ctx, project(t), "src/A.java", "x", []string{"sleep", "60"}, time.Minute, nil)
 	if err == nil || ctx.Err() == nil {
 		t.Fatalf("err = %v", err)
 	}

@@ -50,14 +50,18 @@ func Descendants(pid int) []int { return nil }
 // documented in supervise_linux.go: CPU a duration, Start in clock ticks
 // after boot, RSS in bytes).
 type Stat struct {
-	PPID    int
-	Name    string
-	State   string
-	CPU     time.Duration
-	Threads int
-	Start   uint64
-	RSS     int64
+	PPID     int
+	Name     string
+	State    string
+	CPU      time.Duration
+	ChildCPU time.Duration
+	Threads  int
+	Start    uint64
+	RSS      int64
 }
+
+// TreeCPU is unknown (ok false) outside Linux.
+func TreeCPU(pid int) (cpu time.Duration, ok bool) { return 0, false }
 
 // ReadStat is an error outside Linux.
 func ReadStat(pid int) (Stat, error) { return Stat{}, errors.New("proc: no /proc outside Linux") }

@@ -152,7 +152,7 @@ func TestKillMarkedConfirmsAnEmptySweep(t *testing.T) {
 // reads as running with threads, memory and a start time.
 func TestReadStat(t *testing.T) {
 	st, err := parseStat("1234 (java (x) y) S 77 1234 1234 0 -1 4194560 1 2 3 4 250 50 7 8 20 0 30 0 987654 123 456")
-	if err != nil || st.PPID != 77 || st.Name != "java (x) y" || st.State != "S" || st.CPU != 3*time.Second ||
+	if err != nil || st.PPID != 77 || st.Name != "java (x) y" || st.State != "S" || st.CPU != 3*time.Second || st.ChildCPU != 150*time.Millisecond ||
 		st.Threads != 30 || st.Start != 987654 || st.RSS != 456*int64(os.Getpagesize()) {
 		t.Fatalf("parseStat = %+v, %v", st, err)
 	}

@@ -254,11 +254,14 @@ func Descendants(pid int) []int { return descendants(pid) }
 
 // Stat is what ReadStat reads of one process's /proc/PID/stat.
 type Stat struct {
-	PPID    int           // the parent's pid
-	Name    string        // the command name (comm, at most 15 bytes)
-	State   string        // one letter: R running, S sleeping, D disk wait, Z zombie, ...
-	CPU     time.Duration // user + system CPU time so far, in 10 ms ticks
-	Threads int           // number of threads
+	PPID  int           // the parent's pid
+	Name  string        // the command name (comm, at most 15 bytes)
+	State string        // one letter: R running, S sleeping, D disk wait, Z zombie, ...
+	CPU   time.Duration // user + system CPU time so far, in 10 ms ticks
+	// ChildCPU is the user + system CPU time of the children it waited
+	// for (cutime + cstime, theirs included), in 10 ms ticks.
+	ChildCPU time.Duration
+	Threads  int // number of threads
 	// Start is the start time in clock ticks after boot: with the pid it
 	// names a process uniquely (pids are reused).
 	Start uint64
@@ -303,9 +306,30 @@ func parseStat(s string) (Stat, error) {
 	threads, err4 := strconv.Atoi(f[17])
 	start, err5 := strconv.ParseUint(f[19], 10, 64)
 	rss, err6 := strconv.ParseInt(f[21], 10, 64)
-	if err := errors.Join(err1, err2, err3, err4, err5, err6); err != nil {
+	cut, err7 := strconv.ParseInt(f[13], 10, 64)
+	cst, err8 := strconv.ParseInt(f[14], 10, 64)
+	if err := errors.Join(err1, err2, err3, err4, err5, err6, err7, err8); err != nil {
 		return Stat{}, err
 	}
 	return Stat{PPID: ppid, Name: s[open+1 : end], State: f[0], CPU: time.Duration(ut+st) * clockTick,
-		Threads: threads, Start: start, RSS: rss * int64(os.Getpagesize())}, nil
+		ChildCPU: time.Duration(cut+cst) * clockTick, Threads: threads, Start: start, RSS: rss * int64(os.Getpagesize())}, nil
+}
+
+// TreeCPU returns the CPU time (user + system) that pid and the processes
+// below it have used so far: each live one's own and that of the children
+// it waited for, from /proc (a process that exited counts once its parent
+// waited for it; pid is a child-subreaper supervisor in sandbox.Run, which
+// waits for all below it). ok is false when pid's stat cannot be read.
+func TreeCPU(pid int) (cpu time.Duration, ok bool) {
+	st, err := ReadStat(pid)
+	if err != nil {
+		return 0, false
+	}
+	cpu = st.CPU + st.ChildCPU
+	for _, p := range descendants(pid) {
+		if st, err := ReadStat(p); err == nil {
+			cpu += st.CPU + st.ChildCPU
+		}
+	}
+	return cpu, true
 }

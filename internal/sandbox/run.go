@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"sync"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/proc"
@@ -33,6 +34,10 @@ type Result struct {
 	Truncated bool
 	// Duration is the wall time of the run.
 	Duration time.Duration
+	// CPU is the user + system CPU time of the command and all it
+	// started (the supervisor waits for each; 0 when the command did not
+	// start, or outside Linux without a supervisor: the command's own).
+	CPU time.Duration
 }
 
 // Run runs argv (argv[0] looked up as exec.Command does) with dir as its
@@ -47,6 +52,15 @@ type Result struct {
 // error. The error is non-nil when argv is empty, when the command cannot
 // start, and when ctx ended (ctx.Err(); the Result says what ran until then).
 func Run(ctx context.Context, dir string, argv []string, timeout time.Duration) (Result, error) {
+	return RunWatched(ctx, dir, argv, timeout, nil)
+}
+
+// RunWatched is Run, and calls started (when not nil) once the command has
+// started, on this goroutine, with a function that returns the CPU time
+// (user + system) the command and all it started have used so far
+// (proc.TreeCPU; ok false outside Linux or once the run is over). The
+// function is safe to call from any goroutine.
+func RunWatched(ctx context.Context, dir string, argv []string, timeout time.Duration, started func(cpu func() (time.Duration, bool))) (Result, error) {
 	res := Result{ExitCode: -1}
 	if len(argv) == 0 {
 		return res, errors.New("sandbox: empty test command")
@@ -73,6 +87,21 @@ func Run(ctx context.Context, dir string, argv []string, timeout time.Duration) 
 	cmd.WaitDelay = 2 * time.Second
 	start := time.Now()
 	err := cmd.Start()
+	waited := func() {}
+	if err == nil && started != nil {
+		pid := cmd.Process.Pid
+		var mu sync.Mutex
+		over := false
+		waited = func() { mu.Lock(); over = true; mu.Unlock() }
+		started(func() (time.Duration, bool) {
+			mu.Lock()
+			defer mu.Unlock()
+			if over { // the pid may be another process's by now
+				return 0, false
+			}
+			return proc.TreeCPU(pid)
+		})
+	}
 	if err == nil {
 		// A background child the command forked and left running (a daemon,
 		// a forgotten server) is killed with the rest of its group: it
@@ -83,8 +112,12 @@ func Run(ctx context.Context, dir string, argv []string, timeout time.Duration) 
 		}
 		_, _ = proc.KillMarked(mark)
 		err = cmd.Wait()
+		waited()
 	}
 	res.Duration = time.Since(start)
+	if cmd.ProcessState != nil {
+		res.CPU = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
 	res.Output, res.Truncated = out.String(), out.dropped
 	var exit *exec.ExitError
 	switch {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -433,5 +434,50 @@ func TestNewRemovesCopiesOfKilledProcesses(t *testing.T) {
 		if _, err := os.Stat(dir); err != nil {
 			t.Errorf("%s removed: %v", dir, err)
 		}
+	}
+}
+
+// TestRunWatchedCPU: RunWatched's CPU function reads the CPU time of the
+// command and all below it while it runs: a busy loop that already ended
+// (its time counted once waited for) and one still running in a grandchild
+// (its time growing), and nothing once the run is over; Result.CPU holds
+// the whole tree's. The bounds allow for a loaded machine (a busy loop got
+// a fifth of a core at load 8).
+func TestRunWatchedCPU(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("CPU time of a process tree: Linux only")
+	}
+	var cpu func() (time.Duration, bool)
+	reads := make(chan []time.Duration, 1)
+	script := `timeout 0.5 sh -c 'while :; do :; done'; sleep 0.5; sh -c 'while :; do :; done' & sleep 1.5; kill $!`
+	res, err := RunWatched(context.Background(), t.TempDir(), []string{"sh", "-c", script}, 10*time.Second,
+		func(f func() (time.Duration, bool)) {
+			cpu = f
+			began := time.Now()
+			go func() {
+				var ds []time.Duration
+				for _, at := range []time.Duration{800 * time.Millisecond, 1600 * time.Millisecond, 2300 * time.Millisecond} {
+					time.Sleep(time.Until(began.Add(at)))
+					d, ok := f()
+					if !ok {
+						d = -1
+					}
+					ds = append(ds, d)
+				}
+				reads <- ds
+			}()
+		})
+	if err != nil || cpu == nil {
+		t.Fatalf("%+v, %v, watched %v", res, err, cpu != nil)
+	}
+	ds := <-reads
+	if ds[0] <= 0 || ds[1] <= ds[0] || ds[2] <= ds[1] {
+		t.Fatalf("CPU time during the run %v; want the ended loop's at the first read, then growing with the running one's", ds)
+	}
+	if d, ok := cpu(); ok {
+		t.Fatalf("CPU time after the run: %v, ok", d)
+	}
+	if res.CPU < ds[1] || res.CPU > res.Duration*time.Duration(runtime.NumCPU())+time.Second {
+		t.Fatalf("Result.CPU %v for %v of wall time, %v read during the run; want the tree's", res.CPU, res.Duration, ds)
 	}
 }
