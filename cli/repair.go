@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -123,7 +124,7 @@ Progress goes to stderr; patches to stdout.`,
 	fl.DurationVar(&f.testTimeout, "test-timeout", repair.DefaultTestTimeout, "time limit of the test command per patch (0: the default, "+repair.DefaultTestTimeout.String()+")")
 	fl.Float64Var(&f.testFactor, "test-time-factor", repair.DefaultTestTimeFactor,
 		"a patch's tests may take this many times the unchanged code's time and CPU time (run once a patch's tests pass --test-time-floor), at least --test-time-floor, at most --test-timeout; 0: only --test-timeout")
-	fl.DurationVar(&f.testFloor, "test-time-floor", repair.DefaultTestTimeFloor, "the least time a patch's tests may take under --test-time-factor")
+	fl.DurationVar(&f.testFloor, "test-time-floor", repair.DefaultTestTimeFloor, "the least time a patch's tests may take under --test-time-factor (0: the default)")
 	fl.BoolVar(&f.quiet, "quiet", false, "no progress on stderr")
 	addModelFlags(fl, &f.model)
 	Root.AddCommand(cmd)
@@ -294,8 +295,11 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if f.testTimeout < 0 {
 		return fmt.Errorf("--test-timeout %s: want a duration of at least 0 (0: %s)", f.testTimeout, repair.DefaultTestTimeout)
 	}
-	if f.testFactor < 0 || f.testFloor <= 0 {
-		return fmt.Errorf("--test-time-factor %g, --test-time-floor %s: want a factor of at least 0 (0: off) and a floor above 0", f.testFactor, f.testFloor)
+	if !(f.testFactor >= 0) || math.IsInf(f.testFactor, 0) {
+		return fmt.Errorf("--test-time-factor %g: want a finite factor of at least 0 (0: off)", f.testFactor)
+	}
+	if f.testFloor < 0 {
+		return fmt.Errorf("--test-time-floor %s: want a duration of at least 0 (0: the default, %s)", f.testFloor, repair.DefaultTestTimeFloor)
 	}
 	testFactor := f.testFactor
 	if testFactor == 0 {
