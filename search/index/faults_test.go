@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestRootIsALink: a project opened through a symbolic link (the CLI's
@@ -44,5 +45,45 @@ func TestRootIsALink(t *testing.T) {
 	}
 	if got, want := unitIDs(x), []string{"lib/C.java#C", "src/A.java#A", "src/A.java#A.f"}; !equal(got, want) {
 		t.Errorf("after the new folder: %v, want %v", got, want)
+	}
+}
+
+// TestRacyCleanLongBuild: as TestRacyClean, but the cache was written a
+// second after the file was read (a build of many files takes seconds):
+// the file rewritten with the same size in the tick of its read is hashed,
+// not served from the cache. Before, only the cache file's mtime was
+// compared, and the old units were served.
+func TestRacyCleanLongBuild(t *testing.T) {
+	ctx := context.Background()
+	root, cache := t.TempDir(), t.TempDir()
+	write(t, root, "m.py", "def alpha_func():\n    pass\n")
+	p := filepath.Join(root, "m.py")
+	st, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	build := func() *Index {
+		t.Helper()
+		x, _ := New(Options{Root: root, CacheDir: cache})
+		if err := x.Build(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+		return x
+	}
+	build()
+	later := st.ModTime().Add(time.Second)
+	os.Chtimes(filepath.Join(cache, cacheFile), later, later)
+	write(t, root, "m.py", "def gamma_func():\n    pass\n")
+	os.Chtimes(p, st.ModTime(), st.ModTime())
+	if ids := unitIDs(build()); !equal(ids, []string{"m.py#gamma_func"}) {
+		t.Errorf("units %v after a same-size rewrite in the read's tick, want m.py#gamma_func", ids)
+	}
+	// Once the file is older than the window, its stat is trusted again
+	// (the cache is not hashed in full on every run).
+	old := time.Now().Add(-time.Hour)
+	os.Chtimes(p, old, old)
+	x := build()
+	if c, _ := x.loadCache(); c["m.py"] == nil || c["m.py"].ModTime != old.UnixNano() {
+		t.Errorf("an old file's entry: %+v, want its mtime recorded", c["m.py"])
 	}
 }

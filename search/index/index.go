@@ -340,6 +340,7 @@ func (x *Index) UpdateFromDisk(ctx context.Context, path string) (Change, error)
 		return Change{}, nil
 	}
 	abs := filepath.Join(x.opt.Root, filepath.FromSlash(rel))
+	readAt := time.Now()
 	st, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return x.Remove(path), nil
@@ -366,7 +367,7 @@ func (x *Index) UpdateFromDisk(ctx context.Context, path string) (Change, error)
 	if err == nil {
 		x.mu.Lock()
 		if e := x.files[rel]; e != nil && e.Hash == sha256.Sum256(text) {
-			e.Size, e.ModTime = st.Size(), st.ModTime().UnixNano()
+			e.Size, e.ModTime = st.Size(), stamp(st.ModTime().UnixNano(), readAt)
 		}
 		x.mu.Unlock()
 	}
@@ -574,12 +575,16 @@ var ErrCacheNotSaved = errors.New("index cache not saved")
 // load returns the entry for one file: the cached one when size and mtime
 // (byStat; the file is not read) or else the content hash match (reused),
 // a fresh extraction otherwise; nil when the file cannot be read or parsed,
-// or is over units.MaxFileBytes (tooLarge; it is not read).
+// or is over units.MaxFileBytes (tooLarge; it is not read). byStat is also
+// set for a hashed file whose entry is unchanged (nothing to save).
 // cachedAt is the cache file's mtime (UnixNano): a file whose mtime is not
 // older may have changed again within the same clock tick after the cache
 // recorded it (same size, same mtime), so it is hashed (git's "racily
-// clean" entries).
+// clean" entries). The cache is written at the end of a build, which may
+// be seconds after the file was read, so each entry is also stamped by
+// the time of its own read (stamp).
 func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry, cachedAt int64) (e *fileEntry, reused, byStat, tooLarge bool) {
+	readAt := time.Now()
 	st, err := os.Stat(abs)
 	if err != nil {
 		return nil, false, false, false
@@ -593,15 +598,40 @@ func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry, cachedA
 		return nil, false, false, errors.Is(err, ErrTooLarge)
 	}
 	h := sha256.Sum256(text)
+	stamped := stamp(mtime, readAt)
 	if c != nil && c.Hash == h {
-		c.Size, c.ModTime = size, mtime
-		return c, true, false, false
+		same := c.Size == size && c.ModTime == stamped
+		c.Size, c.ModTime = size, stamped
+		return c, true, same, false
 	}
 	us, err := units.Extract(ctx, rel, text)
 	if err != nil {
 		return nil, false, false, false
 	}
-	return &fileEntry{Hash: h, Size: size, ModTime: mtime, Units: us}, false, false, false
+	return &fileEntry{Hash: h, Size: size, ModTime: stamped, Units: us}, false, false, false
+}
+
+// racyWindow is how close to the moment a file is read its mtime may be
+// for a later write within the same timestamp tick to leave size and mtime
+// as they were: the coarsest common granularity (FAT's 2 s; ext3 and HFS+
+// keep seconds, ext4 the kernel's tick).
+const racyWindow = 2 * time.Second
+
+// racyMTime is the mtime recorded for an entry read within racyWindow of
+// its file's mtime: no stat matches it, so the next build hashes the file
+// (git smudges such entries the same way). Before, only the cache file's
+// mtime was compared, and a build that wrote the cache a tick or more
+// after reading a file served that file's old units after a same-size
+// rewrite in the read's tick (TestRacyCleanLongBuild).
+const racyMTime = -1
+
+// stamp is the mtime to record for a file whose mtime was mtime (UnixNano)
+// when it was read at readAt.
+func stamp(mtime int64, readAt time.Time) int64 {
+	if mtime >= readAt.Add(-racyWindow).UnixNano() {
+		return racyMTime
+	}
+	return mtime
 }
 
 // cacheFile names the unit cache; its version changes whenever
