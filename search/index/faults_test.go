@@ -2,7 +2,9 @@ package index
 
 import (
 	"context"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 	"time"
@@ -85,5 +87,32 @@ func TestRacyCleanLongBuild(t *testing.T) {
 	x := build()
 	if c, _ := x.loadCache(); c["m.py"] == nil || c["m.py"].ModTime != old.UnixNano() {
 		t.Errorf("an old file's entry: %+v, want its mtime recorded", c["m.py"])
+	}
+}
+
+// TestKilledWriterTempIsRemoved: a "search" killed (SIGKILL) while it
+// writes the unit cache leaves its temporary file (its deferred removal
+// never runs); the next save removes it, and the cache it wrote reads
+// back. Before, each such kill left a file as large as the cache for good.
+func TestKilledWriterTempIsRemoved(t *testing.T) {
+	root, cache := t.TempDir(), t.TempDir()
+	write(t, root, "m.py", "def alpha_func():\n    pass\n")
+	cmd := exec.Command("true")
+	if err := cmd.Run(); err != nil {
+		t.Skip(err)
+	}
+	torn := filepath.Join(cache, fmt.Sprintf("%s.tmp-%d-1", cacheFile, cmd.Process.Pid))
+	if err := os.WriteFile(torn, []byte("repilot-lsp unit cache, cut off"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	x, _ := New(Options{Root: root, CacheDir: cache})
+	if err := x.Build(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(torn); err == nil {
+		t.Error("the killed writer's temporary file is still there")
+	}
+	if c, _ := x.loadCache(); c["m.py"] == nil {
+		t.Error("the new cache does not read back")
 	}
 }

@@ -29,6 +29,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 	"github.com/repilot-lsp/repilot-lsp/search/binenc"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
@@ -749,7 +750,7 @@ func (x *Index) Save() error {
 	if err := os.MkdirAll(x.opt.CacheDir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(x.opt.CacheDir, cacheFile+".*")
+	tmp, err := cachedir.CreateTemp(x.opt.CacheDir, cacheFile)
 	if err != nil {
 		return err
 	}
