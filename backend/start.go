@@ -164,8 +164,8 @@ type EngineSpec struct {
 	Dir     string   // its data (created if missing)
 	Root    string   // the project root (absolute)
 	Folders []string // further project folders it imports (one JDT LS for a corpus)
-	// Stderr receives JDT LS's standard error; nil: the file
-	// Dir/stderr.log, which errors then name.
+	// Stderr receives JDT LS's standard error; nil: a file of this start's
+	// own, Dir/stderr-<pid>-<n>.log (engineLog), which errors then name.
 	Stderr io.Writer
 	// HeapMB bounds the Java heap in MiB (0: 2048 with Folders, else
 	// jdtls.Options' default).
@@ -191,7 +191,7 @@ func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
 	}
 	stderr, where, closeLog := s.Stderr, "", func() {}
 	if stderr == nil {
-		logf, err := os.OpenFile(filepath.Join(s.Dir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		logf, err := engineLog(s.Dir)
 		if err != nil {
 			return nil, err
 		}
@@ -216,6 +216,16 @@ func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
 	go func() { <-eng.Client().Done(); closeLog() }()
 	progress(fmt.Sprintf("JDT LS ready after %s", time.Since(began).Round(100*time.Millisecond)), 0)
 	return eng, nil
+}
+
+// engineLog creates the file a shadow JDT LS's standard error goes to:
+// <dir>/stderr-<pid>-<n>.log, its own for each start, after removing those
+// of processes that have ended (cachedir.RunFile). Before, every start on
+// a state directory truncated and wrote one stderr.log: two repairs on one
+// --state-dir at once wrote over each other's log, and the log a failed
+// start named held the other run's lines.
+func engineLog(dir string) (*os.File, error) {
+	return cachedir.RunFile(dir, "stderr-", ".log")
 }
 
 // startHeartbeat is how often StartEngine says that JDT LS is still

@@ -143,3 +143,34 @@ func lockFree(path string) bool {
 	err = syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	return !errors.Is(err, syscall.EWOULDBLOCK)
 }
+
+// RunFile creates a file of this process's own in dir:
+// <prefix><pid>-<n><suffix>, new for each call (n counts this process's
+// calls, as RunDir's), opened for writing. It first creates dir and
+// removes the <prefix><pid>-<n><suffix> files of processes that no longer
+// exist (DeadRuns' test of a pid), so that files of runs that ended stay
+// until the next run (a failed start's log, named in its error, can be
+// read).
+func RunFile(dir, prefix, suffix string) (*os.File, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if entries, err := os.ReadDir(dir); err == nil {
+		for _, e := range entries {
+			rest, ok := strings.CutPrefix(e.Name(), prefix)
+			if !ok || !e.Type().IsRegular() || !strings.HasSuffix(rest, suffix) {
+				continue
+			}
+			pidText, _, _ := strings.Cut(strings.TrimSuffix(rest, suffix), "-")
+			pid, err := strconv.Atoi(pidText)
+			if err != nil || pid <= 0 || pid == os.Getpid() {
+				continue
+			}
+			if err := syscall.Kill(pid, 0); errors.Is(err, syscall.ESRCH) {
+				_ = os.Remove(filepath.Join(dir, e.Name()))
+			}
+		}
+	}
+	name := filepath.Join(dir, fmt.Sprintf("%s%d-%d%s", prefix, os.Getpid(), runSeq.Add(1), suffix))
+	return os.OpenFile(name, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+}
