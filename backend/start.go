@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
@@ -187,13 +188,13 @@ func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
 	progress := tee(s.Progress, nil)
 	began := time.Now()
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return nil, err
+		return nil, stateDirErr(s.Dir, err)
 	}
 	stderr, where, closeLog := s.Stderr, "", func() {}
 	if stderr == nil {
 		logf, err := engineLog(s.Dir)
 		if err != nil {
-			return nil, err
+			return nil, stateDirErr(s.Dir, err)
 		}
 		stderr, where, closeLog = logf, " (log: "+logf.Name()+")", func() { logf.Close() }
 	}
@@ -211,7 +212,7 @@ func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
 	stopBeat()
 	if err != nil {
 		closeLog()
-		return nil, fmt.Errorf("starting JDT LS for %s%s: %w", what, where, err)
+		return nil, fmt.Errorf("starting JDT LS for %s%s: %w%s", what, where, err, lowSpace(s.Dir))
 	}
 	go func() { <-eng.Client().Done(); closeLog() }()
 	progress(fmt.Sprintf("JDT LS ready after %s", time.Since(began).Round(100*time.Millisecond)), 0)
@@ -226,6 +227,40 @@ func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
 // start named held the other run's lines.
 func engineLog(dir string) (*os.File, error) {
 	return cachedir.RunFile(dir, "stderr-", ".log")
+}
+
+// stateDirErr is err (creating the state directory dir or a file in it:
+// a read-only path, no permission) with what to do about it.
+func stateDirErr(dir string, err error) error {
+	return fmt.Errorf("JDT LS state directory %s: %w (choose a writable folder with --state-dir, or move the cache root with $%s)", dir, err, cachedir.Env)
+}
+
+// lowSpaceBytes is the free space below which a failed start of JDT LS is
+// blamed on its state directory's file system: JDT LS copies its
+// configuration there and keeps the workspace's index (of the project and
+// the JDK), tens of MB. On a full disk JDT LS's start failed with
+// "initialize: jsonrpc error -32603: Internal error." and nothing else
+// (a 1 MiB tmpfs as --state-dir).
+const lowSpaceBytes = 256 << 20
+
+// freeBytes returns the bytes free to this user on the file system of
+// path (ok false where it cannot be told). A variable for tests.
+var freeBytes = func(path string) (uint64, bool) {
+	var st syscall.Statfs_t
+	if syscall.Statfs(path, &st) != nil {
+		return 0, false
+	}
+	return st.Bavail * uint64(st.Bsize), true
+}
+
+// lowSpace returns a note for a failed start's error when dir's file
+// system has less than lowSpaceBytes free, else "".
+func lowSpace(dir string) string {
+	free, ok := freeBytes(dir)
+	if !ok || free >= lowSpaceBytes {
+		return ""
+	}
+	return fmt.Sprintf(" (the file system of the state directory %s has %d MiB free: JDT LS keeps its configuration and index there, tens of MB; free some space or choose another folder with --state-dir)", dir, free>>20)
 }
 
 // startHeartbeat is how often StartEngine says that JDT LS is still

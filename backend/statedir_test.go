@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strings"
 	"testing"
 )
 
@@ -56,5 +57,31 @@ func TestEngineLogPerStart(t *testing.T) {
 	}
 	if _, err := os.Stat(dead); err == nil {
 		t.Error("the log of an ended process is still there")
+	}
+}
+
+// TestStateDirFaults: a state directory that cannot be created (a
+// read-only path; here a file in its way) is an error naming it and the
+// way out (--state-dir); a start that fails on a nearly full file system
+// says how much is free. Before: "mkdir ...: not a directory" naming no
+// setting, and on a full 1 MiB tmpfs JDT LS's "initialize: jsonrpc error
+// -32603: Internal error." alone.
+func TestStateDirFaults(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "f")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := StartEngine(context.Background(), EngineSpec{Home: t.TempDir(), Dir: filepath.Join(file, "engine"), Root: t.TempDir()})
+	if err == nil || !strings.Contains(err.Error(), "--state-dir") || !strings.Contains(err.Error(), file) {
+		t.Errorf("state directory under a file: err = %v; want it to name the folder and --state-dir", err)
+	}
+	defer func(f func(string) (uint64, bool)) { freeBytes = f }(freeBytes)
+	freeBytes = func(string) (uint64, bool) { return 3 << 20, true }
+	if err, _ := failedStartLog(t, t.TempDir()); !strings.Contains(err.Error(), "3 MiB free") {
+		t.Errorf("nearly full: err = %v; want the free space named", err)
+	}
+	freeBytes = func(string) (uint64, bool) { return 10 << 30, true }
+	if err, _ := failedStartLog(t, t.TempDir()); strings.Contains(err.Error(), "free") {
+		t.Errorf("with room: err = %v; want no word of free space", err)
 	}
 }
