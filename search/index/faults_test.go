@@ -48,6 +48,13 @@ func TestRootIsALink(t *testing.T) {
 	if got, want := unitIDs(x), []string{"lib/C.java#C", "src/A.java#A", "src/A.java#A.f"}; !equal(got, want) {
 		t.Errorf("after the new folder: %v, want %v", got, want)
 	}
+	// A link inside the tree reported as changed is not followed either.
+	if _, err := x.UpdateFromDisk(context.Background(), filepath.Join(link, "src", "up")); err != nil {
+		t.Fatal(err)
+	}
+	if got := unitIDs(x); len(got) != 3 {
+		t.Errorf("after the link inside changed: %v", got)
+	}
 }
 
 // TestRacyCleanLongBuild: as TestRacyClean, but the cache was written a

@@ -409,11 +409,11 @@ func (x *Index) Remove(path string) Change {
 
 // walk calls f for every wanted file under dir (absolute), with its
 // root-relative and absolute path. Links inside the tree are not followed
-// (no cycles, no file indexed twice), but dir itself may be one: a project
-// opened through a symbolic link (filepath.WalkDir alone would visit the
-// link and nothing under it).
+// (no cycles, no file indexed twice; dir too when it is one of them), but
+// the root itself may be one: a project opened through a symbolic link
+// (filepath.WalkDir alone would visit the link and nothing under it).
 func (x *Index) walk(dir string, f func(rel, abs string) error) error {
-	if st, err := os.Lstat(dir); err == nil && st.Mode()&fs.ModeSymlink != 0 {
+	if st, err := os.Lstat(dir); err == nil && st.Mode()&fs.ModeSymlink != 0 && dir == x.opt.Root {
 		// With a trailing separator the link is resolved and the paths
 		// still start with dir (filepath.Join cleans the separator away).
 		dir += string(filepath.Separator)
