@@ -260,7 +260,11 @@ func lowSpace(dir string) string {
 	if !ok || free >= lowSpaceBytes {
 		return ""
 	}
-	return fmt.Sprintf(" (the file system of the state directory %s has %d MiB free: JDT LS keeps its configuration and index there, tens of MB; free some space or choose another folder with --state-dir)", dir, free>>20)
+	amount := fmt.Sprintf("%d MiB", free>>20)
+	if free < 1<<20 {
+		amount = fmt.Sprintf("%d KiB", free>>10)
+	}
+	return fmt.Sprintf(" (the file system of the state directory %s has %s free: JDT LS keeps its configuration and index there, tens of MB; free some space or choose another folder with --state-dir)", dir, amount)
 }
 
 // startHeartbeat is how often StartEngine says that JDT LS is still

@@ -80,6 +80,10 @@ func TestStateDirFaults(t *testing.T) {
 	if err, _ := failedStartLog(t, t.TempDir()); !strings.Contains(err.Error(), "3 MiB free") {
 		t.Errorf("nearly full: err = %v; want the free space named", err)
 	}
+	freeBytes = func(string) (uint64, bool) { return 300 << 10, true }
+	if err, _ := failedStartLog(t, t.TempDir()); !strings.Contains(err.Error(), "300 KiB free") {
+		t.Errorf("full: err = %v; want the free space named", err)
+	}
 	freeBytes = func(string) (uint64, bool) { return 10 << 30, true }
 	if err, _ := failedStartLog(t, t.TempDir()); strings.Contains(err.Error(), "free") {
 		t.Errorf("with room: err = %v; want no word of free space", err)
