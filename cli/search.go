@@ -464,6 +464,9 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 		// without it.
 		return fmt.Errorf("embedding the project: %w (the embeddings server is --embed-url or $%s; --streams lexical searches without it)", err, llm.EnvEmbedURL)
 	}
+	if err := e.EmbeddingCacheErr(); err != nil {
+		fmt.Fprintf(stderr, "warning: embedding cache not saved: %v (the next search embeds those units again)\n", err)
+	}
 	res, err := e.Search(ctx, search.Query{Text: query, K: f.k})
 	if err != nil {
 		return err

@@ -457,6 +457,17 @@ func (e *Engine) SyncEmbeddings(ctx context.Context, progress func(done, total i
 	return e.dense.Sync(ctx, progress)
 }
 
+// EmbeddingCacheErr returns the first error writing the embedding cache
+// (a full disk; dense.Store.CacheErr), nil if none or without the dense
+// stream: the vectors are in memory, and the next process embeds those not
+// written again.
+func (e *Engine) EmbeddingCacheErr() error {
+	if e.dense == nil {
+		return nil
+	}
+	return e.dense.CacheErr()
+}
+
 // WarmEmbeddings puts the vectors of us into the embedding cache without
 // indexing them (for Replace).
 func (e *Engine) WarmEmbeddings(ctx context.Context, us []units.Unit) error {

@@ -63,6 +63,7 @@ type Cache struct {
 	f       *os.File // opened for appending; nil: memory only
 	pending []byte   // whole records not yet written (Flush)
 	path    string
+	werr    error // the first error writing the file (WriteErr)
 }
 
 // OpenCache loads (or creates) the cache file for model under dir. dir ""
@@ -211,7 +212,19 @@ func (c *Cache) Flush() error {
 	_, err := c.f.Write(c.pending)
 	unlock()
 	c.pending = c.pending[:0]
+	if err != nil && c.werr == nil {
+		c.werr = err
+	}
 	return err
+}
+
+// WriteErr returns the first error writing the file (a full disk), nil if
+// none: the vectors stay in memory, and those not written are embedded
+// again by the next process.
+func (c *Cache) WriteErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.werr
 }
 
 // Close flushes and closes the file.

@@ -1,9 +1,14 @@
 package dense
 
 import (
+	"context"
 	"reflect"
 	"sync"
 	"testing"
+
+	"github.com/repilot-lsp/repilot-lsp/search/llm"
+	"github.com/repilot-lsp/repilot-lsp/search/llm/llmtest"
+	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
 
 // TestCacheSharedByTwoProcesses: two caches open on one file (two "search"
@@ -61,5 +66,36 @@ func TestCacheSharedByTwoProcesses(t *testing.T) {
 	}
 	if n := c.Len(); n != 3+400 {
 		t.Errorf("%d vectors after two concurrent writers, want %d", n, 3+400)
+	}
+}
+
+// TestCacheWriteFailureFailsNoSearch: an embedding cache whose file cannot
+// be written (a full disk; here its descriptor closed underneath) fails no
+// Sync: the vectors are searched from memory, and the error is kept for a
+// warning (CacheErr). Before, the write error ended Sync, and "search"
+// failed with "embedding the project: ...", blaming the embeddings server.
+func TestCacheWriteFailureFailsNoSearch(t *testing.T) {
+	s := llmtest.New()
+	defer s.Close()
+	emb, _ := llm.NewEmbedder(llm.Config{BaseURL: s.BaseURL(), Model: "bow"})
+	c, err := OpenCache(t.TempDir(), emb.Model())
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.f.Close() // every write now fails, as on a full disk
+	st := NewStore(emb, c, Options{Batch: 2})
+	st.Upsert([]units.Unit{
+		{ID: "read", Signature: "def read_config_file(path)", Code: "open config file read"},
+		{ID: "log", Signature: "def write_log(msg)", Code: "append message log"},
+		{ID: "http", Signature: "def parse_header(line)", Code: "split http header line"},
+	})
+	if err := st.Sync(context.Background(), nil); err != nil {
+		t.Fatalf("Sync: %v; want the search to go on without the cache", err)
+	}
+	if st.Len() != 3 {
+		t.Errorf("%d vectors in memory, want 3", st.Len())
+	}
+	if st.CacheErr() == nil {
+		t.Error("the write error was not kept")
 	}
 }
