@@ -275,7 +275,11 @@ func New(cfg Config) (*Engine, error) {
 		}
 		c, err := dense.OpenCache(dir, cfg.Embedder.Model())
 		if err != nil {
-			return nil, err
+			// A cache folder that cannot be written (read-only, full)
+			// fails no search, as the unit cache's does not: the vectors
+			// are kept in memory, and EmbeddingCacheErr says why.
+			c, _ = dense.OpenCache("", cfg.Embedder.Model())
+			c.SetWriteErr(err)
 		}
 		e.cache = c
 		e.dense = dense.NewStore(cfg.Embedder, c, cfg.Dense)

@@ -218,6 +218,17 @@ func (c *Cache) Flush() error {
 	return err
 }
 
+// SetWriteErr records err as the cache's write error (WriteErr) unless one
+// is recorded: for a memory-only cache that stands in for a file that
+// could not be opened.
+func (c *Cache) SetWriteErr(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.werr == nil {
+		c.werr = err
+	}
+}
+
 // WriteErr returns the first error writing the file (a full disk), nil if
 // none: the vectors stay in memory, and those not written are embedded
 // again by the next process.
