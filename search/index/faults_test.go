@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -121,5 +122,34 @@ func TestKilledWriterTempIsRemoved(t *testing.T) {
 	}
 	if c, _ := x.loadCache(); c["m.py"] == nil {
 		t.Error("the new cache does not read back")
+	}
+}
+
+// TestFileTurnedFIFOIsNotWaitedFor: a source file replaced by a FIFO after
+// the walk listed it (and after its stat) is skipped, not opened for
+// reading, which waits for a writer for good: the build hung.
+func TestFileTurnedFIFOIsNotWaitedFor(t *testing.T) {
+	root := t.TempDir()
+	p := filepath.Join(root, "A.java")
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip(err)
+	}
+	x, _ := New(Options{Root: root})
+	done := make(chan error, 1)
+	go func() {
+		_, err := readBounded(p, 10) // the stat saw a 10-byte file
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Error("a FIFO was read as a source file")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("reading a FIFO waits for a writer")
+	}
+	e, _, _, _ := x.load(context.Background(), "A.java", p, nil, 0)
+	if e != nil {
+		t.Errorf("a FIFO gave an entry: %+v", e)
 	}
 }

@@ -27,6 +27,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
@@ -64,11 +65,19 @@ func readBounded(abs string, size int64) ([]byte, error) {
 	if size > units.MaxFileBytes {
 		return nil, tooLarge(size)
 	}
-	f, err := os.Open(abs)
+	// Opened without waiting, and read only when what was opened is a
+	// regular file: a file replaced by a FIFO after the walk (or the stat)
+	// saw it would otherwise block the open until a writer came, for good.
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is no longer a regular file (%s)", abs, st.Mode().Type())
+	}
 	var buf bytes.Buffer
 	buf.Grow(int(size) + bytes.MinRead)
 	if _, err := buf.ReadFrom(io.LimitReader(f, units.MaxFileBytes+1)); err != nil {
