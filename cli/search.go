@@ -448,6 +448,9 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 			if p.TooLarge > 0 {
 				fmt.Fprintf(stderr, "skipped %s over %d MiB (not read)\n", plural(p.TooLarge, "file", "files"), units.MaxFileBytes>>20)
 			}
+			if p.Unreadable > 0 {
+				fmt.Fprintf(stderr, "skipped %s that could not be read (%s)\n", plural(p.Unreadable, "file", "files"), p.FirstUnreadable)
+			}
 		}
 	}); errors.Is(err, index.ErrCacheNotSaved) {
 		// The index is whole; only the next run starts cold.

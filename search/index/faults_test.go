@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -148,8 +149,41 @@ func TestFileTurnedFIFOIsNotWaitedFor(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("reading a FIFO waits for a writer")
 	}
-	e, _, _, _ := x.load(context.Background(), "A.java", p, nil, 0)
-	if e != nil {
-		t.Errorf("a FIFO gave an entry: %+v", e)
+	e, _, _, _, readErr := x.load(context.Background(), "A.java", p, nil, 0)
+	if e != nil || readErr != nil {
+		t.Errorf("a FIFO gave an entry %+v, error %v; want neither (no longer a source file)", e, readErr)
+	}
+}
+
+// TestUnreadableFilesAreCounted: a source file that cannot be read (no
+// permission: root reads everything, so the open is made to fail) is
+// skipped and counted in the build's progress with its path and error,
+// which "search" prints; a file deleted between the walk and its read is
+// not counted. Before, such files were left out without a word.
+func TestUnreadableFilesAreCounted(t *testing.T) {
+	root := t.TempDir()
+	write(t, root, "A.java", "class A { void f() {} }")
+	write(t, root, "B.java", "class B { void g() {} }")
+	write(t, root, "C.java", "class C {}")
+	defer func(f func(string) (*os.File, error)) { openRead = f }(openRead)
+	openRead = func(abs string) (*os.File, error) {
+		switch filepath.Base(abs) {
+		case "B.java":
+			return nil, &fs.PathError{Op: "open", Path: abs, Err: syscall.EACCES}
+		case "C.java":
+			return nil, &fs.PathError{Op: "open", Path: abs, Err: syscall.ENOENT}
+		}
+		return os.Open(abs)
+	}
+	x, _ := New(Options{Root: root})
+	var last Progress
+	if err := x.Build(context.Background(), func(p Progress) { last = p }); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := unitIDs(x), []string{"A.java#A", "A.java#A.f"}; !equal(got, want) {
+		t.Errorf("units %v, want %v", got, want)
+	}
+	if last.Unreadable != 1 || last.FirstUnreadable != "B.java: permission denied" {
+		t.Errorf("progress %+v; want B.java counted as unreadable, with its error", last)
 	}
 }

@@ -44,10 +44,20 @@ type Change struct {
 
 // Progress reports a build: Files of TotalFiles files done, Units found so
 // far, Reused of the files taken from the cache without parsing, TooLarge
-// of the files skipped unread for being over units.MaxFileBytes.
+// of the files skipped unread for being over units.MaxFileBytes,
+// Unreadable of the files skipped because they could not be read (no
+// permission, an I/O error; not those deleted meanwhile), the first of
+// them in FirstUnreadable ("path: error").
 type Progress struct {
-	Files, TotalFiles, Units, Reused, TooLarge int
-	Done                                       bool
+	Files, TotalFiles, Units, Reused, TooLarge, Unreadable int
+	FirstUnreadable                                        string
+	Done                                                   bool
+}
+
+// openRead opens a file to index for reading, without waiting (a FIFO's
+// open would wait for a writer). A variable for tests.
+var openRead = func(abs string) (*os.File, error) {
+	return os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
 // ErrTooLarge is wrapped by UpdateFromDisk's error for a file over
@@ -68,7 +78,7 @@ func readBounded(abs string, size int64) ([]byte, error) {
 	// Opened without waiting, and read only when what was opened is a
 	// regular file: a file replaced by a FIFO after the walk (or the stat)
 	// saw it would otherwise block the open until a writer came, for good.
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	f, err := openRead(abs)
 	if err != nil {
 		return nil, err
 	}
@@ -494,6 +504,7 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 		batch := jobs[start:min(start+batchSize, len(jobs))]
 		entries := make([]*fileEntry, len(batch))
 		reused, tooLarge := make([]bool, len(batch)), make([]bool, len(batch))
+		readErrs := make([]error, len(batch))
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, x.opt.Workers)
 		for i, j := range batch {
@@ -503,7 +514,7 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 			go func() {
 				defer func() { <-sem; wg.Done() }()
 				var byStat bool
-				entries[i], reused[i], byStat, tooLarge[i] = x.load(ctx, j.rel, j.abs, cached[j.rel], cachedAt)
+				entries[i], reused[i], byStat, tooLarge[i], readErrs[i] = x.load(ctx, j.rel, j.abs, cached[j.rel], cachedAt)
 				if !byStat && !tooLarge[i] {
 					unchangedMu.Lock()
 					unchanged = false
@@ -524,6 +535,12 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 			cur := x.files[j.rel]
 			if tooLarge[i] {
 				p.TooLarge++
+			}
+			if err := readErrs[i]; err != nil {
+				if p.Unreadable == 0 {
+					p.FirstUnreadable = j.rel + ": " + errors.Unwrap(err).Error()
+				}
+				p.Unreadable++
 			}
 			if cur != nil && cur.Size == 0 {
 				continue // an editor buffer (Update) wins over the disk
@@ -585,7 +602,9 @@ var ErrCacheNotSaved = errors.New("index cache not saved")
 // load returns the entry for one file: the cached one when size and mtime
 // (byStat; the file is not read) or else the content hash match (reused),
 // a fresh extraction otherwise; nil when the file cannot be read or parsed,
-// or is over units.MaxFileBytes (tooLarge; it is not read). byStat is also
+// or is over units.MaxFileBytes (tooLarge; it is not read), with readErr
+// set when it could not be read (not when it was deleted meanwhile: that
+// is no fault, nor a file that is no longer regular). byStat is also
 // set for a hashed file whose entry is unchanged (nothing to save).
 // cachedAt is the cache file's mtime (UnixNano): a file whose mtime is not
 // older may have changed again within the same clock tick after the cache
@@ -593,32 +612,42 @@ var ErrCacheNotSaved = errors.New("index cache not saved")
 // clean" entries). The cache is written at the end of a build, which may
 // be seconds after the file was read, so each entry is also stamped by
 // the time of its own read (stamp).
-func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry, cachedAt int64) (e *fileEntry, reused, byStat, tooLarge bool) {
+func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry, cachedAt int64) (e *fileEntry, reused, byStat, tooLarge bool, readErr error) {
 	readAt := time.Now()
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, false, false, false
+		return nil, false, false, false, unreadable(err)
 	}
 	size, mtime := st.Size(), st.ModTime().UnixNano()
 	if c != nil && c.Size == size && c.ModTime == mtime && mtime < cachedAt {
-		return c, true, true, false
+		return c, true, true, false, nil
 	}
 	text, err := readBounded(abs, size)
 	if err != nil {
-		return nil, false, false, errors.Is(err, ErrTooLarge)
+		return nil, false, false, errors.Is(err, ErrTooLarge), unreadable(err)
 	}
 	h := sha256.Sum256(text)
 	stamped := stamp(mtime, readAt)
 	if c != nil && c.Hash == h {
 		same := c.Size == size && c.ModTime == stamped
 		c.Size, c.ModTime = size, stamped
-		return c, true, same, false
+		return c, true, same, false, nil
 	}
 	us, err := units.Extract(ctx, rel, text)
 	if err != nil {
-		return nil, false, false, false
+		return nil, false, false, false, nil
 	}
-	return &fileEntry{Hash: h, Size: size, ModTime: stamped, Units: us}, false, false, false
+	return &fileEntry{Hash: h, Size: size, ModTime: stamped, Units: us}, false, false, false, nil
+}
+
+// unreadable returns err when it is a fault of reading a file (an
+// *fs.PathError other than the file's absence), else nil.
+func unreadable(err error) error {
+	var pe *fs.PathError
+	if errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) {
+		return nil
+	}
+	return pe
 }
 
 // racyWindow is how close to the moment a file is read its mtime may be
