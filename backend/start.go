@@ -19,6 +19,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/repilot-lsp/repilot-lsp/engine"
@@ -164,8 +165,8 @@ type EngineSpec struct {
 	Dir     string   // its data (created if missing)
 	Root    string   // the project root (absolute)
 	Folders []string // further project folders it imports (one JDT LS for a corpus)
-	// Stderr receives JDT LS's standard error; nil: the file
-	// Dir/stderr.log, which errors then name.
+	// Stderr receives JDT LS's standard error; nil: a file of this start's
+	// own, Dir/stderr-<pid>-<n>.log (engineLog), which errors then name.
 	Stderr io.Writer
 	// HeapMB bounds the Java heap in MiB (0: 2048 with Folders, else
 	// jdtls.Options' default).
@@ -187,13 +188,13 @@ func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
 	progress := tee(s.Progress, nil)
 	began := time.Now()
 	if err := os.MkdirAll(s.Dir, 0o755); err != nil {
-		return nil, err
+		return nil, stateDirErr(s.Dir, err)
 	}
 	stderr, where, closeLog := s.Stderr, "", func() {}
 	if stderr == nil {
-		logf, err := os.OpenFile(filepath.Join(s.Dir, "stderr.log"), os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o644)
+		logf, err := engineLog(s.Dir)
 		if err != nil {
-			return nil, err
+			return nil, stateDirErr(s.Dir, err)
 		}
 		stderr, where, closeLog = logf, " (log: "+logf.Name()+")", func() { logf.Close() }
 	}
@@ -211,11 +212,59 @@ func StartEngine(ctx context.Context, s EngineSpec) (*engine.JDT, error) {
 	stopBeat()
 	if err != nil {
 		closeLog()
-		return nil, fmt.Errorf("starting JDT LS for %s%s: %w", what, where, err)
+		return nil, fmt.Errorf("starting JDT LS for %s%s: %w%s", what, where, err, lowSpace(s.Dir))
 	}
 	go func() { <-eng.Client().Done(); closeLog() }()
 	progress(fmt.Sprintf("JDT LS ready after %s", time.Since(began).Round(100*time.Millisecond)), 0)
 	return eng, nil
+}
+
+// engineLog creates the file a shadow JDT LS's standard error goes to:
+// <dir>/stderr-<pid>-<n>.log, its own for each start, after removing those
+// of processes that have ended (cachedir.RunFile). Before, every start on
+// a state directory truncated and wrote one stderr.log: two repairs on one
+// --state-dir at once wrote over each other's log, and the log a failed
+// start named held the other run's lines.
+func engineLog(dir string) (*os.File, error) {
+	return cachedir.RunFile(dir, "stderr-", ".log")
+}
+
+// stateDirErr is err (creating the state directory dir or a file in it:
+// a read-only path, no permission) with what to do about it.
+func stateDirErr(dir string, err error) error {
+	return fmt.Errorf("JDT LS state directory %s: %w (choose a writable folder with --state-dir, or move the cache root with $%s)", dir, err, cachedir.Env)
+}
+
+// lowSpaceBytes is the free space below which a failed start of JDT LS is
+// blamed on its state directory's file system: JDT LS copies its
+// configuration there and keeps the workspace's index (of the project and
+// the JDK), tens of MB. On a full disk JDT LS's start failed with
+// "initialize: jsonrpc error -32603: Internal error." and nothing else
+// (a 1 MiB tmpfs as --state-dir).
+const lowSpaceBytes = 256 << 20
+
+// freeBytes returns the bytes free to this user on the file system of
+// path (ok false where it cannot be told). A variable for tests.
+var freeBytes = func(path string) (uint64, bool) {
+	var st syscall.Statfs_t
+	if syscall.Statfs(path, &st) != nil {
+		return 0, false
+	}
+	return st.Bavail * uint64(st.Bsize), true
+}
+
+// lowSpace returns a note for a failed start's error when dir's file
+// system has less than lowSpaceBytes free, else "".
+func lowSpace(dir string) string {
+	free, ok := freeBytes(dir)
+	if !ok || free >= lowSpaceBytes {
+		return ""
+	}
+	amount := fmt.Sprintf("%d MiB", free>>20)
+	if free < 1<<20 {
+		amount = fmt.Sprintf("%d KiB", free>>10)
+	}
+	return fmt.Sprintf(" (the file system of the state directory %s has %s free: JDT LS keeps its configuration and index there, tens of MB; free some space or choose another folder with --state-dir)", dir, amount)
 }
 
 // startHeartbeat is how often StartEngine says that JDT LS is still

@@ -21,6 +21,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"github.com/repilot-lsp/repilot-lsp/internal/oaihttp"
+	lmopenai "github.com/repilot-lsp/repilot-lsp/lm/openai"
 	"github.com/repilot-lsp/repilot-lsp/proxy"
 	"github.com/repilot-lsp/repilot-lsp/proxy/feature/searchfeat"
 	"github.com/repilot-lsp/repilot-lsp/search"
@@ -40,15 +41,20 @@ import (
 // have one default (search.DefaultTuning), which only "bench search" can
 // change (TuningFlags).
 type SearchFlags struct {
-	Project    string
-	CacheDir   string
-	NoCache    bool
-	Streams    string
-	ChatURL    string
-	ChatModel  string
-	EmbedURL   string
-	EmbedModel string
-	EmbedChars int
+	Project   string
+	CacheDir  string
+	NoCache   bool
+	Streams   string
+	ChatURL   string
+	ChatModel string
+	// ChatContext is the chat server's context for one request, in tokens
+	// (llm.Config.ContextTokens), as given: empty for what the server
+	// reports (llama-server's /props, vLLM's max_model_len), else
+	// lm/openai's DefaultContextTokens, 4,096; hosted APIs report none.
+	ChatContext string
+	EmbedURL    string
+	EmbedModel  string
+	EmbedChars  int
 	// EmbedBatch is the number of texts per embedding request: each must
 	// finish within the client's time limit (120 s), so a slow CPU server
 	// needs a smaller one.
@@ -80,7 +86,7 @@ func defaultSearchFlags(project string) SearchFlags {
 	}
 	return SearchFlags{Project: project, Streams: "all", EmbedChars: 2000, EmbedBatch: 32, Tests: tests,
 		EmbedQueryPrefix: autoPrefix, EmbedDocPrefix: autoPrefix,
-		ChatURL: os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel),
+		ChatURL: os.Getenv(llm.EnvChatURL), ChatModel: os.Getenv(llm.EnvChatModel), ChatContext: os.Getenv(llm.EnvChatContext),
 		EmbedURL: os.Getenv(llm.EnvEmbedURL), EmbedModel: os.Getenv(llm.EnvEmbedModel)}
 }
 
@@ -93,6 +99,7 @@ func (f *SearchFlags) AddFlags(fs *pflag.FlagSet) {
 	fs.StringVar(&f.Streams, "streams", d.Streams, "streams to run: comma-separated lexical,dense,augment,generate,rerank or all (streams without a model are off)")
 	fs.StringVar(&f.ChatURL, "chat-url", d.ChatURL, "OpenAI-compatible chat server for augmentation, generation and reranking, e.g. http://127.0.0.1:8080/v1 (env "+llm.EnvChatURL+")")
 	fs.StringVar(&f.ChatModel, "chat-model", d.ChatModel, "chat model name (env "+llm.EnvChatModel+")")
+	fs.StringVar(&f.ChatContext, "chat-context", d.ChatContext, "the chat server's context for one request, in tokens, that augmentation, generation and reranking prompts are fitted to (llama-server: -c divided by -np; env "+llm.EnvChatContext+"; empty: what the server reports, llama-server's /props or vLLM's max_model_len, else "+strconv.Itoa(lmopenai.DefaultContextTokens)+")")
 	fs.StringVar(&f.EmbedURL, "embed-url", d.EmbedURL, "OpenAI-compatible embeddings server for the dense streams (env "+llm.EnvEmbedURL+")")
 	fs.StringVar(&f.EmbedModel, "embed-model", d.EmbedModel, "embedding model name (env "+llm.EnvEmbedModel+")")
 	fs.IntVar(&f.EmbedChars, "embed-max-chars", d.EmbedChars, "bytes of each unit sent to the embedding model (all-MiniLM-L6-v2 reads 256 tokens: about 1000)")
@@ -262,6 +269,10 @@ func (f *SearchFlags) Config() (search.Config, error) {
 	if err := checkServerURL(f.ChatURL, "--chat-url (env "+llm.EnvChatURL+")"); err != nil {
 		return cfg, err
 	}
+	nctx, err := f.chatContext()
+	if err != nil {
+		return cfg, err
+	}
 	if f.EmbedURL != "" {
 		if f.EmbedModel == "" {
 			return cfg, errors.New("--embed-url (env " + llm.EnvEmbedURL + ") needs --embed-model (env " + llm.EnvEmbedModel + ")")
@@ -289,7 +300,7 @@ func (f *SearchFlags) Config() (search.Config, error) {
 		if f.ChatModel == "" {
 			return cfg, errors.New("--chat-url (env " + llm.EnvChatURL + ") needs --chat-model (env " + llm.EnvChatModel + ")")
 		}
-		if cfg.Chat, err = llm.NewChat(llm.Config{BaseURL: f.ChatURL, Model: f.ChatModel}); err != nil {
+		if cfg.Chat, err = llm.NewChat(llm.Config{BaseURL: f.ChatURL, Model: f.ChatModel, ContextTokens: nctx}); err != nil {
 			return cfg, err
 		}
 	}
@@ -299,6 +310,31 @@ func (f *SearchFlags) Config() (search.Config, error) {
 		return cfg, fmt.Errorf("--streams %s: no stream can run (lexical needs no model; dense needs --embed-url; augment and generate need --chat-url; rerank only reorders the others)", f.Streams)
 	}
 	return cfg, nil
+}
+
+// minChatContext is the least --chat-context taken, in tokens: the
+// reply's 512 tokens and the chat template's room need more.
+const minChatContext = 1024
+
+// chatContext returns --chat-context (or $REPILOT_SEARCH_CHAT_CONTEXT) in
+// tokens, 0 when empty. It is checked with or without a chat server (a
+// typo is not ignored until one is set). Error: not a whole number of at
+// least minChatContext tokens, naming the flag or the variable the value
+// came from.
+func (f *SearchFlags) chatContext() (int, error) {
+	v := strings.TrimSpace(f.ChatContext)
+	if v == "" {
+		return 0, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < minChatContext {
+		name := "--chat-context"
+		if e := os.Getenv(llm.EnvChatContext); e != "" && e == f.ChatContext {
+			name = "$" + llm.EnvChatContext
+		}
+		return 0, fmt.Errorf("%s %q: want a context of at least %d tokens (llama-server: -c divided by -np)", name, f.ChatContext, minChatContext)
+	}
+	return n, nil
 }
 
 type searchCmdFlags struct {
@@ -413,6 +449,9 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 			if p.TooLarge > 0 {
 				fmt.Fprintf(stderr, "skipped %s over %d MiB (not read)\n", plural(p.TooLarge, "file", "files"), units.MaxFileBytes>>20)
 			}
+			if p.Unreadable > 0 {
+				fmt.Fprintf(stderr, "skipped %s that could not be read (%s)\n", plural(p.Unreadable, "file", "files"), p.FirstUnreadable)
+			}
 		}
 	}); errors.Is(err, index.ErrCacheNotSaved) {
 		// The index is whole; only the next run starts cold.
@@ -428,6 +467,9 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 		// The server may have come from the environment: say how to search
 		// without it.
 		return fmt.Errorf("embedding the project: %w (the embeddings server is --embed-url or $%s; --streams lexical searches without it)", err, llm.EnvEmbedURL)
+	}
+	if err := e.EmbeddingCacheErr(); err != nil {
+		fmt.Fprintf(stderr, "warning: embedding cache not saved: %v (the next search embeds those units again)\n", err)
 	}
 	res, err := e.Search(ctx, search.Query{Text: query, K: f.k})
 	if err != nil {

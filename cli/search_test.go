@@ -408,3 +408,56 @@ func TestSearchModelURLsAreChecked(t *testing.T) {
 		}
 	}
 }
+
+// TestSearchChatContext: --chat-context (env REPILOT_SEARCH_CHAT_CONTEXT)
+// reaches the chat model's fit (hosted APIs report no context, and got the
+// 4,096-token default with no way to change it); a value that is not a
+// whole number of at least 1,024 tokens is refused before indexing, with
+// or without a chat server, naming the flag or the variable it came from.
+func TestSearchChatContext(t *testing.T) {
+	t.Setenv("REPILOT_CACHE", t.TempDir())
+	root := searchProject(t)
+	parse := func(args ...string) (search.Config, error) {
+		t.Helper()
+		var sf searchCmdFlags
+		fs := pflag.NewFlagSet("x", pflag.ContinueOnError)
+		sf.AddFlags(fs)
+		if err := fs.Parse(append([]string{"--project", root}, args...)); err != nil {
+			t.Fatal(err)
+		}
+		return sf.Config()
+	}
+	server := []string{"--chat-url", "http://127.0.0.1:1/v1", "--chat-model", "m"}
+	cfg, err := parse(append(server, "--chat-context", "32768")...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c, ok := cfg.Chat.(*llm.OpenAIChat); !ok || c.ContextTokens() != 32768 {
+		t.Errorf("chat %#v: want an OpenAIChat with a context of 32768 tokens", cfg.Chat)
+	}
+	if cfg, err := parse(server...); err != nil || cfg.Chat.(*llm.OpenAIChat).ContextTokens() != 0 {
+		t.Errorf("no --chat-context: %v; want the server's report (0)", err)
+	}
+	for _, c := range []struct {
+		args []string
+		env  string
+		want string
+	}{
+		{[]string{"--chat-context", "512"}, "", `--chat-context "512"`},
+		{append(server, "--chat-context", "32k"), "", `--chat-context "32k"`},
+		{nil, "lots", `$` + llm.EnvChatContext + ` "lots"`},
+		{append(server, "--chat-context", "-1"), "8192", `--chat-context "-1"`},
+	} {
+		t.Setenv(llm.EnvChatContext, c.env)
+		if _, err := parse(c.args...); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%q with $%s=%q: err = %v; want it to name %s", c.args, llm.EnvChatContext, c.env, err, c.want)
+		}
+	}
+	t.Setenv(llm.EnvChatContext, "8192")
+	if cfg, err := parse(server...); err != nil || cfg.Chat.(*llm.OpenAIChat).ContextTokens() != 8192 {
+		t.Errorf("$%s=8192: %v", llm.EnvChatContext, err)
+	}
+	if cfg, err := editorSearchConfig(root); err != nil || cfg.Chat != nil {
+		t.Errorf("editor without a chat server: %v", err)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 	"github.com/repilot-lsp/repilot-lsp/search/binenc"
 	"github.com/repilot-lsp/repilot-lsp/search/index"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
@@ -189,7 +190,7 @@ func (e *Engine) saveSnapshot() error {
 	if err := os.MkdirAll(e.cfg.CacheDir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(e.cfg.CacheDir, snapshotFile+".*")
+	tmp, err := cachedir.CreateTemp(e.cfg.CacheDir, snapshotFile)
 	if err != nil {
 		return err
 	}

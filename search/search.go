@@ -275,7 +275,11 @@ func New(cfg Config) (*Engine, error) {
 		}
 		c, err := dense.OpenCache(dir, cfg.Embedder.Model())
 		if err != nil {
-			return nil, err
+			// A cache folder that cannot be written (read-only, full)
+			// fails no search, as the unit cache's does not: the vectors
+			// are kept in memory, and EmbeddingCacheErr says why.
+			c, _ = dense.OpenCache("", cfg.Embedder.Model())
+			c.SetWriteErr(err)
 		}
 		e.cache = c
 		e.dense = dense.NewStore(cfg.Embedder, c, cfg.Dense)
@@ -455,6 +459,17 @@ func (e *Engine) SyncEmbeddings(ctx context.Context, progress func(done, total i
 		return nil
 	}
 	return e.dense.Sync(ctx, progress)
+}
+
+// EmbeddingCacheErr returns the first error writing the embedding cache
+// (a full disk; dense.Store.CacheErr), nil if none or without the dense
+// stream: the vectors are in memory, and the next process embeds those not
+// written again.
+func (e *Engine) EmbeddingCacheErr() error {
+	if e.dense == nil {
+		return nil
+	}
+	return e.dense.CacheErr()
 }
 
 // WarmEmbeddings puts the vectors of us into the embedding cache without

@@ -15,6 +15,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 )
 
 // cacheFormat is bumped whenever the lexer, the stream or the cache layout
@@ -111,7 +113,12 @@ func saveCache(file, cacheKey string, order int, c *counted) error {
 	for _, k := range c.grams.keys {
 		e.Grams = append(e.Grams, k[:order]...)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".jdk-*.tmp")
+	// <file>.tmp-<pid>-*: a run killed mid-write (SIGKILL) leaves its
+	// file, as large as the cache (9 MB for JDK 17), and the next save
+	// removes it (cachedir.CreateTemp); the older ".jdk-*.tmp" names
+	// stayed for good.
+	removeLegacyTemps(filepath.Dir(file))
+	tmp, err := cachedir.CreateTemp(filepath.Dir(file), filepath.Base(file))
 	if err != nil {
 		return err
 	}
@@ -129,4 +136,16 @@ func saveCache(file, cacheKey string, order int, c *counted) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), file)
+}
+
+// removeLegacyTemps removes the temporary files of versions before
+// cachedir.CreateTemp (".jdk-<random>.tmp") in dir that are over an hour
+// old (a save takes seconds).
+func removeLegacyTemps(dir string) {
+	old, _ := filepath.Glob(filepath.Join(dir, ".jdk-*.tmp"))
+	for _, p := range old {
+		if st, err := os.Lstat(p); err == nil && st.Mode().IsRegular() && time.Since(st.ModTime()) > time.Hour {
+			_ = os.Remove(p)
+		}
+	}
 }

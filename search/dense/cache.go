@@ -10,10 +10,17 @@ package dense
 //	and a CRC-32C (Castagnoli) of those bytes, uint32.
 //
 // Load keeps the records before the first one that is torn (a crash
-// mid-write) or fails its checksum (a flipped bit, or two processes
-// appending at once), and cuts the file there: a damaged vector is embedded
-// again, never served. A file with another header (damaged, or the older
-// "RPVEC1" without checksums) is started over.
+// mid-write) or fails its checksum (a flipped bit), and cuts the file
+// there: a damaged vector is embedded again, never served. A file with
+// another header (damaged, or the older "RPVEC1" without checksums) is
+// started over.
+//
+// Two processes may share the file (two "search" runs on one project):
+// it is opened for appending, each Flush writes whole records in one
+// write, and the load with its cut, and each write, hold the file's flock
+// (exclusive). Before, each process wrote from the offset where its load
+// ended, so the second overwrote the first's records, and a load could
+// cut another's write in half (TestCacheSharedByTwoProcesses).
 
 import (
 	"bufio"
@@ -26,6 +33,7 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 )
 
 const cacheMagic = "RPVEC2\n"
@@ -50,11 +58,12 @@ func KeyOf(model, text string) Key {
 // Cache maps keys to vectors, in memory and (when it has a file) on disk.
 // It is safe for concurrent use.
 type Cache struct {
-	mu   sync.Mutex
-	m    map[Key][]float32
-	f    *os.File
-	w    *bufio.Writer
-	path string
+	mu      sync.Mutex
+	m       map[Key][]float32
+	f       *os.File // opened for appending; nil: memory only
+	pending []byte   // whole records not yet written (Flush)
+	path    string
+	werr    error // the first error writing the file (WriteErr)
 }
 
 // OpenCache loads (or creates) the cache file for model under dir. dir ""
@@ -69,36 +78,58 @@ func OpenCache(dir, model string) (*Cache, error) {
 	}
 	sum := sha256.Sum256([]byte(model))
 	c.path = filepath.Join(dir, "embeddings-"+hex.EncodeToString(sum[:8])+".bin")
-	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE, 0o644)
+	f, err := os.OpenFile(c.path, os.O_RDWR|os.O_CREATE|os.O_APPEND, 0o644)
 	if err != nil {
 		return nil, err
 	}
+	unlock := lockFile(f)
+	err = c.open(f)
+	unlock()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	c.f = f
+	return c, nil
+}
+
+// open loads f and cuts it after its valid records (a new or started-over
+// file gets the header). The caller holds f's lock.
+func (c *Cache) open(f *os.File) error {
 	valid, err := c.load(f)
 	if err != nil {
-		f.Close()
-		return nil, err
+		return err
 	}
-	// Drop a torn tail so appends start on a record boundary.
-	if err := f.Truncate(valid); err != nil {
-		f.Close()
-		return nil, err
+	st, err := f.Stat()
+	if err != nil {
+		return err
 	}
-	if _, err := f.Seek(valid, io.SeekStart); err != nil {
-		f.Close()
-		return nil, err
+	if st.Size() != valid {
+		// Drop a torn tail so appends start on a record boundary.
+		if err := f.Truncate(valid); err != nil {
+			return err
+		}
 	}
-	c.f, c.w = f, bufio.NewWriterSize(f, 1<<16)
 	if valid == 0 {
-		c.w.WriteString(cacheMagic)
+		_, err = f.WriteString(cacheMagic)
 	}
-	return c, nil
+	return err
+}
+
+// lockFile takes f's flock (exclusive, waiting for it) and returns its
+// release; where the file system has no flock it does nothing.
+func lockFile(f *os.File) (unlock func()) {
+	if syscall.Flock(int(f.Fd()), syscall.LOCK_EX) != nil {
+		return func() {}
+	}
+	return func() { syscall.Flock(int(f.Fd()), syscall.LOCK_UN) }
 }
 
 // load reads every complete record whose checksum holds, up to the first
 // that is torn or damaged; it returns the length of the valid prefix of the
 // file (0: start over).
 func (c *Cache) load(f *os.File) (int64, error) {
-	r := bufio.NewReaderSize(f, 1<<16)
+	r := bufio.NewReaderSize(io.NewSectionReader(f, 0, 1<<62), 1<<16)
 	magic := make([]byte, len(cacheMagic))
 	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != cacheMagic {
 		return 0, nil // empty, torn or damaged header, or another format: start over
@@ -140,7 +171,7 @@ func (c *Cache) Get(k Key) ([]float32, bool) {
 	return v, ok
 }
 
-// Put stores v under k (and appends it to the file, buffered: call Flush).
+// Put stores v under k (and appends it to the file at the next Flush).
 func (c *Cache) Put(k Key, v []float32) error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -148,7 +179,7 @@ func (c *Cache) Put(k Key, v []float32) error {
 		return nil
 	}
 	c.m[k] = v
-	if c.w == nil {
+	if c.f == nil {
 		return nil
 	}
 	rec := make([]byte, 36+4*len(v)+4)
@@ -158,8 +189,8 @@ func (c *Cache) Put(k Key, v []float32) error {
 		binary.LittleEndian.PutUint32(rec[36+4*i:], math.Float32bits(x))
 	}
 	binary.LittleEndian.PutUint32(rec[len(rec)-4:], crc32.Checksum(rec[:len(rec)-4], castagnoli))
-	_, err := c.w.Write(rec)
-	return err
+	c.pending = append(c.pending, rec...)
+	return nil
 }
 
 // Len is the number of vectors held.
@@ -169,14 +200,42 @@ func (c *Cache) Len() int {
 	return len(c.m)
 }
 
-// Flush writes buffered vectors to the file.
+// Flush appends the vectors Put since the last Flush to the file, in one
+// write under the file's lock.
 func (c *Cache) Flush() error {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.w == nil {
+	if c.f == nil || len(c.pending) == 0 {
 		return nil
 	}
-	return c.w.Flush()
+	unlock := lockFile(c.f)
+	_, err := c.f.Write(c.pending)
+	unlock()
+	c.pending = c.pending[:0]
+	if err != nil && c.werr == nil {
+		c.werr = err
+	}
+	return err
+}
+
+// SetWriteErr records err as the cache's write error (WriteErr) unless one
+// is recorded: for a memory-only cache that stands in for a file that
+// could not be opened.
+func (c *Cache) SetWriteErr(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.werr == nil {
+		c.werr = err
+	}
+}
+
+// WriteErr returns the first error writing the file (a full disk), nil if
+// none: the vectors stay in memory, and those not written are embedded
+// again by the next process.
+func (c *Cache) WriteErr() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.werr
 }
 
 // Close flushes and closes the file.
@@ -188,7 +247,7 @@ func (c *Cache) Close() error {
 		if cerr := c.f.Close(); err == nil {
 			err = cerr
 		}
-		c.f, c.w = nil, nil
+		c.f, c.pending = nil, nil
 	}
 	return err
 }

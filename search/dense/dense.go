@@ -195,7 +195,12 @@ func (s *Store) Sync(ctx context.Context, progress func(done, total int)) error 
 		}
 		s.mu.RUnlock()
 		if len(texts) == 0 {
-			return s.cache.Flush()
+			// A cache that cannot be written (a full disk) fails no
+			// search: the vectors are in memory (CacheErr). Before, the
+			// write error ended Sync, and "search" failed with it,
+			// blaming the embeddings server.
+			s.cache.Flush()
+			return nil
 		}
 		vs, err := s.emb.Embed(ctx, texts)
 		if err != nil {
@@ -269,8 +274,13 @@ func (s *Store) Warm(ctx context.Context, us []units.Unit) error {
 			}
 		}
 	}
-	return s.cache.Flush()
+	s.cache.Flush() // an error is kept: CacheErr
+	return nil
 }
+
+// CacheErr returns the first error writing the embedding cache's file
+// (Cache.WriteErr), nil if none.
+func (s *Store) CacheErr() error { return s.cache.WriteErr() }
 
 // EmbedQuery embeds a query text (with the query prefix), through the cache.
 func (s *Store) EmbedQuery(ctx context.Context, text string) ([]float32, error) {

@@ -27,8 +27,10 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
+	"github.com/repilot-lsp/repilot-lsp/internal/cachedir"
 	"github.com/repilot-lsp/repilot-lsp/search/binenc"
 	"github.com/repilot-lsp/repilot-lsp/search/units"
 )
@@ -42,10 +44,20 @@ type Change struct {
 
 // Progress reports a build: Files of TotalFiles files done, Units found so
 // far, Reused of the files taken from the cache without parsing, TooLarge
-// of the files skipped unread for being over units.MaxFileBytes.
+// of the files skipped unread for being over units.MaxFileBytes,
+// Unreadable of the files skipped because they could not be read (no
+// permission, an I/O error; not those deleted meanwhile), the first of
+// them in FirstUnreadable ("path: error").
 type Progress struct {
-	Files, TotalFiles, Units, Reused, TooLarge int
-	Done                                       bool
+	Files, TotalFiles, Units, Reused, TooLarge, Unreadable int
+	FirstUnreadable                                        string
+	Done                                                   bool
+}
+
+// openRead opens a file to index for reading, without waiting (a FIFO's
+// open would wait for a writer). A variable for tests.
+var openRead = func(abs string) (*os.File, error) {
+	return os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 }
 
 // ErrTooLarge is wrapped by UpdateFromDisk's error for a file over
@@ -63,11 +75,19 @@ func readBounded(abs string, size int64) ([]byte, error) {
 	if size > units.MaxFileBytes {
 		return nil, tooLarge(size)
 	}
-	f, err := os.Open(abs)
+	// Opened without waiting, and read only when what was opened is a
+	// regular file: a file replaced by a FIFO after the walk (or the stat)
+	// saw it would otherwise block the open until a writer came, for good.
+	f, err := openRead(abs)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
+	if st, err := f.Stat(); err != nil {
+		return nil, err
+	} else if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("%s is no longer a regular file (%s)", abs, st.Mode().Type())
+	}
 	var buf bytes.Buffer
 	buf.Grow(int(size) + bytes.MinRead)
 	if _, err := buf.ReadFrom(io.LimitReader(f, units.MaxFileBytes+1)); err != nil {
@@ -340,6 +360,7 @@ func (x *Index) UpdateFromDisk(ctx context.Context, path string) (Change, error)
 		return Change{}, nil
 	}
 	abs := filepath.Join(x.opt.Root, filepath.FromSlash(rel))
+	readAt := time.Now()
 	st, err := os.Stat(abs)
 	if errors.Is(err, fs.ErrNotExist) {
 		return x.Remove(path), nil
@@ -366,7 +387,7 @@ func (x *Index) UpdateFromDisk(ctx context.Context, path string) (Change, error)
 	if err == nil {
 		x.mu.Lock()
 		if e := x.files[rel]; e != nil && e.Hash == sha256.Sum256(text) {
-			e.Size, e.ModTime = st.Size(), st.ModTime().UnixNano()
+			e.Size, e.ModTime = st.Size(), stamp(st.ModTime().UnixNano(), readAt)
 		}
 		x.mu.Unlock()
 	}
@@ -406,8 +427,16 @@ func (x *Index) Remove(path string) Change {
 }
 
 // walk calls f for every wanted file under dir (absolute), with its
-// root-relative and absolute path.
+// root-relative and absolute path. Links inside the tree are not followed
+// (no cycles, no file indexed twice; dir too when it is one of them), but
+// the root itself may be one: a project opened through a symbolic link
+// (filepath.WalkDir alone would visit the link and nothing under it).
 func (x *Index) walk(dir string, f func(rel, abs string) error) error {
+	if st, err := os.Lstat(dir); err == nil && st.Mode()&fs.ModeSymlink != 0 && dir == x.opt.Root {
+		// With a trailing separator the link is resolved and the paths
+		// still start with dir (filepath.Join cleans the separator away).
+		dir += string(filepath.Separator)
+	}
 	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if p == dir {
@@ -475,6 +504,7 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 		batch := jobs[start:min(start+batchSize, len(jobs))]
 		entries := make([]*fileEntry, len(batch))
 		reused, tooLarge := make([]bool, len(batch)), make([]bool, len(batch))
+		readErrs := make([]error, len(batch))
 		var wg sync.WaitGroup
 		sem := make(chan struct{}, x.opt.Workers)
 		for i, j := range batch {
@@ -484,7 +514,7 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 			go func() {
 				defer func() { <-sem; wg.Done() }()
 				var byStat bool
-				entries[i], reused[i], byStat, tooLarge[i] = x.load(ctx, j.rel, j.abs, cached[j.rel], cachedAt)
+				entries[i], reused[i], byStat, tooLarge[i], readErrs[i] = x.load(ctx, j.rel, j.abs, cached[j.rel], cachedAt)
 				if !byStat && !tooLarge[i] {
 					unchangedMu.Lock()
 					unchanged = false
@@ -505,6 +535,12 @@ func (x *Index) Build(ctx context.Context, progress func(Progress)) error {
 			cur := x.files[j.rel]
 			if tooLarge[i] {
 				p.TooLarge++
+			}
+			if err := readErrs[i]; err != nil {
+				if p.Unreadable == 0 {
+					p.FirstUnreadable = j.rel + ": " + errors.Unwrap(err).Error()
+				}
+				p.Unreadable++
 			}
 			if cur != nil && cur.Size == 0 {
 				continue // an editor buffer (Update) wins over the disk
@@ -566,34 +602,75 @@ var ErrCacheNotSaved = errors.New("index cache not saved")
 // load returns the entry for one file: the cached one when size and mtime
 // (byStat; the file is not read) or else the content hash match (reused),
 // a fresh extraction otherwise; nil when the file cannot be read or parsed,
-// or is over units.MaxFileBytes (tooLarge; it is not read).
+// or is over units.MaxFileBytes (tooLarge; it is not read), with readErr
+// set when it could not be read (not when it was deleted meanwhile: that
+// is no fault, nor a file that is no longer regular). byStat is also
+// set for a hashed file whose entry is unchanged (nothing to save).
 // cachedAt is the cache file's mtime (UnixNano): a file whose mtime is not
 // older may have changed again within the same clock tick after the cache
 // recorded it (same size, same mtime), so it is hashed (git's "racily
-// clean" entries).
-func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry, cachedAt int64) (e *fileEntry, reused, byStat, tooLarge bool) {
+// clean" entries). The cache is written at the end of a build, which may
+// be seconds after the file was read, so each entry is also stamped by
+// the time of its own read (stamp).
+func (x *Index) load(ctx context.Context, rel, abs string, c *fileEntry, cachedAt int64) (e *fileEntry, reused, byStat, tooLarge bool, readErr error) {
+	readAt := time.Now()
 	st, err := os.Stat(abs)
 	if err != nil {
-		return nil, false, false, false
+		return nil, false, false, false, unreadable(err)
 	}
 	size, mtime := st.Size(), st.ModTime().UnixNano()
 	if c != nil && c.Size == size && c.ModTime == mtime && mtime < cachedAt {
-		return c, true, true, false
+		return c, true, true, false, nil
 	}
 	text, err := readBounded(abs, size)
 	if err != nil {
-		return nil, false, false, errors.Is(err, ErrTooLarge)
+		return nil, false, false, errors.Is(err, ErrTooLarge), unreadable(err)
 	}
 	h := sha256.Sum256(text)
+	stamped := stamp(mtime, readAt)
 	if c != nil && c.Hash == h {
-		c.Size, c.ModTime = size, mtime
-		return c, true, false, false
+		same := c.Size == size && c.ModTime == stamped
+		c.Size, c.ModTime = size, stamped
+		return c, true, same, false, nil
 	}
 	us, err := units.Extract(ctx, rel, text)
 	if err != nil {
-		return nil, false, false, false
+		return nil, false, false, false, nil
 	}
-	return &fileEntry{Hash: h, Size: size, ModTime: mtime, Units: us}, false, false, false
+	return &fileEntry{Hash: h, Size: size, ModTime: stamped, Units: us}, false, false, false, nil
+}
+
+// unreadable returns err when it is a fault of reading a file (an
+// *fs.PathError other than the file's absence), else nil.
+func unreadable(err error) error {
+	var pe *fs.PathError
+	if errors.Is(err, fs.ErrNotExist) || !errors.As(err, &pe) {
+		return nil
+	}
+	return pe
+}
+
+// racyWindow is how close to the moment a file is read its mtime may be
+// for a later write within the same timestamp tick to leave size and mtime
+// as they were: the coarsest common granularity (FAT's 2 s; ext3 and HFS+
+// keep seconds, ext4 the kernel's tick).
+const racyWindow = 2 * time.Second
+
+// racyMTime is the mtime recorded for an entry read within racyWindow of
+// its file's mtime: no stat matches it, so the next build hashes the file
+// (git smudges such entries the same way). Before, only the cache file's
+// mtime was compared, and a build that wrote the cache a tick or more
+// after reading a file served that file's old units after a same-size
+// rewrite in the read's tick (TestRacyCleanLongBuild).
+const racyMTime = -1
+
+// stamp is the mtime to record for a file whose mtime was mtime (UnixNano)
+// when it was read at readAt.
+func stamp(mtime int64, readAt time.Time) int64 {
+	if mtime >= readAt.Add(-racyWindow).UnixNano() {
+		return racyMTime
+	}
+	return mtime
 }
 
 // cacheFile names the unit cache; its version changes whenever
@@ -711,7 +788,7 @@ func (x *Index) Save() error {
 	if err := os.MkdirAll(x.opt.CacheDir, 0o755); err != nil {
 		return err
 	}
-	tmp, err := os.CreateTemp(x.opt.CacheDir, cacheFile+".*")
+	tmp, err := cachedir.CreateTemp(x.opt.CacheDir, cacheFile)
 	if err != nil {
 		return err
 	}

@@ -51,8 +51,11 @@ const (
 	EnvChatModel  = "REPILOT_SEARCH_CHAT_MODEL"  // e.g. qwen2.5-coder-7b-instruct
 	EnvEmbedURL   = "REPILOT_SEARCH_EMBED_URL"   // e.g. http://127.0.0.1:8081/v1
 	EnvEmbedModel = "REPILOT_SEARCH_EMBED_MODEL" // e.g. all-MiniLM-L6-v2
-	EnvAPIKey     = "REPILOT_API_KEY"
-	EnvOpenAIKey  = "OPENAI_API_KEY"
+	// EnvChatContext is Config.ContextTokens of the chat server, in
+	// tokens (repilot-lsp's --chat-context): hosted APIs report none.
+	EnvChatContext = "REPILOT_SEARCH_CHAT_CONTEXT" // e.g. 32768
+	EnvAPIKey      = "REPILOT_API_KEY"
+	EnvOpenAIKey   = "OPENAI_API_KEY"
 )
 
 // Config locates an OpenAI-compatible server for one role.
@@ -333,6 +336,10 @@ func (c *OpenAIChat) FitUser(ctx context.Context, system, head, tail string, joi
 
 // Model implements Chat.
 func (c *OpenAIChat) Model() string { return c.cfg.Model }
+
+// ContextTokens is the context the chat was configured with
+// (Config.ContextTokens; 0: the server's report, else the default).
+func (c *OpenAIChat) ContextTokens() int { return c.cfg.ContextTokens }
 
 // Complete implements Chat.
 func (c *OpenAIChat) Complete(ctx context.Context, system, user string) (string, error) {
