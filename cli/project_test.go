@@ -1,0 +1,48 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// TestDefaultProject: without --project, repair and search use the nearest
+// folder from the current one up that holds pom.xml, build.gradle or .git,
+// else the current folder.
+func TestDefaultProject(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := filepath.Join(base, "app")
+	deep := filepath.Join(app, "src", "main", "java", "org")
+	bare := filepath.Join(base, "bare", "sub")
+	for _, d := range []string{deep, bare} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(app, "pom.xml"), []byte("<project/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{deep: app, app: app, bare: bare} {
+		if got := projectRootFrom(dir); got != want {
+			t.Errorf("projectRootFrom(%s) = %s, want %s", dir, got, want)
+		}
+	}
+
+	// repair: --file relative to the project found from the current folder.
+	if err := os.WriteFile(filepath.Join(deep, "A.java"), []byte("class A {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(deep)
+	tg, err := resolveTarget("", "src/main/java/org/A.java", "1")
+	if err != nil || tg.root != app {
+		t.Errorf("resolveTarget without --project: root %q, err %v; want %s", tg.root, err, app)
+	}
+	// search: the same rule.
+	f := defaultSearchFlags("")
+	if _, err := f.Config(); err != nil || f.Project != app {
+		t.Errorf("search without --project: project %q, err %v; want %s", f.Project, err, app)
+	}
+}
