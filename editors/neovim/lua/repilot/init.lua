@@ -256,6 +256,52 @@ local function show(text, level, final)
   end
 end
 
+--- The hints a running repair's progress lines end with, longest first:
+--- how to stop it. The plugin's own "(:RepilotCancel stops it)" at the
+--- start was overwritten at once by the progress.
+M.CANCEL_HINTS = { ' (:RepilotCancel stops it)', ' (:RepilotCancel)' }
+
+--- line and the longest of M.CANCEL_HINTS that keeps it within width
+--- display cells; line alone when none fits (the progress itself first).
+function M.with_cancel_hint(line, width)
+  for _, h in ipairs(M.CANCEL_HINTS) do
+    if vim.fn.strdisplaywidth(line .. h) <= width then
+      return line .. h
+    end
+  end
+  return line
+end
+
+-- A repair's progress title ("Repilot: repairing Cart.java line 30") and
+-- the warm-up's (cli/warm.go).
+local function repair_title(title)
+  return (title or ''):find('^Repilot: repairing ') ~= nil
+end
+local function warmup_title(title)
+  return (title or ''):find('^Repilot: preparing repair') ~= nil
+end
+
+--- The line a begin or report of progress p shows, nil for none: a
+--- repair's with M.with_cancel_hint (in width cells); the warm-up's none
+--- while a repair of the same client runs (by: that client's progress),
+--- whose own progress says that it waits and for how long ("waiting for
+--- JDT LS (7s)"): the two took turns in the echo area. The warm-up's end
+--- is shown as usual.
+function M.progress_echo(p, by, width)
+  if warmup_title(p.title) then
+    for _, q in pairs(by) do
+      if repair_title(q.title) then
+        return nil
+      end
+    end
+  end
+  local line = M.progress_line(p)
+  if repair_title(p.title) then
+    line = M.with_cancel_hint(line, width)
+  end
+  return line
+end
+
 --- Records and shows one $/progress notification of a repilot client.
 function M.on_progress(result, ctx)
   if type(result) ~= 'table' or type(result.value) ~= 'table' then
@@ -264,13 +310,19 @@ function M.on_progress(result, ctx)
   local by = M.progress[ctx.client_id] or {}
   M.progress[ctx.client_id] = by
   local v, tok = result.value, result.token
+  local function show_line()
+    local line = M.progress_echo(by[tok], by, vim.v.echospace)
+    if line then
+      show(line)
+    end
+  end
   if v.kind == 'begin' then
     by[tok] = { title = v.title, message = v.message, percentage = v.percentage, cancellable = v.cancellable }
-    show(M.progress_line(by[tok]))
+    show_line()
   elseif v.kind == 'report' and by[tok] then
     by[tok].message = v.message or by[tok].message
     by[tok].percentage = v.percentage or by[tok].percentage
-    show(M.progress_line(by[tok]))
+    show_line()
   elseif v.kind == 'end' and by[tok] then
     local p = by[tok]
     by[tok] = nil
@@ -611,6 +663,25 @@ function M.applied_message(p, width)
   return M.fit_around('applied: ', M.patch_text(p), string.format(' [%s] (u undoes it)', M.short_status(p)), width)
 end
 
+--- The warning that none of the n patches of a repair of where compiles
+--- (all hidden without show_uncompilable), in width display cells
+--- (M.message_width()): the longest of these wordings that fits, else the
+--- shortest cut. Before, its 88 cells opened the hit-enter prompt at 80
+--- columns.
+function M.none_compile_message(where, n, width)
+  local fits = {
+    string.format('none of the %d patches for %s compiles (show_uncompilable = true lists them)', n, where),
+    string.format('%s: %d patches, none compiles (show_uncompilable = true lists them)', where, n),
+    string.format('%s: %d patches, none compiles (see show_uncompilable)', where, n),
+  }
+  for _, m in ipairs(fits) do
+    if vim.fn.strdisplaywidth(m) <= width then
+      return m
+    end
+  end
+  return M.fit_echo(fits[#fits], width)
+end
+
 -- What identifies a patch across the stream and the result (their titles
 -- differ): its hunk, else its title's text.
 local function patch_key(p)
@@ -741,7 +812,11 @@ end
 function M._repair(client, line1, line2, bufnr, on_done)
   local args = M.repair_args(bufnr, line1, line2)
   local where = line1 == line2 and ('line ' .. line1) or ('lines ' .. line1 .. '-' .. line2)
-  notify('repairing ' .. where .. ' (:RepilotCancel stops it)')
+  if M.config.progress ~= 'echo' then
+    -- With progress = 'echo' the repair's progress lines say it
+    -- (M.with_cancel_hint); this message was overwritten by them at once.
+    notify('repairing ' .. where .. ' (:RepilotCancel stops it)')
+  end
   local rep = { client_id = client.id, bufnr = bufnr, uri = args.uri, version = args.version, where = where, found = {} }
   rep.client = client
   rep.on_done = on_done
@@ -779,8 +854,7 @@ function M._repair(client, line1, line2, bufnr, on_done)
           end
         end
         if #patches == 0 then
-          notify(string.format('none of the %d patches for %s compiles (show_uncompilable = true lists them)', #all, where),
-            vim.log.levels.WARN)
+          notify(M.none_compile_message(where, #all, M.message_width()), vim.log.levels.WARN)
           return on_done(nil, 'no compilable patch')
         end
         vim.ui.select(patches, { prompt = 'Repilot patches for ' .. where, format_item = M.format_patch }, function(choice)
