@@ -3,6 +3,7 @@ package cli
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -44,5 +45,20 @@ func TestDefaultProject(t *testing.T) {
 	f := defaultSearchFlags("")
 	if _, err := f.Config(); err != nil || f.Project != app {
 		t.Errorf("search without --project: project %q, err %v; want %s", f.Project, err, app)
+	}
+}
+
+// TestProjectHelpSaysTheDefault: --help of repair and search gives
+// defaultProject's rule, and neither calls --project required.
+func TestProjectHelpSaysTheDefault(t *testing.T) {
+	for _, name := range []string{"repair", "search"} {
+		cmd, _, err := Root.Find([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := cmd.Flags().Lookup("project")
+		if f == nil || f.Usage != projectFlagHelp || strings.Contains(cmd.Use, "--project DIR ") && !strings.Contains(cmd.Use, "[--project DIR]") {
+			t.Errorf("%s: Use %q, --project %+v", name, cmd.Use, f)
+		}
 	}
 }
