@@ -27,9 +27,22 @@ func TestDefaultProject(t *testing.T) {
 		t.Fatal(err)
 	}
 	for dir, want := range map[string]string{deep: app, app: app, bare: bare} {
-		if got := projectRootFrom(dir); got != want {
+		if got := projectRootFrom(dir, ""); got != want {
 			t.Errorf("projectRootFrom(%s) = %s, want %s", dir, got, want)
 		}
+	}
+	// A home folder kept in git is no project: the search stops below it.
+	if err := os.Mkdir(filepath.Join(base, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := projectRootFrom(bare, base); got != bare {
+		t.Errorf("projectRootFrom(%s) under a home with .git = %s, want %s", bare, got, bare)
+	}
+	if got := projectRootFrom(bare, ""); got != base {
+		t.Errorf("projectRootFrom(%s) = %s, want %s (the .git above)", bare, got, base)
+	}
+	if got := projectRootFrom(base, base); got != base {
+		t.Errorf("projectRootFrom(home, home) = %s, want home", got)
 	}
 
 	// repair: --file relative to the project found from the current folder.
