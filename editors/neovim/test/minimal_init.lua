@@ -138,7 +138,24 @@ local ok, err = pcall(function()
     local line = 'Repilot: repairing Cart.java line 30'
     assert(repilot.with_cancel_hint(line, 68) == line .. ' (:RepilotCancel stops it)')
     assert(repilot.with_cancel_hint(line, 55) == line .. ' (:RepilotCancel)')
-    assert(repilot.with_cancel_hint(line, 40) == line)
+    assert(repilot.with_cancel_hint(line, 40) == nil)
+    local function echo(msg, pct, width)
+      return repilot.repair_echo({ title = 'Repilot: repairing Cart.java line 30', message = msg, percentage = pct }, width)
+    end
+    -- At 80 columns (v:echospace 68) every step keeps a hint, the title shortened where needed.
+    for _, c in ipairs({
+      { nil, nil, 68, 'Repilot: repairing Cart.java line 30 (:RepilotCancel stops it)' },
+      { 'sampling 3/20', 13, 68, 'Repilot: repairing line 30: sampling 3/20 (13%) (:RepilotCancel)' },
+      { 'sampling 3/20', 13, 100, 'Repilot: repairing Cart.java line 30: sampling 3/20 (13%) (:RepilotCancel stops it)' },
+      { 'waiting for JDT LS (12s)', nil, 68, 'Repilot: line 30: waiting for JDT LS (12s) (:RepilotCancel stops it)' },
+      { 'validating candidate 12 again (a better-scored spelling)', 45, 68,
+        'Repilot: repairing Cart.java line 30: validating candidate 12 again (a better-scored spelling) (45%)' },
+    }) do
+      local got = echo(c[1], c[2], c[3])
+      assert(got == c[4], vim.inspect(got))
+    end
+    assert(repilot.repair_echo({ title = 'Repilot: repairing A.java lines 28-31', message = 'sampling 1/20' }, 64)
+      == 'Repilot: repairing lines 28-31: sampling 1/20 (:RepilotCancel)')
     local warm = { title = 'Repilot: preparing repair', message = 'JDT LS still starting (45s so far)' }
     local rep = { title = 'Repilot: repairing Cart.java line 30', message = 'waiting for JDT LS (7s)' }
     assert(repilot.progress_echo(warm, { w = warm }, 68) == 'Repilot: preparing repair: JDT LS still starting (45s so far)')

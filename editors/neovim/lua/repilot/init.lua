@@ -262,14 +262,34 @@ end
 M.CANCEL_HINTS = { ' (:RepilotCancel stops it)', ' (:RepilotCancel)' }
 
 --- line and the longest of M.CANCEL_HINTS that keeps it within width
---- display cells; line alone when none fits (the progress itself first).
+--- display cells; nil when none fits.
 function M.with_cancel_hint(line, width)
   for _, h in ipairs(M.CANCEL_HINTS) do
     if vim.fn.strdisplaywidth(line .. h) <= width then
       return line .. h
     end
   end
-  return line
+  return nil
+end
+
+--- The echo line of a repair's progress p within width display cells,
+--- ending with a hint of M.CANCEL_HINTS: its title as sent ("Repilot:
+--- repairing Cart.java line 30"), else without the file ("Repilot: repairing
+--- line 30"), else the lines alone ("Repilot: line 30"), whichever first
+--- leaves room for a hint (the begin line names the file). At 80 columns
+--- (v:echospace 68) "sampling 3/20 (13%)" with the whole title and a hint
+--- takes 73 cells. When no form leaves room: the line as sent.
+function M.repair_echo(p, width)
+  local title = p.title or ''
+  local titles = { title, (title:gsub('^Repilot: repairing %S+ (lines?) ', 'Repilot: repairing %1 ')),
+    (title:gsub('^Repilot: repairing %S+ (lines?) ', 'Repilot: %1 ')) }
+  for _, t in ipairs(titles) do
+    local line = M.with_cancel_hint(M.progress_line(vim.tbl_extend('force', p, { title = t })), width)
+    if line then
+      return line
+    end
+  end
+  return M.progress_line(p)
 end
 
 -- A repair's progress title ("Repilot: repairing Cart.java line 30") and
@@ -282,7 +302,7 @@ local function warmup_title(title)
 end
 
 --- The line a begin or report of progress p shows, nil for none: a
---- repair's with M.with_cancel_hint (in width cells); the warm-up's none
+--- repair's M.repair_echo (in width cells); the warm-up's none
 --- while a repair of the same client runs (by: that client's progress),
 --- whose own progress says that it waits and for how long ("waiting for
 --- JDT LS (7s)"): the two took turns in the echo area. The warm-up's end
@@ -295,11 +315,10 @@ function M.progress_echo(p, by, width)
       end
     end
   end
-  local line = M.progress_line(p)
   if repair_title(p.title) then
-    line = M.with_cancel_hint(line, width)
+    return M.repair_echo(p, width)
   end
-  return line
+  return M.progress_line(p)
 end
 
 --- Records and shows one $/progress notification of a repilot client.
