@@ -154,6 +154,13 @@ local ok, err = pcall(function()
       local got = echo(c[1], c[2], c[3])
       assert(got == c[4], vim.inspect(got))
     end
+    -- The end goes to :messages through vim.notify: wider than the echo area it asked for Enter.
+    assert(repilot.repair_end('Repilot: repairing Cart.java line 30', '5 patches, 3 compilable in 38s', 68)
+      == 'Repilot: repairing Cart.java line 30: 5 patches, 3 compilable in 38s')
+    assert(repilot.repair_end('Repilot: repairing ShoppingCart.java line 30', '12 patches, 10 compilable in 1m5s', 68)
+      == 'Repilot: repairing line 30: 12 patches, 10 compilable in 1m5s')
+    local e = repilot.repair_end('Repilot: repairing ShoppingCart.java lines 300-310', '12 patches, 10 compilable in 1m5s; the tests pass on the unchanged code too: no patch is plausible', 68)
+    assert(vim.fn.strdisplaywidth(e) <= 68 and e:find('^Repilot: lines 300%-310: 12 patches'), e)
     assert(repilot.repair_echo({ title = 'Repilot: repairing A.java lines 28-31', message = 'sampling 1/20' }, 64)
       == 'Repilot: repairing lines 28-31: sampling 1/20 (:RepilotCancel)')
     local warm = { title = 'Repilot: preparing repair', message = 'JDT LS still starting (45s so far)' }

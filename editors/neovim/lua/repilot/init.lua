@@ -272,6 +272,14 @@ function M.with_cancel_hint(line, width)
   return nil
 end
 
+-- A repair's progress title, then shorter forms of it: without the file
+-- name ("Repilot: repairing line 30"), then without "repairing" ("Repilot:
+-- line 30").
+local function short_titles(title)
+  return { title, (title:gsub('^Repilot: repairing %S+ (lines?) ', 'Repilot: repairing %1 ')),
+    (title:gsub('^Repilot: repairing %S+ (lines?) ', 'Repilot: %1 ')) }
+end
+
 --- The echo line of a repair's progress p within width display cells,
 --- ending with a hint of M.CANCEL_HINTS: its title as sent ("Repilot:
 --- repairing Cart.java line 30"), else without the file ("Repilot: repairing
@@ -280,9 +288,7 @@ end
 --- (v:echospace 68) "sampling 3/20 (13%)" with the whole title and a hint
 --- takes 73 cells. When no form leaves room: the line as sent.
 function M.repair_echo(p, width)
-  local title = p.title or ''
-  local titles = { title, (title:gsub('^Repilot: repairing %S+ (lines?) ', 'Repilot: repairing %1 ')),
-    (title:gsub('^Repilot: repairing %S+ (lines?) ', 'Repilot: %1 ')) }
+  local titles = short_titles(p.title or '')
   for _, t in ipairs(titles) do
     local line = M.with_cancel_hint(M.progress_line(vim.tbl_extend('force', p, { title = t })), width)
     if line then
@@ -299,6 +305,22 @@ local function repair_title(title)
 end
 local function warmup_title(title)
   return (title or ''):find('^Repilot: preparing repair') ~= nil
+end
+
+--- The end of a repair's progress (title, msg) in width display cells
+--- ("Repilot: " included): "Repilot: repairing Cart.java line 30: 5 patches,
+--- 3 compilable in 38s", without the file name, then without "repairing"
+--- where it does not fit, cut at its end when nothing does. It goes to
+--- :messages: wider than the echo area it asked for Enter.
+function M.repair_end(title, msg, width)
+  local titles = short_titles(title)
+  for _, t in ipairs(titles) do
+    local line = t .. ': ' .. msg
+    if vim.fn.strdisplaywidth(line) <= width then
+      return line
+    end
+  end
+  return M.fit_echo(titles[#titles] .. ': ' .. msg, width)
 end
 
 --- The line a begin or report of progress p shows, nil for none: a
@@ -352,7 +374,11 @@ function M.on_progress(result, ctx)
     if not msg or msg == '' or msg == title then
       msg = 'done'
     end
-    show((own and '' or 'JDT LS: ') .. title .. ': ' .. msg, nil, M.final_progress(title, v.message))
+    local line = (own and '' or 'JDT LS: ') .. title .. ': ' .. msg
+    if repair_title(title) then
+      line = M.repair_end(title, msg, M.message_width() + #'Repilot: ')
+    end
+    show(line, nil, M.final_progress(title, v.message))
   end
 end
 
