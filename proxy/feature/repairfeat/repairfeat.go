@@ -427,6 +427,10 @@ func (x *repairExt) run(ctx context.Context, req repair.Request, pr proxy.Progre
 		err error
 	}
 	done := make(chan outcome, 1)
+	// Until the Repairer's first report, "waiting for JDT LS (N s)"; the
+	// notices end with run, even when the Repairer goes on.
+	report, stop := waitNotices(pr, began, x.waitFirst, x.waitEvery)
+	defer stop()
 	go func() {
 		var o outcome
 		defer func() {
@@ -435,8 +439,6 @@ func (x *repairExt) run(ctx context.Context, req repair.Request, pr proxy.Progre
 			}
 			done <- o
 		}()
-		report, stop := waitNotices(pr, began, x.waitFirst, x.waitEvery)
-		defer stop()
 		o.res, o.err = x.r.Repair(ctx, req, report)
 	}()
 	select {
