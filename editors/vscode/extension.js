@@ -401,7 +401,9 @@ function openPicker(doc, items, where, busy, nHidden = 0) {
   };
   const update = (next, stillBusy, note, hiddenCount = 0) => {
     if (hidden) return;
-    qp.title = repair.pickerTitle(where, hiddenCount, stillBusy, note);
+    // The file's name without its folders: the title has room for about
+    // 80 characters, and the diff's tab shows the path.
+    qp.title = repair.pickerTitle(where.replace(/^.*\//, ''), hiddenCount, stillBusy, note);
     qp.placeholder = repair.pickerPlaceholder(hiddenCount, stillBusy);
     qp.busy = stillBusy;
     // Replacing the items moves the focus to the first one: keep the user's.
