@@ -307,13 +307,19 @@ async function repairLines(doc, selection) {
     for (const it of all) {
       output.appendLine(`${it.label} [${it.description}]\n${it.patch.diff || it.patch.hunk || ''}`);
     }
-    const items = showAll ? all : all.filter((it) => it.patch.compilable);
+    let items = showAll ? all : all.filter((it) => it.patch.compilable);
     if (items.length === 0) {
       if (picker) picker.close();
-      const msg = all.length === 0 ? `Repilot: no patch for ${where}.` :
-        `Repilot: none of the ${all.length} patches for ${where} compiles ("repilot.repair.showUncompilable" lists them).`;
-      vscode.window.showInformationMessage(msg);
-      return;
+      if (all.length === 0) {
+        vscode.window.showInformationMessage(`Repilot: no patch for ${where}.`);
+        return;
+      }
+      // None compiles: "Show them" lists them all in the picker (the
+      // setting "repilot.repair.showUncompilable" always does).
+      const b = await vscode.window.showInformationMessage(
+        `Repilot: none of the ${all.length} patches for ${where.replace(/^.*\//, '')} compiles.`, 'Show them');
+      if (b !== 'Show them') return;
+      items = all;
     }
     // The ranked list replaces the patches found so far in the open picker;
     // a picker the user hid (Escape) during the repair opens again.

@@ -30,7 +30,7 @@ const vscode = {
   window: {
     createOutputChannel: () => ({ appendLine: () => {}, show: () => {}, dispose() {} }),
     createStatusBarItem: () => ({ show() {}, hide() {}, dispose() {} }),
-    showInformationMessage: (m) => { log.info.push(m); return Promise.resolve(); },
+    showInformationMessage: (m) => { log.info.push(m); return Promise.resolve(log.answer && log.answer(m)); },
     showErrorMessage: (m) => { log.error.push(m); return Promise.resolve(); },
     showWarningMessage: (m) => { log.warn.push(m); return Promise.resolve(); },
     setStatusBarMessage: () => {},
@@ -218,6 +218,18 @@ test('activate', async () => {
     assert.ok(log.info.includes('Repilot: repair cancelled.'), JSON.stringify(log.info));
     qp.accept(qp.items[0]); await tick();
     assert.ok(log.requests.some((p) => p.command === 'repilot.applyPatch'));
+  });
+
+  run('none compiles: the message says so and "Show them" lists them', async () => {
+    log.answer = (m) => (/none of the 2 patches/.test(m) ? 'Show them' : undefined);
+    repairReq.resolve(ranked([B, patch('e', { compilable: false, logProb: -2 })])); await tick(); await tick();
+    log.answer = undefined;
+    assert.deepEqual(log.info, ['Repilot: none of the 2 patches for Cart.java line 2 compiles.']);
+    const qp = log.quickPicks[0];
+    assert.ok(qp && qp.shown, 'no picker after "Show them"');
+    assert.deepEqual(qp.items.map((i) => i.description), ['does not compile', 'does not compile']);
+    assert.equal(qp.title, 'Repilot patches for Cart.java line 2');
+    qp.hide();
   });
 
   run('the repair fails with no picker: the error as before', async () => {
