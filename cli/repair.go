@@ -61,7 +61,7 @@ func testCommandAfterDash(cmd *cobra.Command, args []string) error {
 func init() {
 	var f repairFlags
 	cmd := &cobra.Command{
-		Use:   "repair --project DIR --file F --lines A-B [flags] [-- TEST-CMD...]",
+		Use:   "repair [--project DIR] --file F --lines A-B [flags] [-- TEST-CMD...]",
 		Short: "Repair a hunk of a Java file with Repilot and print the ranked patches",
 		Long: `repair samples candidate hunks for lines A-B of a Java file from the language
 model, pruned and completed by JDT LS used as a completion engine (Repilot,
@@ -101,7 +101,7 @@ one after another with the same --seed. The API key is read from
 the variable named by --api-key-env and never printed.
 
 Progress goes to stderr; patches to stdout.`,
-		Example: `  repilot-lsp repair --project . --file src/main/java/org/example/Foo.java --lines 41-42
+		Example: `  repilot-lsp repair --file src/main/java/org/example/Foo.java --lines 41-42
   repilot-lsp repair --project . --file Foo.java --lines 12 --json --variant prune -- mvn -q test
   repilot-lsp repair --project . --file Foo.java --lines 12 --model-base-url http://127.0.0.1:8080/v1`,
 		Args: testCommandAfterDash,
@@ -111,7 +111,7 @@ Progress goes to stderr; patches to stdout.`,
 	}
 	fl := cmd.Flags()
 	d := repair.DefaultOptions()
-	fl.StringVar(&f.project, "project", "", "project root directory (required)")
+	fl.StringVar(&f.project, "project", "", projectFlagHelp)
 	fl.StringVar(&f.file, "file", "", "the Java file, relative to the project (else to the current folder) or absolute (required)")
 	fl.StringVar(&f.lines, "lines", "", `buggy lines "A-B" (1-based, inclusive), "A", or "A-(A-1)" to insert before A (required)`)
 	addSamplingFlags(fl, &f.sampling, "samples to draw (each ends in at most one candidate; equal candidates merge)")
@@ -169,17 +169,24 @@ func (t repairTarget) describe() string {
 }
 
 // resolveTarget checks --project, --file and --lines before anything is
-// started, so that mistakes are reported at once.
+// started, so that mistakes are reported at once. An empty project is
+// defaultProject.
 func resolveTarget(project, file, lines string) (repairTarget, error) {
 	var t repairTarget
 	var missing []string
-	for _, f := range []struct{ name, value string }{{"--project", project}, {"--file", file}, {"--lines", lines}} {
+	for _, f := range []struct{ name, value string }{{"--file", file}, {"--lines", lines}} {
 		if f.value == "" {
 			missing = append(missing, f.name)
 		}
 	}
 	if len(missing) > 0 {
-		return t, fmt.Errorf("missing %s (repair needs --project DIR --file F --lines A-B)", strings.Join(missing, " and "))
+		return t, fmt.Errorf("missing %s (repair needs --file F --lines A-B)", strings.Join(missing, " and "))
+	}
+	if project == "" {
+		var err error
+		if project, err = defaultProject(); err != nil {
+			return t, err
+		}
 	}
 	root, err := filepath.Abs(project)
 	if err != nil {

@@ -48,9 +48,9 @@ func TestRepairArgumentErrors(t *testing.T) {
 		project, file, lines string
 		want                 string
 	}{
-		{"missing file", root, "", "1", "missing --file (repair needs --project DIR --file F --lines A-B)"},
+		{"missing file", root, "", "1", "missing --file (repair needs --file F --lines A-B)"},
 		{"missing lines", root, "src/A.java", "", "missing --lines ("},
-		{"missing project and lines", "", "src/A.java", "", "missing --project and --lines ("},
+		{"missing file and lines", "", "", "", "missing --file and --lines ("},
 		{"no project", filepath.Join(root, "nope"), "src/A.java", "1", "not a directory"},
 		{"no file", root, "src/Nope.java", "1", "file src/Nope.java: no such file in the project (" + filepath.Join(root, "src/Nope.java") + ") or the current folder"},
 		{"no file, absolute", root, filepath.Join(root, "src/Nope.java"), "1", "no such file or directory"},

@@ -93,7 +93,7 @@ func defaultSearchFlags(project string) SearchFlags {
 // AddFlags registers the engine flags on fs with defaultSearchFlags' values.
 func (f *SearchFlags) AddFlags(fs *pflag.FlagSet) {
 	d := defaultSearchFlags("")
-	fs.StringVar(&f.Project, "project", d.Project, "project root directory (required)")
+	fs.StringVar(&f.Project, "project", d.Project, projectFlagHelp)
 	fs.StringVar(&f.CacheDir, "cache-dir", d.CacheDir, "index and embedding cache (default $REPILOT_CACHE/search/<project> or ~/.cache/repilot-lsp/search/<project>)")
 	fs.BoolVar(&f.NoCache, "no-cache", d.NoCache, "keep no cache: parse and embed everything")
 	fs.StringVar(&f.Streams, "streams", d.Streams, "streams to run: comma-separated lexical,dense,augment,generate,rerank or all (streams without a model are off)")
@@ -231,7 +231,11 @@ func parseWeights(s string) (*lexical.Weights, error) {
 // (offline).
 func (f *SearchFlags) Config() (search.Config, error) {
 	if f.Project == "" {
-		return search.Config{}, errors.New("--project is required")
+		p, err := defaultProject()
+		if err != nil {
+			return search.Config{}, err
+		}
+		f.Project = p
 	}
 	root, err := filepath.Abs(f.Project)
 	if err != nil {
@@ -347,7 +351,7 @@ type searchCmdFlags struct {
 func init() {
 	var f searchCmdFlags
 	cmd := &cobra.Command{
-		Use:   `search --project DIR "query" [flags]`,
+		Use:   `search [--project DIR] "query" [flags]`,
 		Short: "Semantic search in a project: ranked code units for a query",
 		Long: `search finds the functions, methods and classes of a project (Java, Python,
 Go) that match a query in natural language or code, and prints them ranked,
@@ -364,12 +368,12 @@ streams are fused by reciprocal rank fusion; --streams switches them.
 
 The index is cached (--cache-dir): a second run parses and embeds only files
 that changed, and reads the analysed lexical index back when no file did. Progress goes to stderr, results to stdout.`,
-		Example: `  repilot-lsp search --project . "parse a date from a string"
+		Example: `  repilot-lsp search "parse a date from a string"
   repilot-lsp search --project ~/src/app --json -k 5 "retry an HTTP request with backoff"
   repilot-lsp search --project . --embed-url http://127.0.0.1:8081/v1 --embed-model minilm "cache eviction"`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if strings.TrimSpace(strings.Join(args, " ")) == "" {
-				return errors.New(`no query: give it after the flags, e.g. repilot-lsp search --project . "parse a date"`)
+				return errors.New(`no query: give it after the flags, e.g. repilot-lsp search "parse a date"`)
 			}
 			return nil
 		},

@@ -179,7 +179,6 @@ func TestSearchFlagErrors(t *testing.T) {
 		mutate func(*SearchFlags)
 		want   string
 	}{
-		{func(f *SearchFlags) { f.Project = "" }, "--project is required"},
 		{func(f *SearchFlags) { f.Project = filepath.Join(root, "nope") }, "is not a directory"},
 		{func(f *SearchFlags) { f.Streams = "lexical,magic" }, "--streams: search: unknown stream"},
 		// The value may come from the environment: the message names it.

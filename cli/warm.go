@@ -21,6 +21,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -332,6 +333,7 @@ func (x *warmExt) warm(ctx context.Context, c proxy.Client, root string) bool {
 			x.done <- struct{}{}
 		}
 	}()
+	began := time.Now()
 	pr := c.BeginProgress(ctx, "Repilot: preparing repair")
 	c.Logf("warm-up: starting the repair backends of %s", root)
 	err := x.w.Warm(ctx, root, func(msg string, _ int) { pr.Report(msg, -1) })
@@ -342,15 +344,16 @@ func (x *warmExt) warm(ctx context.Context, c proxy.Client, root string) bool {
 		delete(x.roots, root)
 		x.mu.Unlock()
 		c.Logf("warm-up of %s skipped: %v", root, err)
-		pr.End("Repilot will prepare this project on its first repair")
+		pr.End("postponed to the first repair (every project slot is in use)")
 		return false
 	}
 	if err != nil {
 		c.Logf("warm-up of %s: %v", root, err)
-		pr.End("Repilot could not prepare repair: " + err.Error())
+		pr.End("failed: " + err.Error())
 		return false
 	}
 	c.Logf("warm-up: the repair backends of %s are ready", root)
-	pr.End("Repilot is ready")
+	// Read after the title: "Repilot: preparing repair: ready (52s)".
+	pr.End(fmt.Sprintf("ready (%s)", time.Since(began).Round(time.Second)))
 	return true
 }

@@ -10,6 +10,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -151,7 +152,7 @@ func TestWarmStartsOncePerJavaProjectInTheWorkspace(t *testing.T) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.titles) != 2 || len(c.ends) != 2 || c.ends[0] != "Repilot is ready" {
+	if len(c.titles) != 2 || len(c.ends) != 2 || !warmReady.MatchString(c.ends[0]) {
 		t.Errorf("progress: begun %q, ended %q", c.titles, c.ends)
 	}
 }
@@ -299,7 +300,7 @@ func TestDidOpenWarmsAndRepairReuses(t *testing.T) {
 	c.mu.Lock()
 	ends := c.ends
 	c.mu.Unlock()
-	if len(ends) != 1 || ends[0] != "Repilot is ready" {
+	if len(ends) != 1 || !warmReady.MatchString(ends[0]) {
 		t.Fatalf("warm-up ended %q; log %q", ends, c.logs)
 	}
 	mu.Lock()
@@ -346,6 +347,10 @@ func (w *fullWarmer) Warm(ctx context.Context, root string, p repair.Progress) e
 	return w.recordingWarmer.Warm(ctx, root, p)
 }
 
+// warmReady is a warm-up's end when the backends are ready, read after
+// its title: "Repilot: preparing repair: ready (52s)".
+var warmReady = regexp.MustCompile(`^ready \([0-9.]+m?s\)$`)
+
 // TestWarmRefusedForRoomIsRetried: a warm-up the pool refuses for want of
 // room (backend.ErrNoRoom) is not a failure, and the project's next
 // didOpen warms it.
@@ -372,7 +377,7 @@ func TestWarmRefusedForRoomIsRetried(t *testing.T) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.ends) != 2 || strings.Contains(c.ends[0], "could not") || c.ends[1] != "Repilot is ready" {
+	if len(c.ends) != 2 || !strings.HasPrefix(c.ends[0], "postponed to the first repair") || !warmReady.MatchString(c.ends[1]) {
 		t.Errorf("progress ended %q", c.ends)
 	}
 }

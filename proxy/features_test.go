@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -165,6 +166,7 @@ func TestRepairCommand(t *testing.T) {
 	var tok proxy.TokenParams
 	json.Unmarshal(create.Params, &tok)
 	var kinds []string
+	var end string
 	for len(kinds) == 0 || kinds[len(kinds)-1] != "end" {
 		m := e.expectMethod("$/progress")
 		var pp struct {
@@ -176,9 +178,14 @@ func TestRepairCommand(t *testing.T) {
 			t.Fatalf("progress token %s, want %s", pp.Token, tok.Token)
 		}
 		kinds = append(kinds, pp.Value.Kind)
+		end = pp.Value.Message
 	}
 	if fmt.Sprint(kinds) != "[begin report report end]" {
 		t.Errorf("progress %v", kinds)
+	}
+	// The end says the counts and the repair's time.
+	if !regexp.MustCompile(`^2 patches, 2 compilable in [0-9.]+m?s$`).MatchString(end) {
+		t.Errorf("progress end %q, want \"2 patches, 2 compilable in 0s\"", end)
 	}
 	r := e.response(id)
 	if r.Error != nil {

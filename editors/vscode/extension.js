@@ -122,6 +122,15 @@ async function startClient() {
     client.onNotification(repair.FOUND_NOTIFICATION, (p) => {
       for (const f of patchListeners) f(p);
     });
+    // window/showMessage as vscode-languageclient shows it, less the
+    // repair's summary that the picker says already (showMessageText).
+    client.onNotification('window/showMessage', (m) => {
+      const text = repair.showMessageText(m && m.message);
+      if (!text) return;
+      output.appendLine(text);
+      const show = m.type === 1 ? vscode.window.showErrorMessage : m.type === 2 ? vscode.window.showWarningMessage : vscode.window.showInformationMessage;
+      show(text);
+    });
     client.onNotification('language/status', (p) => {
       if (p && p.type === 'ServiceReady') {
         state.server = 'ready';
@@ -238,10 +247,11 @@ async function repairLines(doc, selection) {
     const p = params.patch;
     output.appendLine(`found: ${String(p.title || '').replace(/^Repilot patch found: /, '')} [${repair.patchStatus(p)}]`);
     const items = repair.foundItems(found, showAll);
+    const hidden = found.length - items.length;
     if (picker) {
-      picker.update(items, true);
+      picker.update(items, true, undefined, hidden);
     } else if (p.compilable) {
-      picker = openPicker(doc, items, where, true);
+      picker = openPicker(doc, items, where, true, hidden);
       picker.chosen.then((c) => { if (c && !ended) chooseEarly(c); });
     }
   };
@@ -266,7 +276,9 @@ async function repairLines(doc, selection) {
     output.appendLine(`repair of ${where} ended early: ${repair.describeError(err)}`);
     if (repair.isCancelled(err)) vscode.window.showInformationMessage(repair.describeError(err));
     else vscode.window.showErrorMessage(repair.describeError(err), 'Show log').then((b) => b && output.show());
-    picker.update(repair.foundItems(found, showAll), false, repair.isCancelled(err) ? 'repair cancelled; the patches found before' : 'repair failed; the patches found before');
+    const items = repair.foundItems(found, showAll);
+    picker.update(items, false, repair.isCancelled(err) ? 'repair cancelled; the patches found before' : 'repair failed; the patches found before',
+      found.length - items.length);
     chosen = await picker.chosen;
   } else if (first.err) {
     const err = first.err;
@@ -295,18 +307,25 @@ async function repairLines(doc, selection) {
     for (const it of all) {
       output.appendLine(`${it.label} [${it.description}]\n${it.patch.diff || it.patch.hunk || ''}`);
     }
-    const items = showAll ? all : all.filter((it) => it.patch.compilable);
+    let items = showAll ? all : all.filter((it) => it.patch.compilable);
     if (items.length === 0) {
       if (picker) picker.close();
-      const msg = all.length === 0 ? `Repilot: no patch for ${where}.` :
-        `Repilot: none of the ${all.length} patches for ${where} compiles ("repilot.repair.showUncompilable" lists them).`;
-      vscode.window.showInformationMessage(msg);
-      return;
+      if (all.length === 0) {
+        vscode.window.showInformationMessage(`Repilot: no patch for ${where}.`);
+        return;
+      }
+      // None compiles: "Show them" lists them all in the picker (the
+      // setting "repilot.repair.showUncompilable" always does).
+      const b = await vscode.window.showInformationMessage(
+        `Repilot: none of the ${all.length} patches for ${where.replace(/^.*\//, '')} compiles.`, 'Show them');
+      if (b !== 'Show them') return;
+      items = all;
     }
     // The ranked list replaces the patches found so far in the open picker;
     // a picker the user hid (Escape) during the repair opens again.
-    if (!picker || picker.hidden()) picker = openPicker(doc, items, where, false);
-    else picker.update(items, false);
+    const hidden = all.length - items.length;
+    if (!picker || picker.hidden()) picker = openPicker(doc, items, where, false, hidden);
+    else picker.update(items, false, undefined, hidden);
     chosen = await picker.chosen;
   }
   if (!chosen) return;
@@ -352,9 +371,10 @@ async function applyHere(doc, version, patch) {
 // sees the change before accepting. busy: the repair is still running (the
 // title says so, and update() adds what arrives). Returns {chosen: a promise
 // of the chosen item or undefined (the preview is closed either way),
-// update(items, busy, note), hidden() (closed: Escape or a choice),
+// update(items, busy, note, hidden: how many patches that do not compile
+// are left out), hidden() (closed: Escape or a choice),
 // accepted() (the chosen item, at once), close()}.
-function openPicker(doc, items, where, busy) {
+function openPicker(doc, items, where, busy, nHidden = 0) {
   const original = doc.getText();
   const uri = client.code2ProtocolConverter.asUri(doc.uri);
   const qp = vscode.window.createQuickPick();
@@ -385,12 +405,12 @@ function openPicker(doc, items, where, busy) {
     clearTimeout(timer);
     timer = setTimeout(() => show(qp.activeItems[0] || item).catch((e) => output.appendLine(`preview: ${e}`)), 100);
   };
-  const update = (next, stillBusy, note) => {
+  const update = (next, stillBusy, note, hiddenCount = 0) => {
     if (hidden) return;
-    qp.title = `Repilot patches for ${where}` + (note ? ` (${note})` : stillBusy ? ' (repair still running: more may come)' : '');
-    qp.placeholder = stillBusy ?
-      'Enter applies the patch shown in the diff and stops the repair; Escape hides this list until the repair ends' :
-      'Enter applies the patch shown in the diff; Escape keeps the file as it is';
+    // The file's name without its folders: the title has room for about
+    // 80 characters, and the diff's tab shows the path.
+    qp.title = repair.pickerTitle(where.replace(/^.*\//, ''), hiddenCount, stillBusy, note);
+    qp.placeholder = repair.pickerPlaceholder(hiddenCount, stillBusy);
     qp.busy = stillBusy;
     // Replacing the items moves the focus to the first one: keep the user's.
     const keep = repair.sameItem(qp.activeItems[0], next);
@@ -406,7 +426,7 @@ function openPicker(doc, items, where, busy) {
       qp.hide();
     });
     qp.onDidHide(() => { hidden = true; resolve(undefined); });
-    update(items, busy);
+    update(items, busy, undefined, nHidden);
     qp.show();
   }).then(async (c) => {
     clearTimeout(timer);

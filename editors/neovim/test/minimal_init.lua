@@ -117,6 +117,69 @@ local ok, err = pcall(function()
   assert(items[1].filename == '/p/A.java' and items[1].lnum == 5 and items[1].col == 3 and items[1].text == 'int f() | return 1; }',
     vim.inspect(items))
   assert(require('repilot.health').jdtls_version(vim.fn.tempname()) == nil)
+  do -- :checkhealth showed {'sh', '-c', 'javac $(find src -name "*.java")'} as sh -c javac $(find src -name ".java")
+    local h = require('repilot.health')
+    local argv = { 'sh', '-c', 'rm -rf out && javac -d out $(find src -name "*.java")', "it's", '', 'mvn', '-q', 'test' }
+    local line = h.shell_join(argv)
+    assert(line == [[sh -c 'rm -rf out && javac -d out $(find src -name "*.java")' 'it'\''s' '' mvn -q test]], line)
+    assert(vim.deep_equal(vim.fn.split(vim.fn.system({ 'sh', '-c', 'for a in ' .. line:gsub('^sh %-c ', '') .. '; do echo "[$a]"; done' }), '\n'),
+      { '[rm -rf out && javac -d out $(find src -name "*.java")]', "[it's]", '[]', '[mvn]', '[-q]', '[test]' }), 'shell_join does not round-trip through sh')
+    assert(h.code_span('a "*.java" b') == '`a "*.java" b`' and h.code_span('x `y` z') == '``x `y` z``' and h.code_span('`y`') == '`` `y` ``')
+  end
+  do -- "none of the N patches ... compiles" fits the echo area (59 cells at 80 columns)
+    local m = repilot.none_compile_message('line 30', 5, 59)
+    assert(vim.fn.strdisplaywidth(m) <= 59 and m == 'line 30: 5 patches, none compiles (see show_uncompilable)', m)
+    m = repilot.none_compile_message('lines 28-31', 12, 200)
+    assert(m == 'none of the 12 patches for lines 28-31 compiles (show_uncompilable = true lists them)', m)
+    m = repilot.none_compile_message('lines 28-31', 12, 20)
+    assert(vim.fn.strdisplaywidth(m) <= 20, m)
+  end
+  do -- a repair's progress lines say how to stop it; the warm-up's wait while a repair runs
+    local line = 'Repilot: repairing Cart.java line 30'
+    assert(repilot.with_cancel_hint(line, 68) == line .. ' (:RepilotCancel stops it)')
+    assert(repilot.with_cancel_hint(line, 55) == line .. ' (:RepilotCancel)')
+    assert(repilot.with_cancel_hint(line, 40) == nil)
+    local function echo(msg, pct, width)
+      return repilot.repair_echo({ title = 'Repilot: repairing Cart.java line 30', message = msg, percentage = pct }, width)
+    end
+    -- At 80 columns (v:echospace 68) every step keeps a hint, the title shortened where needed.
+    for _, c in ipairs({
+      { nil, nil, 68, 'Repilot: repairing Cart.java line 30 (:RepilotCancel stops it)' },
+      { 'sampling 3/20', 13, 68, 'Repilot: repairing line 30: sampling 3/20 (13%) (:RepilotCancel)' },
+      { 'sampling 3/20', 13, 100, 'Repilot: repairing Cart.java line 30: sampling 3/20 (13%) (:RepilotCancel stops it)' },
+      { 'waiting for JDT LS (12s)', nil, 68, 'Repilot: line 30: waiting for JDT LS (12s) (:RepilotCancel stops it)' },
+      { 'validating candidate 12 again (a better-scored spelling)', 45, 68,
+        'Repilot: repairing Cart.java line 30: validating candidate 12 again (a better-scored spelling) (45%)' },
+    }) do
+      local got = echo(c[1], c[2], c[3])
+      assert(got == c[4], vim.inspect(got))
+    end
+    -- The end goes to :messages through vim.notify: wider than the echo area it asked for Enter.
+    assert(repilot.repair_end('Repilot: repairing Cart.java line 30', '5 patches, 3 compilable in 38s', 68)
+      == 'Repilot: repairing Cart.java line 30: 5 patches, 3 compilable in 38s')
+    assert(repilot.repair_end('Repilot: repairing ShoppingCart.java line 30', '12 patches, 10 compilable in 1m5s', 68)
+      == 'Repilot: repairing line 30: 12 patches, 10 compilable in 1m5s')
+    local e = repilot.repair_end('Repilot: repairing ShoppingCart.java lines 300-310', '12 patches, 10 compilable in 1m5s; the tests pass on the unchanged code too: no patch is plausible', 68)
+    assert(vim.fn.strdisplaywidth(e) <= 68 and e:find('^Repilot: lines 300%-310: 12 patches'), e)
+    assert(repilot.repair_echo({ title = 'Repilot: repairing A.java lines 28-31', message = 'sampling 1/20' }, 64)
+      == 'Repilot: repairing lines 28-31: sampling 1/20 (:RepilotCancel)')
+    local warm = { title = 'Repilot: preparing repair', message = 'JDT LS still starting (45s so far)' }
+    local rep = { title = 'Repilot: repairing Cart.java line 30', message = 'waiting for JDT LS (7s)' }
+    assert(repilot.progress_echo(warm, { w = warm }, 68) == 'Repilot: preparing repair: JDT LS still starting (45s so far)')
+    assert(repilot.progress_echo(warm, { w = warm, r = rep }, 68) == nil, 'the warm-up and the repair take turns in the echo area')
+    assert(repilot.progress_echo(rep, { w = warm, r = rep }, 100) == 'Repilot: repairing Cart.java line 30: waiting for JDT LS (7s) (:RepilotCancel stops it)')
+    local echoed, real_echo = {}, vim.api.nvim_echo
+    vim.api.nvim_echo = function(chunks) table.insert(echoed, chunks[1][1]) end
+    local ctx = { client_id = 4298 }
+    repilot.on_progress({ token = 'w', value = { kind = 'begin', title = warm.title } }, ctx)
+    repilot.on_progress({ token = 'r', value = { kind = 'begin', title = rep.title } }, ctx)
+    repilot.on_progress({ token = 'w', value = { kind = 'report', message = warm.message } }, ctx)
+    repilot.on_progress({ token = 'r', value = { kind = 'report', message = rep.message } }, ctx)
+    vim.api.nvim_echo = real_echo
+    assert(#echoed == 3 and echoed[2]:find('^Repilot: repairing Cart.java line 30') and echoed[2]:find(':RepilotCancel', 1, true)
+      and echoed[3]:find('waiting for JDT LS (7s)', 1, true), vim.inspect(echoed))
+    repilot.progress[4298] = nil
+  end
   -- Streamed patches (repilot/patchFound): deduplicated by hunk, offered
   -- tests-pass first, then by logProb, ties in arrival order.
   assert(repilot.format_patch({ title = 'Repilot patch found: z();', compilable = true }) == 'z();  [compiles]')

@@ -281,10 +281,57 @@ function isCancelled(err) {
   return !!err && (err.code === -32800 || err.name === 'Canceled' || err.message === 'Canceled');
 }
 
+/**
+ * showMessageText is what the extension shows of the server's
+ * window/showMessage text, or null for nothing. The server ends every repair
+ * with a message for clients that show only messages ("Repilot: 5 patches, 3
+ * compilable for Cart.java line 30; each is offered as "Apply Repilot patch
+ * k" among the code actions there."): in VS Code it was cut off, stayed up
+ * after the patch was applied and repeated the picker, which now says the
+ * same (pickerTitle). Only its warning stays ("the tests pass on the
+ * unchanged code too"). "the language model produced no candidate patch" is
+ * the repair's error answer too, shown as such.
+ */
+function showMessageText(message) {
+  if (typeof message !== 'string') return message;
+  if (/^Repilot: .* each is offered as "Apply Repilot patch k"/.test(message)) {
+    const w = message.match(/ Warning: (.*)$/);
+    return w ? `Repilot: ${w[1]}` : null;
+  }
+  if (/^Repilot: the language model produced no candidate patch for /.test(message)) return null;
+  return message;
+}
+
+/**
+ * pickerTitle is the title of the patches' QuickPick: where, how many
+ * patches that do not compile are hidden (without
+ * repilot.repair.showUncompilable), and the repair's state (note, else
+ * "still running" while busy): "Repilot patches for Cart.java line 30 (2
+ * that do not compile hidden)". Before, nothing said that any were hidden.
+ */
+function pickerTitle(where, hidden, busy, note) {
+  const parts = [];
+  if (hidden > 0) parts.push(`${hidden} that ${hidden === 1 ? 'does' : 'do'} not compile hidden`);
+  if (note) parts.push(note);
+  else if (busy) parts.push('repair still running: more may come');
+  return `Repilot patches for ${where}` + (parts.length ? ` (${parts.join('; ')})` : '');
+}
+
+/**
+ * pickerPlaceholder is the QuickPick's placeholder: what Enter and Escape
+ * do, and with hidden patches the setting that lists them.
+ */
+function pickerPlaceholder(hidden, busy) {
+  const keys = busy ?
+    'Enter applies the patch shown in the diff and stops the repair; Escape hides this list until the repair ends' :
+    'Enter applies the patch shown in the diff; Escape keeps the file as it is';
+  return hidden > 0 ? `${keys}. Setting "repilot.repair.showUncompilable" lists the hidden` : keys;
+}
+
 /** The proxy's semantic search command id (proxy/feature/searchfeat CommandSemanticSearch). */
 const SEARCH_COMMAND = 'repilot.semanticSearch';
 
 module.exports = {
   REPAIR_COMMAND, APPLY_COMMAND, SEARCH_COMMAND, FOUND_NOTIFICATION, applyParams, matchesRepair, patchKey, addFound, foundItems, sameItem, hunkRange, repairArgs, lineLabel, patchItems, patchStatus, addedLines, patchEdits,
-  applyTextEdits, searchItems, checkTestCommand, serverEnv, describeError, isCancelled,
+  applyTextEdits, searchItems, checkTestCommand, serverEnv, describeError, isCancelled, showMessageText, pickerTitle, pickerPlaceholder,
 };

@@ -30,7 +30,7 @@ const vscode = {
   window: {
     createOutputChannel: () => ({ appendLine: () => {}, show: () => {}, dispose() {} }),
     createStatusBarItem: () => ({ show() {}, hide() {}, dispose() {} }),
-    showInformationMessage: (m) => { log.info.push(m); return Promise.resolve(); },
+    showInformationMessage: (m) => { log.info.push(m); return Promise.resolve(log.answer && log.answer(m)); },
     showErrorMessage: (m) => { log.error.push(m); return Promise.resolve(); },
     showWarningMessage: (m) => { log.warn.push(m); return Promise.resolve(); },
     setStatusBarMessage: () => {},
@@ -184,7 +184,29 @@ test('activate', async () => {
     const qp = log.quickPicks[0];
     assert.equal(qp.busy, false);
     assert.deepEqual(qp.items.map((i) => i.label), ['$(pass-filled) 1. c']);
+    // The picker says that one was hidden, and how to list it.
+    assert.equal(qp.title, 'Repilot patches for Cart.java line 2 (1 that does not compile hidden)');
+    assert.match(qp.placeholder, /repilot\.repair\.showUncompilable/);
     qp.hide();
+  });
+
+  run('the streamed picker counts the hidden patches', async () => {
+    found(B); found(A); await tick();
+    const qp = log.quickPicks[0];
+    assert.match(qp.title, /\(1 that does not compile hidden; repair still running/);
+    repairReq.resolve(ranked([A, B, D])); await tick(); await tick();
+    assert.equal(qp.title, 'Repilot patches for Cart.java line 2 (1 that does not compile hidden)');
+    qp.hide();
+  });
+
+  run('the server\'s end-of-repair message is not shown (the picker says it)', async () => {
+    const show = notif['window/showMessage'];
+    assert.equal(typeof show, 'function', 'window/showMessage is left to the language client');
+    show({ type: 3, message: 'Repilot: 2 patches, 1 compilable for Cart.java line 2; each is offered as "Apply Repilot patch k" among the code actions there.' });
+    show({ type: 3, message: 'Repilot: something else' });
+    assert.deepEqual(log.info, ['Repilot: something else']);
+    repairReq.resolve(ranked([A])); await tick(); await tick();
+    log.quickPicks[0].hide();
   });
 
   run('Cancel from the notification with the picker open keeps the patches found', async () => {
@@ -196,6 +218,18 @@ test('activate', async () => {
     assert.ok(log.info.includes('Repilot: repair cancelled.'), JSON.stringify(log.info));
     qp.accept(qp.items[0]); await tick();
     assert.ok(log.requests.some((p) => p.command === 'repilot.applyPatch'));
+  });
+
+  run('none compiles: the message says so and "Show them" lists them', async () => {
+    log.answer = (m) => (/none of the 2 patches/.test(m) ? 'Show them' : undefined);
+    repairReq.resolve(ranked([B, patch('e', { compilable: false, logProb: -2 })])); await tick(); await tick();
+    log.answer = undefined;
+    assert.deepEqual(log.info, ['Repilot: none of the 2 patches for Cart.java line 2 compiles.']);
+    const qp = log.quickPicks[0];
+    assert.ok(qp && qp.shown, 'no picker after "Show them"');
+    assert.deepEqual(qp.items.map((i) => i.description), ['does not compile', 'does not compile']);
+    assert.equal(qp.title, 'Repilot patches for Cart.java line 2');
+    qp.hide();
   });
 
   run('the repair fails with no picker: the error as before', async () => {

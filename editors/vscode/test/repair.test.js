@@ -155,3 +155,22 @@ test('streamed patches: deduplicated, ordered by status then logProb, focus kept
   assert.equal(r.sameItem(undefined, ranked), undefined);
   assert.equal(r.patchKey({ title: 'Apply Repilot patch 3: x' }), r.patchKey({ title: 'Repilot patch found: x' }));
 });
+
+test('the repair summary message is left to the picker; its warning stays', () => {
+  const summary = 'Repilot: 5 patches, 3 compilable for Cart.java line 30; each is offered as "Apply Repilot patch k" among the code actions there.';
+  assert.equal(r.showMessageText(summary), null);
+  assert.equal(r.showMessageText('Repilot: 2 patches, 2 compilable; the tests pass on the unchanged code too: no patch is plausible for C.java line 3; ' +
+    'each is offered as "Apply Repilot patch k" among the code actions there. Warning: the tests pass on the bug.'), 'Repilot: the tests pass on the bug.');
+  assert.equal(r.showMessageText('Repilot: the language model produced no candidate patch for C.java line 3.'), null);
+  assert.equal(r.showMessageText('Repilot ghost text failed: x'), 'Repilot ghost text failed: x');
+});
+
+test('the picker says how many patches are hidden and how to list them', () => {
+  assert.equal(r.pickerTitle('Cart.java line 30', 0, false), 'Repilot patches for Cart.java line 30');
+  assert.equal(r.pickerTitle('Cart.java line 30', 2, false), 'Repilot patches for Cart.java line 30 (2 that do not compile hidden)');
+  assert.equal(r.pickerTitle('Cart.java line 30', 1, true), 'Repilot patches for Cart.java line 30 (1 that does not compile hidden; repair still running: more may come)');
+  assert.equal(r.pickerTitle('Cart.java line 30', 0, false, 'repair cancelled'), 'Repilot patches for Cart.java line 30 (repair cancelled)');
+  assert.doesNotMatch(r.pickerPlaceholder(0, false), /showUncompilable/);
+  assert.match(r.pickerPlaceholder(2, false), /Escape keeps the file as it is\. Setting "repilot\.repair\.showUncompilable" lists the hidden$/);
+  assert.match(r.pickerPlaceholder(2, true), /stops the repair/);
+});

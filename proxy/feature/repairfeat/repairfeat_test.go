@@ -5,7 +5,10 @@ package repairfeat
 // (proxy/features_test.go, proxy/stream_test.go).
 
 import (
+	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"go.lsp.dev/protocol"
 
@@ -87,5 +90,63 @@ func TestLineSpan(t *testing.T) {
 	}
 	if got := firstLine("  \n", 7, 7); got != "delete line 7" {
 		t.Errorf("firstLine of a blank hunk = %q", got)
+	}
+}
+
+// recProgress records a progress's reports.
+type recProgress struct {
+	mu   sync.Mutex
+	msgs []string
+}
+
+func (r *recProgress) Report(msg string, _ int) {
+	r.mu.Lock()
+	r.msgs = append(r.msgs, msg)
+	r.mu.Unlock()
+}
+func (r *recProgress) End(string) {}
+func (r *recProgress) got() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]string(nil), r.msgs...)
+}
+
+// TestWaitNotices: a repair waiting for its backends says so, with the time
+// waited, until the Repairer's first report, and never after it; stop ends
+// the notices.
+func TestWaitNotices(t *testing.T) {
+	pr := &recProgress{}
+	began := time.Now().Add(-40 * time.Second) // the wait counts from the repair's start
+	report, stop := waitNotices(pr, began, 10*time.Millisecond, 10*time.Millisecond)
+	deadline := time.Now().Add(5 * time.Second)
+	for len(pr.got()) < 2 && time.Now().Before(deadline) {
+		time.Sleep(5 * time.Millisecond)
+	}
+	report("sampling 1/20", 0)
+	time.Sleep(50 * time.Millisecond)
+	got := pr.got()
+	if len(got) < 3 || got[len(got)-1] != "sampling 1/20" {
+		t.Fatalf("reports %q: want waiting notices, then the Repairer's, last", got)
+	}
+	for _, m := range got[:len(got)-1] {
+		if !strings.HasPrefix(m, "waiting for JDT LS (40s)") && !strings.HasPrefix(m, "waiting for JDT LS (41s)") {
+			t.Errorf("notice %q, want \"waiting for JDT LS (40s)\"", m)
+		}
+	}
+	stop()
+	stop()
+	report("validating candidate 1", -1)
+	if got := pr.got(); got[len(got)-1] != "validating candidate 1" {
+		t.Errorf("a report after stop is lost: %q", got)
+	}
+
+	// A Repairer that reports at once: no notice.
+	pr = &recProgress{}
+	report, stop = waitNotices(pr, time.Now(), 20*time.Millisecond, 20*time.Millisecond)
+	report("sampling 1/20", 0)
+	time.Sleep(60 * time.Millisecond)
+	stop()
+	if got := pr.got(); len(got) != 1 {
+		t.Errorf("reports %q: want only the Repairer's", got)
 	}
 }

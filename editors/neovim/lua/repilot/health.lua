@@ -13,6 +13,38 @@ local function reporter()
   return { start = h.report_start, ok = h.report_ok, warn = h.report_warn, error = h.report_error, info = h.report_info }
 end
 
+--- argv as one command line a user can read and paste into a shell: each
+--- argument made only of letters, digits and -_./=:,+@% as is, any other
+--- quoted ('...', a ' inside as '\''), an empty one as ''. Before, the
+--- arguments were joined with spaces: {'sh', '-c', 'javac "$(find . -name
+--- "*.java")"'} read as three words, and the checkhealth buffer (markdown)
+--- hid its "*" as emphasis.
+function M.shell_join(argv)
+  local words = {}
+  for _, a in ipairs(argv) do
+    a = tostring(a)
+    if a:match('^[%w%-_./=:,+@%%]+$') then
+      table.insert(words, a)
+    else
+      table.insert(words, "'" .. a:gsub("'", [['\'']]) .. "'")
+    end
+  end
+  return table.concat(words, ' ')
+end
+
+--- text as a markdown code span, so that the checkhealth buffer shows it as
+--- is ("*" and "_" are not emphasis): in backticks, more of them than any
+--- run inside it.
+function M.code_span(text)
+  local longest = 0
+  for run in text:gmatch('`+') do
+    longest = math.max(longest, #run)
+  end
+  local fence = string.rep('`', longest + 1)
+  local pad = (text:sub(1, 1) == '`' or text:sub(-1) == '`') and ' ' or ''
+  return fence .. pad .. text .. pad .. fence
+end
+
 local function first_line(s)
   return (tostring(s or ''):match('[^\n]+') or ''):gsub('%s+$', '')
 end
@@ -118,7 +150,7 @@ function M.check()
     end
   end
   if type(cfg.test_command) == 'table' then
-    r.ok('test command: ' .. table.concat(cfg.test_command, ' '))
+    r.ok('test command: ' .. M.code_span(M.shell_join(cfg.test_command)))
   else
     r.info('no test_command: patches are "compiles" at best, never "tests pass"')
   end

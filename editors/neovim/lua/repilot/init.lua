@@ -256,6 +256,93 @@ local function show(text, level, final)
   end
 end
 
+--- The hints a running repair's progress lines end with, longest first:
+--- how to stop it. The plugin's own "(:RepilotCancel stops it)" at the
+--- start was overwritten at once by the progress.
+M.CANCEL_HINTS = { ' (:RepilotCancel stops it)', ' (:RepilotCancel)' }
+
+--- line and the longest of M.CANCEL_HINTS that keeps it within width
+--- display cells; nil when none fits.
+function M.with_cancel_hint(line, width)
+  for _, h in ipairs(M.CANCEL_HINTS) do
+    if vim.fn.strdisplaywidth(line .. h) <= width then
+      return line .. h
+    end
+  end
+  return nil
+end
+
+-- A repair's progress title, then shorter forms of it: without the file
+-- name ("Repilot: repairing line 30"), then without "repairing" ("Repilot:
+-- line 30").
+local function short_titles(title)
+  return { title, (title:gsub('^Repilot: repairing %S+ (lines?) ', 'Repilot: repairing %1 ')),
+    (title:gsub('^Repilot: repairing %S+ (lines?) ', 'Repilot: %1 ')) }
+end
+
+--- The echo line of a repair's progress p within width display cells,
+--- ending with a hint of M.CANCEL_HINTS: its title as sent ("Repilot:
+--- repairing Cart.java line 30"), else without the file ("Repilot: repairing
+--- line 30"), else the lines alone ("Repilot: line 30"), whichever first
+--- leaves room for a hint (the begin line names the file). At 80 columns
+--- (v:echospace 68) "sampling 3/20 (13%)" with the whole title and a hint
+--- takes 73 cells. When no form leaves room: the line as sent.
+function M.repair_echo(p, width)
+  local titles = short_titles(p.title or '')
+  for _, t in ipairs(titles) do
+    local line = M.with_cancel_hint(M.progress_line(vim.tbl_extend('force', p, { title = t })), width)
+    if line then
+      return line
+    end
+  end
+  return M.progress_line(p)
+end
+
+-- A repair's progress title ("Repilot: repairing Cart.java line 30") and
+-- the warm-up's (cli/warm.go).
+local function repair_title(title)
+  return (title or ''):find('^Repilot: repairing ') ~= nil
+end
+local function warmup_title(title)
+  return (title or ''):find('^Repilot: preparing repair') ~= nil
+end
+
+--- The end of a repair's progress (title, msg) in width display cells
+--- ("Repilot: " included): "Repilot: repairing Cart.java line 30: 5 patches,
+--- 3 compilable in 38s", without the file name, then without "repairing"
+--- where it does not fit, cut at its end when nothing does. It goes to
+--- :messages: wider than the echo area it asked for Enter.
+function M.repair_end(title, msg, width)
+  local titles = short_titles(title)
+  for _, t in ipairs(titles) do
+    local line = t .. ': ' .. msg
+    if vim.fn.strdisplaywidth(line) <= width then
+      return line
+    end
+  end
+  return M.fit_echo(titles[#titles] .. ': ' .. msg, width)
+end
+
+--- The line a begin or report of progress p shows, nil for none: a
+--- repair's M.repair_echo (in width cells); the warm-up's none
+--- while a repair of the same client runs (by: that client's progress),
+--- whose own progress says that it waits and for how long ("waiting for
+--- JDT LS (7s)"): the two took turns in the echo area. The warm-up's end
+--- is shown as usual.
+function M.progress_echo(p, by, width)
+  if warmup_title(p.title) then
+    for _, q in pairs(by) do
+      if repair_title(q.title) then
+        return nil
+      end
+    end
+  end
+  if repair_title(p.title) then
+    return M.repair_echo(p, width)
+  end
+  return M.progress_line(p)
+end
+
 --- Records and shows one $/progress notification of a repilot client.
 function M.on_progress(result, ctx)
   if type(result) ~= 'table' or type(result.value) ~= 'table' then
@@ -264,13 +351,19 @@ function M.on_progress(result, ctx)
   local by = M.progress[ctx.client_id] or {}
   M.progress[ctx.client_id] = by
   local v, tok = result.value, result.token
+  local function show_line()
+    local line = M.progress_echo(by[tok], by, vim.v.echospace)
+    if line then
+      show(line)
+    end
+  end
   if v.kind == 'begin' then
     by[tok] = { title = v.title, message = v.message, percentage = v.percentage, cancellable = v.cancellable }
-    show(M.progress_line(by[tok]))
+    show_line()
   elseif v.kind == 'report' and by[tok] then
     by[tok].message = v.message or by[tok].message
     by[tok].percentage = v.percentage or by[tok].percentage
-    show(M.progress_line(by[tok]))
+    show_line()
   elseif v.kind == 'end' and by[tok] then
     local p = by[tok]
     by[tok] = nil
@@ -281,7 +374,11 @@ function M.on_progress(result, ctx)
     if not msg or msg == '' or msg == title then
       msg = 'done'
     end
-    show((own and '' or 'JDT LS: ') .. title .. ': ' .. msg, nil, M.final_progress(title, v.message))
+    local line = (own and '' or 'JDT LS: ') .. title .. ': ' .. msg
+    if repair_title(title) then
+      line = M.repair_end(title, msg, M.message_width() + #'Repilot: ')
+    end
+    show(line, nil, M.final_progress(title, v.message))
   end
 end
 
@@ -611,6 +708,25 @@ function M.applied_message(p, width)
   return M.fit_around('applied: ', M.patch_text(p), string.format(' [%s] (u undoes it)', M.short_status(p)), width)
 end
 
+--- The warning that none of the n patches of a repair of where compiles
+--- (all hidden without show_uncompilable), in width display cells
+--- (M.message_width()): the longest of these wordings that fits, else the
+--- shortest cut. Before, its 88 cells opened the hit-enter prompt at 80
+--- columns.
+function M.none_compile_message(where, n, width)
+  local fits = {
+    string.format('none of the %d patches for %s compiles (show_uncompilable = true lists them)', n, where),
+    string.format('%s: %d patches, none compiles (show_uncompilable = true lists them)', where, n),
+    string.format('%s: %d patches, none compiles (see show_uncompilable)', where, n),
+  }
+  for _, m in ipairs(fits) do
+    if vim.fn.strdisplaywidth(m) <= width then
+      return m
+    end
+  end
+  return M.fit_echo(fits[#fits], width)
+end
+
 -- What identifies a patch across the stream and the result (their titles
 -- differ): its hunk, else its title's text.
 local function patch_key(p)
@@ -741,7 +857,11 @@ end
 function M._repair(client, line1, line2, bufnr, on_done)
   local args = M.repair_args(bufnr, line1, line2)
   local where = line1 == line2 and ('line ' .. line1) or ('lines ' .. line1 .. '-' .. line2)
-  notify('repairing ' .. where .. ' (:RepilotCancel stops it)')
+  if M.config.progress ~= 'echo' then
+    -- With progress = 'echo' the repair's progress lines say it
+    -- (M.with_cancel_hint); this message was overwritten by them at once.
+    notify('repairing ' .. where .. ' (:RepilotCancel stops it)')
+  end
   local rep = { client_id = client.id, bufnr = bufnr, uri = args.uri, version = args.version, where = where, found = {} }
   rep.client = client
   rep.on_done = on_done
@@ -779,8 +899,7 @@ function M._repair(client, line1, line2, bufnr, on_done)
           end
         end
         if #patches == 0 then
-          notify(string.format('none of the %d patches for %s compiles (show_uncompilable = true lists them)', #all, where),
-            vim.log.levels.WARN)
+          notify(M.none_compile_message(where, #all, M.message_width()), vim.log.levels.WARN)
           return on_done(nil, 'no compilable patch')
         end
         vim.ui.select(patches, { prompt = 'Repilot patches for ' .. where, format_item = M.format_patch }, function(choice)

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDefaultProject: without --project, repair and search use the nearest
+// folder from the current one up that holds pom.xml, build.gradle or .git,
+// else the current folder.
+func TestDefaultProject(t *testing.T) {
+	base, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	app := filepath.Join(base, "app")
+	deep := filepath.Join(app, "src", "main", "java", "org")
+	bare := filepath.Join(base, "bare", "sub")
+	for _, d := range []string{deep, bare} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(app, "pom.xml"), []byte("<project/>"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for dir, want := range map[string]string{deep: app, app: app, bare: bare} {
+		if got := projectRootFrom(dir, ""); got != want {
+			t.Errorf("projectRootFrom(%s) = %s, want %s", dir, got, want)
+		}
+	}
+	// A home folder kept in git is no project: the search stops below it.
+	if err := os.Mkdir(filepath.Join(base, ".git"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if got := projectRootFrom(bare, base); got != bare {
+		t.Errorf("projectRootFrom(%s) under a home with .git = %s, want %s", bare, got, bare)
+	}
+	if got := projectRootFrom(bare, ""); got != base {
+		t.Errorf("projectRootFrom(%s) = %s, want %s (the .git above)", bare, got, base)
+	}
+	if got := projectRootFrom(base, base); got != base {
+		t.Errorf("projectRootFrom(home, home) = %s, want home", got)
+	}
+
+	// repair: --file relative to the project found from the current folder.
+	if err := os.WriteFile(filepath.Join(deep, "A.java"), []byte("class A {}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(deep)
+	tg, err := resolveTarget("", "src/main/java/org/A.java", "1")
+	if err != nil || tg.root != app {
+		t.Errorf("resolveTarget without --project: root %q, err %v; want %s", tg.root, err, app)
+	}
+	// search: the same rule.
+	f := defaultSearchFlags("")
+	if _, err := f.Config(); err != nil || f.Project != app {
+		t.Errorf("search without --project: project %q, err %v; want %s", f.Project, err, app)
+	}
+}
+
+// TestProjectHelpSaysTheDefault: --help of repair and search gives
+// defaultProject's rule, and neither calls --project required.
+func TestProjectHelpSaysTheDefault(t *testing.T) {
+	for _, name := range []string{"repair", "search"} {
+		cmd, _, err := Root.Find([]string{name})
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := cmd.Flags().Lookup("project")
+		if f == nil || f.Usage != projectFlagHelp || strings.Contains(cmd.Use, "--project DIR ") && !strings.Contains(cmd.Use, "[--project DIR]") {
+			t.Errorf("%s: Use %q, --project %+v", name, cmd.Use, f)
+		}
+	}
+}
