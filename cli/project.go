@@ -3,6 +3,7 @@ package cli
 // project.go: the default of --project for "repair" and "search".
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 )
@@ -49,4 +50,10 @@ func projectRootFrom(dir, stop string) string {
 		}
 		d = parent
 	}
+}
+
+// projectChosen is the line "repair" and "search" print on stderr when
+// --project was not given, so that the user sees which folder they work on.
+func projectChosen(root string) string {
+	return fmt.Sprintf("project: %s (--project not given: the nearest folder holding pom.xml, build.gradle or .git, else the current one)", root)
 }

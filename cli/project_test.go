@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,5 +75,42 @@ func TestProjectHelpSaysTheDefault(t *testing.T) {
 		if f == nil || f.Usage != projectFlagHelp || strings.Contains(cmd.Use, "--project DIR ") && !strings.Contains(cmd.Use, "[--project DIR]") {
 			t.Errorf("%s: Use %q, --project %+v", name, cmd.Use, f)
 		}
+	}
+}
+
+// TestSearchSaysWhichProjectItChose: without --project, search names the
+// folder it chose on stderr (a user in a subfolder otherwise cannot tell
+// what was indexed); with --project, or --quiet, it prints no such line.
+func TestSearchSaysWhichProjectItChose(t *testing.T) {
+	root := searchProject(t)
+	if err := os.WriteFile(filepath.Join(root, "pom.xml"), []byte("<project/>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	root, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name          string
+		project       string
+		quiet, wanted bool
+	}{
+		{"defaulted", "", false, true},
+		{"given", root, false, false},
+		{"defaulted, quiet", "", true, false},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Chdir(root)
+			f := searchCmdFlags{SearchFlags: testSearchFlags(root), k: 3, quiet: c.quiet}
+			f.Project = c.project
+			var out, errOut bytes.Buffer
+			if err := runSearch(context.Background(), f, "parse a date from a string", &out, &errOut); err != nil {
+				t.Fatalf("search failed: %v (stderr %q)", err, errOut.String())
+			}
+			said := strings.Contains(errOut.String(), "project: "+root+" (--project not given")
+			if said != c.wanted {
+				t.Errorf("stderr names the chosen project: %v, want %v:\n%s", said, c.wanted, errOut.String())
+			}
+		})
 	}
 }

@@ -286,6 +286,9 @@ func runRepair(ctx context.Context, f repairFlags, testCmd []string, stdout, std
 	if err != nil {
 		return err
 	}
+	if f.project == "" && !f.quiet {
+		fmt.Fprintln(stderr, projectChosen(t.root))
+	}
 	if err := repair.CheckEnv(); err != nil {
 		return err
 	}

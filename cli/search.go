@@ -413,9 +413,13 @@ func runSearch(ctx context.Context, f searchCmdFlags, query string, stdout, stde
 	if err := search.CheckQueryLen(query); err != nil {
 		return err
 	}
+	defaulted := f.Project == ""
 	cfg, err := f.Config()
 	if err != nil {
 		return err
+	}
+	if defaulted && !f.quiet {
+		fmt.Fprintln(stderr, projectChosen(cfg.Root))
 	}
 	// No stream that reads embeddings (dense, and the dense halves of
 	// augment and generate, which need a chat server) is on: leave the
