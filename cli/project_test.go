@@ -114,3 +114,30 @@ func TestSearchSaysWhichProjectItChose(t *testing.T) {
 		})
 	}
 }
+
+// TestRepairSaysWhichProjectItChose: repair, like search, names the folder
+// it chose when --project is not given, before anything can fail after
+// the target is read (here an unknown --variant), and not under --quiet.
+func TestRepairSaysWhichProjectItChose(t *testing.T) {
+	root, err := filepath.EvalSymlinks(writeProject(t))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "pom.xml"), []byte("<project/>\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(filepath.Join(root, "src"))
+	for _, quiet := range []bool{false, true} {
+		f := repairFlags{file: "A.java", lines: "3", variant: "fancy", keep: 1, quiet: quiet,
+			sampling: samplingFlags{samples: 1, maxTokens: 8, temperature: 1, topP: 1}}
+		var out, errb bytes.Buffer
+		err := runRepair(context.Background(), f, nil, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), "--variant") {
+			t.Fatalf("quiet %v: err = %v; want the unknown --variant refused", quiet, err)
+		}
+		said := strings.Contains(errb.String(), "project: "+root+" (--project not given")
+		if said == quiet {
+			t.Errorf("quiet %v: stderr names the chosen project: %v:\n%s", quiet, said, errb.String())
+		}
+	}
+}
