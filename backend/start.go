@@ -276,23 +276,10 @@ const startHeartbeat = 15 * time.Second
 // interval, N counted from began, until the returned stop is called; stop
 // returns after the last call, so none comes after it.
 func heartbeat(progress repair.Progress, interval time.Duration, began time.Time) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				progress(fmt.Sprintf("JDT LS still starting (%s so far)", time.Since(began).Round(time.Second)), 0)
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
+	return repair.Periodic(interval, interval, func() bool {
+		progress(fmt.Sprintf("JDT LS still starting (%s so far)", time.Since(began).Round(time.Second)), 0)
+		return true
+	})
 }
 
 // TrainNGram trains the embedded n-gram model on the .java files under roots

@@ -13,6 +13,7 @@ package repair
 
 import (
 	"context"
+	"sync"
 	"time"
 )
 
@@ -263,4 +264,33 @@ type Progress func(message string, percent int)
 // loses only that partial result.
 type Repairer interface {
 	Repair(ctx context.Context, req Request, progress Progress) (*Result, error)
+}
+
+// Periodic calls tick after first and then every every (both > 0), on a
+// goroutine of its own, until tick returns false or the returned stop is
+// called. stop returns once no call of tick is running or can come; it may
+// be called more than once. It is how a long wait says it still waits (the
+// engine's start, a repair waiting for its backends) through a Progress.
+func Periodic(first, every time.Duration, tick func() bool) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTimer(first)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+			if !tick() {
+				return
+			}
+			t.Reset(every)
+		}
+	}()
+	var once sync.Once
+	return func() { once.Do(func() { close(done); wg.Wait() }) }
 }

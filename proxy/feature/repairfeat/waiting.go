@@ -35,36 +35,20 @@ func waitMessage(d time.Duration) string {
 func waitNotices(pr proxy.Progress, began time.Time, first, every time.Duration) (report repair.Progress, stop func()) {
 	var mu sync.Mutex
 	heard := false
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTimer(first)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-			mu.Lock()
-			if heard {
-				mu.Unlock()
-				return
-			}
-			pr.Report(waitMessage(time.Since(began)), -1)
-			mu.Unlock()
-			t.Reset(every)
+	stop = repair.Periodic(first, every, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		if heard {
+			return false
 		}
-	}()
+		pr.Report(waitMessage(time.Since(began)), -1)
+		return true
+	})
 	report = func(msg string, pct int) {
 		mu.Lock()
 		heard = true
 		pr.Report(msg, pct)
 		mu.Unlock()
 	}
-	var once sync.Once
-	stop = func() { once.Do(func() { close(done); wg.Wait() }) }
 	return report, stop
 }
